@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import secureJson from 'secure-json-parse';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase, migrate, type DbHandle } from './db/database.ts';
+import { Sealer } from './lib/secrets.ts';
+import { systemClock, type Clock } from './lib/time.ts';
+import { ajvOptions } from './plugins/validation.ts';
+import { installErrorHandlers } from './plugins/errors.ts';
+import { installAuth } from './plugins/auth.ts';
+import { installRateLimits } from './plugins/rate-limit.ts';
+import { installDocs } from './plugins/docs.ts';
+import { modules } from './modules/index.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface BuildOptions {
+  config: Config;
+  /** An already-open database (tests pass their per-file one); otherwise the config decides. */
+  database?: DbHandle;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+export type App = FastifyInstance;
+
+export async function buildApp(options: BuildOptions): Promise<App> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+    },
+    // Fastify also takes a hop count here at runtime; its types only list the other forms.
+    trustProxy: config.trustProxy as boolean | string | string[],
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    ajv: ajvOptions,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const ownsDatabase = !options.database;
+  const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (config.migrateOnStart) await migrate(database.db);
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, lazyConnect: false })
+    : null;
+  redis?.on('error', (err) => app.log.warn({ err }, 'redis error'));
+
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    sealer: new Sealer(config.secret),
+    clock: options.clock ?? systemClock,
+    redis,
+  };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+    if (ownsDatabase) await database.close();
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // An empty body with a JSON content type (common on DELETE) is no body, not an error.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      done(Object.assign(new Error('invalid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }), undefined);
+    }
+  });
+
+  // DELETE routes take their parameters from the query string or a JSON body (contract §1).
+  app.addHook('preValidation', async (request) => {
+    if (request.method !== 'DELETE' || request.body === undefined) return;
+    if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+      throw Object.assign(new Error('body'), {
+        validation: [{ keyword: 'type', instancePath: '', schemaPath: '', params: { type: 'object' }, message: '' }],
+        validationContext: 'body',
+      });
+    }
+    request.query = { ...(request.query as object), ...(request.body as object) };
+    request.body = undefined;
+  });
+
+  installErrorHandlers(app);
+  installAuth(app, ctx);
+  await installRateLimits(app, ctx);
+  await installDocs(app, ctx);
+  for (const { plugin, prefix } of modules) await app.register(plugin, { prefix });
+  return app;
+}

@@ -1,0 +1,126 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  baseUrl: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  secret: string;
+  /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  trustProxy: boolean | number | string[];
+  hwidHeaders: string[];
+  rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number };
+  registration: 'open' | 'closed';
+  chatWebhookOrigins: string[];
+  logLevel: string;
+  /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
+  migrateOnStart: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function list(raw: string | undefined, fallback: string[]): string[] {
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return list(raw, []);
+}
+
+function parseUrl(name: string, raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+  }
+}
+
+/** The secret is generated once and kept beside the embedded database, so restarts keep revealing keys. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export const DEFAULT_HWID_HEADERS = [
+  'syn-fingerprint',
+  'krnl-hwid',
+  'krnl-fingerprint',
+  'sw-fingerprint',
+  'syn-user-identifier',
+  'sw-user-identifier',
+  'fingerprint',
+];
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const baseUrl = (env.BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+  const base = parseUrl('BASE_URL', baseUrl);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigError('BASE_URL must be http or https');
+
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite database)');
+  }
+  const dataDir = resolve(env.DATA_DIR || './data');
+
+  let secret = env.KEYWARD_SECRET || '';
+  if (secret && secret.length < 16) throw new ConfigError('KEYWARD_SECRET must be at least 16 characters');
+  if (!secret) {
+    if (databaseUrl) {
+      throw new ConfigError('KEYWARD_SECRET is required with DATABASE_URL: every instance must share one secret');
+    }
+    secret = loadOrCreateSecret(dataDir);
+  }
+
+  const registration = env.REGISTRATION ?? 'closed';
+  if (registration !== 'open' && registration !== 'closed') throw new ConfigError('REGISTRATION must be open or closed');
+
+  const chatWebhookOrigins = list(env.CHAT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('CHAT_WEBHOOK_ORIGINS', o).origin);
+
+  return {
+    host: env.HOST || '0.0.0.0',
+    port,
+    baseUrl,
+    dataDir,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || null,
+    secret,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    hwidHeaders: list(env.HWID_HEADERS, DEFAULT_HWID_HEADERS).map((h) => h.toLowerCase()),
+    rateLimit: {
+      clientPerMinute: int(env, 'RATE_LIMIT_CLIENT_PER_MINUTE', 120, 0, 1e9),
+      apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 600, 0, 1e9),
+      loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 10, 0, 1e9),
+    },
+    registration,
+    chatWebhookOrigins,
+    logLevel: env.LOG_LEVEL || 'info',
+    migrateOnStart: true,
+  };
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as core from './0001_core.ts';
+
+/**
+ * Every migration, in order. Names sort lexically; add a new file and one line here.
+ * Migrations live in code (not a folder scan) so they ship inside any bundle and run the same everywhere.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_core': core,
+};

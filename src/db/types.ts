@@ -1,0 +1,97 @@
+/**
+ * Table shapes as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case columns).
+ * Booleans are stored as 0/1 integers and times as epoch milliseconds so both dialects agree.
+ */
+export type Flag = 0 | 1;
+
+export interface AccountsTable {
+  id: string;
+  username: string;
+  passwordHash: string;
+  role: 'user' | 'moderator' | 'admin';
+  disabled: Flag;
+  apiKeyDigest: string | null;
+  apiKeySealed: string | null;
+  apiKeyCreatedAt: number | null;
+  createdAt: number;
+}
+
+export interface ServicesTable {
+  id: string;
+  accountId: string;
+  identifier: string;
+  name: string;
+  apiKeyDigest: string;
+  apiKeySealed: string;
+  allowUrlShortener: Flag;
+  allowManageKeys: Flag;
+  allowVss: Flag;
+  /** JSON array of a.b.c.d or a.b.c.d/n entries. */
+  ipAllowlist: string;
+  webhookUrl: string | null;
+  webhookEnabled: Flag;
+  hwidResetCooldownFreeHours: number;
+  hwidResetCooldownPremiumHours: number;
+  chatInteractionsPublicKey: string | null;
+  chatGuildId: string | null;
+  chatGuildName: string | null;
+  executions: number;
+  lastActiveAt: number | null;
+  createdAt: number;
+}
+
+export interface GeneratedKeysTable {
+  key: string;
+  serviceId: string;
+  note: string | null;
+  isPremium: Flag;
+  noHwidValidation: Flag;
+  status: 'active' | 'paused' | 'banned';
+  expiresAt: number | null;
+  chatId: string | null;
+  expirationType: 'byDays' | 'byDate' | 'lifetime';
+  createdAt: number;
+}
+
+export interface ActiveKeysTable {
+  key: string;
+  serviceId: string;
+  hwid: string | null;
+  note: string | null;
+  isPremium: Flag;
+  noHwidValidation: Flag;
+  status: 'active' | 'paused' | 'banned';
+  expiresAt: number | null;
+  chatId: string | null;
+  executions: number;
+  createdAt: number;
+  activatedAt: number;
+  lastUsedAt: number | null;
+  hwidResetAt: number | null;
+  hwidResetCount: number;
+}
+
+export interface KeylessTable {
+  serviceId: string;
+  hwid: string;
+  isPremium: Flag;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export interface BlacklistTable {
+  serviceId: string;
+  hwid: string;
+  reason: string | null;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  services: ServicesTable;
+  generatedKeys: GeneratedKeysTable;
+  activeKeys: ActiveKeysTable;
+  keyless: KeylessTable;
+  blacklist: BlacklistTable;
+}

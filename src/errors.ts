@@ -1,0 +1,97 @@
+/** Every failure a client can see. The code → status mapping lives only in statusOf(). */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'SERVICE_ID_REQUIRED'
+  | 'UNAUTHORIZED'
+  | 'TOTP_REQUIRED'
+  | 'PERMISSION_DENIED'
+  | 'IP_NOT_ALLOWED'
+  | 'SESSION_REQUIRED'
+  | 'FORBIDDEN'
+  | 'CSRF_FAILED'
+  | 'REGISTRATION_CLOSED'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'WEBHOOK_DISABLED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'LIFETIME_KEY'
+  | 'OBFUSCATOR_UNAVAILABLE'
+  | 'HWID_RESET_COOLDOWN'
+  | 'RATE_LIMITED'
+  | 'WEBHOOK_DELIVERY_FAILED'
+  | 'INTERNAL_ERROR'
+  | 'UNAVAILABLE';
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+    case 'SERVICE_ID_REQUIRED':
+      return 400;
+    case 'UNAUTHORIZED':
+    case 'TOTP_REQUIRED':
+      return 401;
+    case 'PERMISSION_DENIED':
+    case 'IP_NOT_ALLOWED':
+    case 'SESSION_REQUIRED':
+    case 'FORBIDDEN':
+    case 'CSRF_FAILED':
+    case 'REGISTRATION_CLOSED':
+      return 403;
+    case 'NOT_FOUND':
+      return 404;
+    case 'CONFLICT':
+    case 'WEBHOOK_DISABLED':
+      return 409;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'LIFETIME_KEY':
+    case 'OBFUSCATOR_UNAVAILABLE':
+      return 422;
+    case 'HWID_RESET_COOLDOWN':
+    case 'RATE_LIMITED':
+      return 429;
+    case 'WEBHOOK_DELIVERY_FAILED':
+      return 502;
+    case 'UNAVAILABLE':
+      return 503;
+    case 'INTERNAL_ERROR':
+      return 500;
+  }
+}
+
+export interface ErrorExtras {
+  field?: string;
+  retryAfter?: number;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly extras: ErrorExtras;
+
+  constructor(code: ErrorCode, message: string, extras: ErrorExtras = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.extras = extras;
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', message, { field });
+export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
+export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const unauthorized = (message = 'A valid API key is required') => new AppError('UNAUTHORIZED', message);
+export const permissionDenied = (flag: string) =>
+  new AppError('PERMISSION_DENIED', `This API key is not permitted for this action (${flag})`);
+
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code: ErrorCode;
+  field?: string;
+  retryAfter?: number;
+  requestId?: string;
+}

@@ -1,0 +1,26 @@
+import ipaddr from 'ipaddr.js';
+
+const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const ENTRY = new RegExp(`^${OCTET}(\\.${OCTET}){3}(/(3[0-2]|[12]?\\d))?$`);
+
+/** Strict a.b.c.d or a.b.c.d/n: ipaddr.js alone would also accept octal, hex and short forms. */
+export const isAllowlistEntry = (entry: string): boolean => ENTRY.test(entry);
+
+/** The client's IPv4 address, unwrapping ::ffff:a.b.c.d; null for any other IPv6 or garbage. */
+export function clientIPv4(address: string): ipaddr.IPv4 | null {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed as ipaddr.IPv4;
+  const v6 = parsed as ipaddr.IPv6;
+  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : null;
+}
+
+export function ipAllowed(address: string, entries: readonly string[]): boolean {
+  if (entries.length === 0) return true;
+  const ip = clientIPv4(address);
+  if (!ip) return false;
+  return entries.some((entry) => {
+    const [range, bits] = entry.includes('/') ? ipaddr.IPv4.parseCIDR(entry) : [ipaddr.IPv4.parse(entry), 32];
+    return ip.match(range, bits);
+  });
+}

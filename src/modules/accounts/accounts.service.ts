@@ -1,0 +1,87 @@
+import type { AppContext } from '../../context.ts';
+import { AppError, conflict, invalid, notFound } from '../../errors.ts';
+import { hashPassword } from '../../lib/password.ts';
+import { newId, randomAlphanumeric } from '../../lib/random.ts';
+import { digest } from '../../lib/secrets.ts';
+import { iso } from '../../lib/time.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import * as repo from './accounts.repository.ts';
+
+export type Role = 'user' | 'moderator' | 'admin';
+export const ROLES: readonly Role[] = ['user', 'moderator', 'admin'];
+export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,32}$/;
+export const MIN_PASSWORD_LENGTH = 10;
+
+export const newAccountKey = () => `kw_${randomAlphanumeric(40)}`;
+
+export interface AccountView {
+  id: string;
+  username: string;
+  role: Role;
+  twoFactorEnabled: boolean;
+  createdAt: string;
+}
+
+export function toAccountView(row: repo.AccountRow & { totpEnabled?: number }): AccountView {
+  return {
+    id: row.id,
+    username: row.username,
+    role: row.role,
+    twoFactorEnabled: row.totpEnabled === 1,
+    createdAt: iso(row.createdAt)!,
+  };
+}
+
+export async function createAccount(ctx: AppContext, input: { username: string; password: string; role?: Role }) {
+  if (!USERNAME_PATTERN.test(input.username)) {
+    throw invalid('username', 'username must be 3 to 32 characters of letters, digits, _ . -');
+  }
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    throw invalid('password', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  const role = input.role ?? 'user';
+  if (!ROLES.includes(role)) throw invalid('role', 'role must be one of user, moderator, admin');
+  const id = newId();
+  const now = ctx.clock();
+  try {
+    await repo.insertAccount(ctx.db, {
+      id,
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      role,
+      disabled: 0,
+      apiKeyDigest: null,
+      apiKeySealed: null,
+      apiKeyCreatedAt: null,
+      createdAt: now,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`The username ${input.username} is taken`);
+    throw error;
+  }
+  return (await repo.findAccountById(ctx.db, id))!;
+}
+
+/** The account key is created on first read; concurrent first reads converge on the one that landed. */
+export async function revealAccountKey(ctx: AppContext, accountId: string): Promise<string> {
+  const account = await repo.findAccountById(ctx.db, accountId);
+  if (!account) throw notFound('Account');
+  if (account.apiKeySealed) return ctx.sealer.open(account.apiKeySealed);
+  const key = newAccountKey();
+  await repo.setAccountKeyIfAbsent(ctx.db, accountId, digest(key), ctx.sealer.seal(key), ctx.clock());
+  const stored = await repo.findAccountById(ctx.db, accountId);
+  if (!stored?.apiKeySealed) throw new AppError('INTERNAL_ERROR', 'The account key could not be stored');
+  return ctx.sealer.open(stored.apiKeySealed);
+}
+
+/** Replacing the digest is what revokes the old key: lookups are by digest, on every instance. */
+export async function regenerateAccountKey(ctx: AppContext, accountId: string): Promise<string> {
+  const key = newAccountKey();
+  const result = await repo.updateAccount(ctx.db, accountId, {
+    apiKeyDigest: digest(key),
+    apiKeySealed: ctx.sealer.seal(key),
+    apiKeyCreatedAt: ctx.clock(),
+  });
+  if (Number(result.numUpdatedRows) === 0) throw notFound('Account');
+  return key;
+}

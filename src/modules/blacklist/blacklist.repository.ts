@@ -1,0 +1,51 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { BlacklistTable } from '../../db/types.ts';
+import { containsIgnoringCase } from '../../db/search.ts';
+
+export type BlacklistRow = Selectable<BlacklistTable>;
+
+export const findBlacklistEntry = (db: Db, serviceId: string, hwid: string) =>
+  db.selectFrom('blacklist').selectAll().where('serviceId', '=', serviceId).where('hwid', '=', hwid).executeTakeFirst();
+
+/** The entry only if it is in force at `now`. */
+export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: number) =>
+  db
+    .selectFrom('blacklist')
+    .selectAll()
+    .where('serviceId', '=', serviceId)
+    .where('hwid', '=', hwid)
+    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+    .executeTakeFirst();
+
+export const insertBlacklistEntry = (db: Db, row: Insertable<BlacklistTable>) => db.insertInto('blacklist').values(row).execute();
+
+export const deleteBlacklistEntry = (db: Db, serviceId: string, hwid: string) =>
+  db.deleteFrom('blacklist').where('serviceId', '=', serviceId).where('hwid', '=', hwid).executeTakeFirst();
+
+export const deleteLapsedBlacklistEntry = (db: Db, serviceId: string, hwid: string, now: number) =>
+  db.deleteFrom('blacklist').where('serviceId', '=', serviceId).where('hwid', '=', hwid).where('expiresAt', '<=', now).execute();
+
+export async function pageBlacklist(db: Db, serviceId: string, opts: { search?: string; offset: number; limit: number }) {
+  const base = db
+    .selectFrom('blacklist')
+    .where('serviceId', '=', serviceId)
+    .$if(Boolean(opts.search), (qb) =>
+      qb.where((eb) => eb.or([containsIgnoringCase('hwid', opts.search!), containsIgnoringCase('reason', opts.search!)])),
+    );
+  const [items, total] = await Promise.all([
+    base.selectAll().orderBy('createdAt', 'desc').orderBy('hwid').offset(opts.offset).limit(opts.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(total.n) };
+}
+
+export async function countBansInForce(db: Db, serviceId: string, now: number) {
+  const row = await db
+    .selectFrom('blacklist')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('serviceId', '=', serviceId)
+    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

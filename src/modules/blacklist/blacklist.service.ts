@@ -1,0 +1,52 @@
+import type { AppContext } from '../../context.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
+import { iso, toEpochMs } from '../../lib/time.ts';
+import * as repo from './blacklist.repository.ts';
+
+export const toBlacklistView = (row: repo.BlacklistRow) => ({
+  hwid: row.hwid,
+  reason: row.reason,
+  expiresAt: iso(row.expiresAt),
+  createdAt: iso(row.createdAt)!,
+});
+
+export async function listBlacklist(ctx: AppContext, serviceId: string, page: PageRequest, search?: string) {
+  const { items, total } = await repo.pageBlacklist(ctx.db, serviceId, { search, offset: page.offset, limit: page.limit });
+  return pageOf(items.map(toBlacklistView), total, page);
+}
+
+export async function addToBlacklist(
+  ctx: AppContext,
+  serviceId: string,
+  input: { hwid: string; reason?: string; expiresAt?: string | number },
+) {
+  const now = ctx.clock();
+  let expiresAt: number | null = null;
+  if (input.expiresAt !== undefined) {
+    expiresAt = toEpochMs(input.expiresAt);
+    if (expiresAt <= now) throw invalid('expiresAt', 'expiresAt must be in the future (omit it for a permanent ban)');
+  }
+  const row = { serviceId, hwid: input.hwid, reason: input.reason ?? null, expiresAt, createdAt: now };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.deleteLapsedBlacklistEntry(trx, serviceId, input.hwid, now);
+      await repo.insertBlacklistEntry(trx, row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('This HWID is already blacklisted');
+    throw error;
+  }
+  return row;
+}
+
+export async function removeFromBlacklist(ctx: AppContext, serviceId: string, hwid: string) {
+  const result = await repo.deleteBlacklistEntry(ctx.db, serviceId, hwid);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Blacklist entry');
+}
+
+export async function checkBlacklist(ctx: AppContext, serviceId: string, hwid: string) {
+  const row = await repo.findBanInForce(ctx.db, serviceId, hwid, ctx.clock());
+  return { hwid, blacklisted: row !== undefined, reason: row?.reason ?? null, expiresAt: iso(row?.expiresAt) };
+}

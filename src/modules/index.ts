@@ -1,0 +1,21 @@
+import type { FastifyPluginAsync } from 'fastify';
+import healthRoutes from './health/health.routes.ts';
+import accountRoutes from './accounts/accounts.routes.ts';
+import serviceRoutes from './services/services.routes.ts';
+import keyRoutes from './keys/keys.routes.ts';
+import keylessRoutes from './keyless/keyless.routes.ts';
+import blacklistRoutes from './blacklist/blacklist.routes.ts';
+import serviceSettingsRoutes from './service-settings/service-settings.routes.ts';
+import validationRoutes from './validation/validation.routes.ts';
+
+/** Every feature's routes and where they mount. A new module adds one line. */
+export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
+  { plugin: healthRoutes, prefix: '' },
+  { plugin: accountRoutes, prefix: '/api/v1' },
+  { plugin: serviceRoutes, prefix: '/api/v1' },
+  { plugin: keyRoutes, prefix: '/api/v1' },
+  { plugin: keylessRoutes, prefix: '/api/v1' },
+  { plugin: blacklistRoutes, prefix: '/api/v1' },
+  { plugin: serviceSettingsRoutes, prefix: '/api/v1' },
+  { plugin: validationRoutes, prefix: '/api/v1' },
+];

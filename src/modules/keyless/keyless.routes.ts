@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Deleted, Hwid, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import * as keyless from './keyless.service.ts';
+
+const Entry = Type.Object({ hwid: Type.String(), isPremium: Type.Boolean(), expiresAt: Time, createdAt: Time });
+const HwidQuery = Strict({ hwid: Hwid });
+const AddBody = Strict({ hwid: Hwid, isPremium: Type.Optional(Type.Boolean()), expiresAt: Type.Optional(TimeInput) });
+const tags = ['keyless'];
+
+export default async function keylessRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const read = { auth: 'service', limit: 'api' } as const;
+  const manage = { ...read, permission: 'allowManageKeys' } as const;
+
+  app.get('/keys/api/keyless', { config: read, schema: { tags, querystring: HwidQuery, response: Responses(Entry) } }, async (request) => ({
+    success: true as const,
+    data: keyless.toKeylessView(await keyless.getKeyless(ctx, serviceOf(request).id, request.query.hwid)),
+  }));
+
+  app.post('/keys/api/keyless', { config: manage, schema: { tags, body: AddBody, response: Responses(Entry, 201) } }, async (request, reply) => {
+    const row = await keyless.addKeyless(ctx, serviceOf(request).id, request.body);
+    return reply.status(201).send({ success: true as const, data: keyless.toKeylessView(row) });
+  });
+
+  app.delete('/keys/api/keyless', { config: manage, schema: { tags, querystring: HwidQuery, response: Responses(Deleted) } }, async (request) => {
+    await keyless.removeKeyless(ctx, serviceOf(request).id, request.query.hwid);
+    return { success: true as const, data: { deleted: 1 } };
+  });
+}

@@ -1,0 +1,47 @@
+import type { AppContext } from '../../context.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import { addCalendarYear, iso, toEpochMs } from '../../lib/time.ts';
+import * as repo from './keyless.repository.ts';
+
+export const toKeylessView = (row: repo.KeylessRow) => ({
+  hwid: row.hwid,
+  isPremium: row.isPremium === 1,
+  expiresAt: iso(row.expiresAt)!,
+  createdAt: iso(row.createdAt)!,
+});
+
+export async function getKeyless(ctx: AppContext, serviceId: string, hwid: string) {
+  const row = await repo.findKeyless(ctx.db, serviceId, hwid);
+  if (!row) throw notFound('Keyless entry');
+  return row;
+}
+
+export async function addKeyless(
+  ctx: AppContext,
+  serviceId: string,
+  input: { hwid: string; isPremium?: boolean; expiresAt?: string | number },
+) {
+  const now = ctx.clock();
+  let expiresAt = addCalendarYear(now);
+  if (input.expiresAt !== undefined) {
+    expiresAt = toEpochMs(input.expiresAt);
+    if (expiresAt <= now) throw invalid('expiresAt', 'expiresAt must be in the future');
+  }
+  const row = { serviceId, hwid: input.hwid, isPremium: input.isPremium ? 1 : 0, expiresAt, createdAt: now } as const;
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.deleteExpiredKeyless(trx, serviceId, input.hwid, now);
+      await repo.insertKeyless(trx, row);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('This HWID is already whitelisted');
+    throw error;
+  }
+  return row;
+}
+
+export async function removeKeyless(ctx: AppContext, serviceId: string, hwid: string) {
+  const result = await repo.deleteKeyless(ctx.db, serviceId, hwid);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Keyless entry');
+}

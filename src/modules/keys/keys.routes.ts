@@ -1,0 +1,142 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { invalid } from '../../errors.ts';
+import { Deleted, Responses } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import * as schemas from './keys.schemas.ts';
+import * as keys from './keys.service.ts';
+import { scriptLoadstrings } from './loadstrings.ts';
+
+const read = { auth: 'service', limit: 'api' } as const;
+const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
+const tags = ['keys'];
+
+/** "Exactly one of" lookups: the schema allows each, this insists on one. */
+function exactlyOne<T extends Record<string, string | undefined>>(query: T, fields: (keyof T & string)[]) {
+  const given = fields.filter((f) => query[f] !== undefined);
+  if (given.length !== 1) throw invalid(fields[0]!, `Give exactly one of ${fields.join(', ')}`);
+  const field = given[0]!;
+  return { [field]: query[field]! } as never;
+}
+
+export default async function keyRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.post(
+    '/keys/api/generate',
+    { config: manage, schema: { tags, body: schemas.GenerateBody, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) }), 201) } },
+    async (request, reply) => {
+      const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body);
+      return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
+    },
+  );
+
+  app.get(
+    '/keys/api/key',
+    { config: read, schema: { tags, querystring: schemas.ActiveKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.ActiveKey) })) } },
+    async (request) => {
+      const rows = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
+      return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView) } };
+    },
+  );
+
+  app.put(
+    '/keys/api/key',
+    { config: manage, schema: { tags, body: schemas.EditActiveKeyBody, response: Responses(schemas.ActiveKey) } },
+    async (request) => {
+      const { key, ...edit } = request.body;
+      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit)) };
+    },
+  );
+
+  app.delete(
+    '/keys/api/key',
+    { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
+    async (request) => {
+      await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key);
+      return { success: true as const, data: { deleted: 1 } };
+    },
+  );
+
+  app.post(
+    '/keys/api/key/extend-expiration',
+    { config: manage, schema: { tags, body: schemas.ExtendBody, response: Responses(Type.Union([schemas.ActiveKey, schemas.GeneratedKey])) } },
+    async (request) => {
+      const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days);
+      return { success: true as const, data: result.view };
+    },
+  );
+
+  app.get(
+    '/keys/api/generated-key',
+    { config: read, schema: { tags, querystring: schemas.GeneratedKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) })) } },
+    async (request) => {
+      const rows = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
+      return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } };
+    },
+  );
+
+  app.put(
+    '/keys/api/generated-key',
+    { config: manage, schema: { tags, body: schemas.EditGeneratedKeyBody, response: Responses(schemas.GeneratedKey) } },
+    async (request) => {
+      const { key, ...edit } = request.body;
+      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit)) };
+    },
+  );
+
+  app.delete(
+    '/keys/api/generated-key',
+    { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
+    async (request) => {
+      await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key);
+      return { success: true as const, data: { deleted: 1 } };
+    },
+  );
+
+  app.get(
+    '/keys/api/key/binding',
+    { config: read, schema: { tags, querystring: schemas.BindingQuery, response: Responses(schemas.Binding) } },
+    async (request) => ({
+      success: true as const,
+      data: await keys.keyBinding(ctx, serviceOf(request).id, request.query.key, request.query.type),
+    }),
+  );
+
+  app.get(
+    '/keys/api/key/by-chat',
+    { config: read, schema: { tags, querystring: schemas.ByChatQuery, response: Responses(schemas.ByChat) } },
+    async (request) => {
+      const service = serviceOf(request);
+      const { keys: found, anyValid } = await keys.keysByChat(ctx, service.id, request.query.chatId);
+      const data: { chatId: string; keys: typeof found; loadstrings?: Awaited<ReturnType<typeof scriptLoadstrings>> } = {
+        chatId: request.query.chatId,
+        keys: found,
+      };
+      if (request.query.includeLoadstring === '1' && anyValid) data.loadstrings = await scriptLoadstrings(ctx, service.id);
+      return { success: true as const, data };
+    },
+  );
+
+  app.post(
+    '/keys/reset-hwid',
+    // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
+    { config: read, schema: { tags, body: schemas.ResetBody, response: Responses(schemas.ResetResult) } },
+    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key) }),
+  );
+
+  app.post(
+    '/keys/api/compensate',
+    {
+      config: manage,
+      schema: {
+        tags,
+        body: schemas.CompensateBody,
+        response: Responses(Type.Object({ activeKeysUpdated: Type.Integer(), generatedKeysUpdated: Type.Integer() })),
+      },
+    },
+    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days) }),
+  );
+}

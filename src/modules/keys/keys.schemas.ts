@@ -1,0 +1,106 @@
+import { Type } from 'typebox';
+import { ChatId, Hwid, KeyStatus, LicenseKey, Note, NullableTime, NullableTimeInput, Strict, Time, TimeInput } from '../../schemas.ts';
+
+export const ActiveKey = Type.Object({
+  key: Type.String(),
+  hwid: Type.Union([Type.String(), Type.Null()]),
+  note: Type.Union([Type.String(), Type.Null()]),
+  isPremium: Type.Boolean(),
+  noHwidValidation: Type.Boolean(),
+  status: Type.String(),
+  expiresAt: NullableTime,
+  chatId: Type.Union([Type.String(), Type.Null()]),
+  executions: Type.Integer(),
+  createdAt: Time,
+  activatedAt: Time,
+  lastUsedAt: NullableTime,
+  hwidResetAt: NullableTime,
+  hwidResetCount: Type.Integer(),
+});
+
+export const GeneratedKey = Type.Object({
+  key: Type.String(),
+  note: Type.Union([Type.String(), Type.Null()]),
+  isPremium: Type.Boolean(),
+  noHwidValidation: Type.Boolean(),
+  status: Type.String(),
+  expiresAt: NullableTime,
+  chatId: Type.Union([Type.String(), Type.Null()]),
+  expirationType: Type.String(),
+  createdAt: Time,
+});
+
+export const GenerateBody = Strict({
+  expirationType: Type.Union([Type.Literal('byDays'), Type.Literal('byDate'), Type.Literal('lifetime')], {
+    errorMessage: 'must be one of byDays, byDate, lifetime',
+  }),
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, errorMessage: 'must be a whole number from 1 to 1000' })),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' })),
+  expiresAt: Type.Optional(TimeInput),
+  note: Type.Optional(Note),
+  isPremium: Type.Optional(Type.Boolean()),
+  noHwidValidation: Type.Optional(Type.Boolean()),
+  chatId: Type.Optional(ChatId),
+});
+
+export const ActiveKeyQuery = Strict({
+  key: Type.Optional(LicenseKey),
+  hwid: Type.Optional(Hwid),
+  note: Type.Optional(Note),
+});
+export const GeneratedKeyQuery = Strict({ key: Type.Optional(LicenseKey), note: Type.Optional(Note) });
+export const KeyQuery = Strict({ key: LicenseKey });
+
+const editFields = {
+  key: LicenseKey,
+  note: Type.Optional(Type.Union([Note, Type.Null()], { errorMessage: 'must be a string of at most 256 characters or null' })),
+  isPremium: Type.Optional(Type.Boolean()),
+  noHwidValidation: Type.Optional(Type.Boolean()),
+  status: Type.Optional(KeyStatus),
+  expiresAt: Type.Optional(NullableTimeInput),
+  chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be a chat-platform user id of 17 to 20 digits or null' })),
+};
+export const EditActiveKeyBody = Strict({
+  ...editFields,
+  hwid: Type.Optional(Type.Union([Hwid, Type.Null()], { errorMessage: 'must be 1 to 256 printable characters or null' })),
+});
+export const EditGeneratedKeyBody = Strict({ ...editFields, expiresAt: Type.Optional(TimeInput) });
+
+export const ExtendBody = Strict({
+  key: LicenseKey,
+  days: Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' }),
+});
+export const CompensateBody = Strict({
+  days: Type.Integer({ minimum: 1, maximum: 365, errorMessage: 'must be a whole number from 1 to 365' }),
+});
+
+export const BindingQuery = Strict({
+  key: LicenseKey,
+  type: Type.Union([Type.Literal('active'), Type.Literal('generated')], { errorMessage: 'must be active or generated' }),
+});
+export const Binding = Type.Object({
+  key: Type.String(),
+  type: Type.String(),
+  bound: Type.Boolean(),
+  hwid: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ByChatQuery = Strict({
+  chatId: ChatId,
+  includeLoadstring: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')], { errorMessage: 'must be 0 or 1' })),
+});
+export const Loadstring = Type.Object({ scriptId: Type.String(), name: Type.String(), loadstring: Type.String() });
+export const ByChat = Type.Object({
+  chatId: Type.String(),
+  // Each item is an ActiveKey or a GeneratedKey plus its `type`.
+  keys: Type.Array(Type.Object({ type: Type.String(), key: Type.String() }, { additionalProperties: true })),
+  loadstrings: Type.Optional(Type.Array(Loadstring)),
+});
+
+export const ResetBody = Strict({ key: LicenseKey });
+export const ResetResult = Type.Object({
+  key: Type.String(),
+  hwid: Type.Null(),
+  hwidResetAt: Time,
+  nextResetAt: Time,
+});

@@ -1,0 +1,264 @@
+import type { Updateable } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/types.ts';
+import { AppError, conflict, invalid, notFound } from '../../errors.ts';
+import { randomAlphanumeric } from '../../lib/random.ts';
+import { DAY_MS, iso, toEpochMs } from '../../lib/time.ts';
+import * as repo from './keys.repository.ts';
+
+export const KEY_LENGTH = 32;
+export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
+const flag = (value: boolean | undefined): Flag => (value ? 1 : 0);
+
+export type KeyStatus = 'active' | 'paused' | 'banned';
+export type ExpirationType = 'byDays' | 'byDate' | 'lifetime';
+type TimeInput = string | number;
+
+export function toActiveKeyView(row: repo.ActiveKeyRow) {
+  return {
+    key: row.key,
+    hwid: row.hwid,
+    note: row.note,
+    isPremium: row.isPremium === 1,
+    noHwidValidation: row.noHwidValidation === 1,
+    status: row.status,
+    expiresAt: iso(row.expiresAt),
+    chatId: row.chatId,
+    executions: row.executions,
+    createdAt: iso(row.createdAt)!,
+    activatedAt: iso(row.activatedAt)!,
+    lastUsedAt: iso(row.lastUsedAt),
+    hwidResetAt: iso(row.hwidResetAt),
+    hwidResetCount: row.hwidResetCount,
+  };
+}
+
+export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
+  return {
+    key: row.key,
+    note: row.note,
+    isPremium: row.isPremium === 1,
+    noHwidValidation: row.noHwidValidation === 1,
+    status: row.status,
+    expiresAt: iso(row.expiresAt),
+    chatId: row.chatId,
+    expirationType: row.expirationType,
+    createdAt: iso(row.createdAt)!,
+  };
+}
+
+/** A time input that must lie in the future; the schema has checked its shape. */
+function futureTime(field: string, input: TimeInput, now: number): number {
+  const ms = toEpochMs(input);
+  if (!Number.isFinite(ms)) throw invalid(field, `${field} is not a valid date`);
+  if (ms <= now) throw invalid(field, `${field} must be in the future`);
+  return ms;
+}
+
+export interface GenerateInput {
+  expirationType: ExpirationType;
+  count?: number;
+  days?: number;
+  expiresAt?: TimeInput;
+  note?: string;
+  isPremium?: boolean;
+  noHwidValidation?: boolean;
+  chatId?: string;
+}
+
+function expiryFor(input: GenerateInput, now: number): number | null {
+  switch (input.expirationType) {
+    case 'byDays':
+      if (input.days === undefined) throw invalid('days', 'days is required when expirationType is byDays');
+      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
+      return now + input.days * DAY_MS;
+    case 'byDate':
+      if (input.expiresAt === undefined) throw invalid('expiresAt', 'expiresAt is required when expirationType is byDate');
+      if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
+      return futureTime('expiresAt', input.expiresAt, now);
+    case 'lifetime':
+      if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
+      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
+      return null;
+  }
+}
+
+export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput) {
+  const now = ctx.clock();
+  const expiresAt = expiryFor(input, now);
+  const rows = Array.from({ length: input.count ?? 1 }, () => ({
+    key: newLicenseKey(),
+    serviceId,
+    note: input.note ?? null,
+    isPremium: flag(input.isPremium),
+    noHwidValidation: flag(input.noHwidValidation),
+    status: 'active' as const,
+    expiresAt,
+    chatId: input.chatId ?? null,
+    expirationType: input.expirationType,
+    createdAt: now,
+  }));
+  await ctx.db.transaction().execute((trx) => repo.insertGeneratedKeys(trx, rows));
+  return rows;
+}
+
+export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup) {
+  const rows = await repo.searchActiveKeys(ctx.db, serviceId, by);
+  if (rows.length === 0) throw notFound('Key');
+  return rows;
+}
+
+export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup) {
+  const rows = await repo.searchGeneratedKeys(ctx.db, serviceId, by);
+  if (rows.length === 0) throw notFound('Generated key');
+  return rows;
+}
+
+export interface KeyEdit {
+  note?: string | null;
+  hwid?: string | null;
+  isPremium?: boolean;
+  noHwidValidation?: boolean;
+  status?: KeyStatus;
+  expiresAt?: TimeInput | null;
+  chatId?: string | null;
+}
+
+function commonPatch(edit: KeyEdit) {
+  const patch: Updateable<ActiveKeysTable> & Updateable<GeneratedKeysTable> = {};
+  if (edit.note !== undefined) patch.note = edit.note;
+  if (edit.isPremium !== undefined) patch.isPremium = flag(edit.isPremium);
+  if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
+  if (edit.status !== undefined) patch.status = edit.status;
+  if (edit.chatId !== undefined) patch.chatId = edit.chatId;
+  if (edit.expiresAt !== undefined) {
+    const ms = edit.expiresAt === null ? null : toEpochMs(edit.expiresAt);
+    if (ms !== null && !Number.isFinite(ms)) throw invalid('expiresAt', 'expiresAt is not a valid date');
+    patch.expiresAt = ms;
+  }
+  return patch;
+}
+
+export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit) {
+  const patch: Updateable<ActiveKeysTable> = commonPatch(edit);
+  if (edit.hwid !== undefined) patch.hwid = edit.hwid;
+  if (Object.keys(patch).length > 0) {
+    const result = await repo.updateActiveKey(ctx.db, serviceId, key, patch);
+    if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
+  }
+  const row = await repo.findActiveKey(ctx.db, serviceId, key);
+  if (!row) throw notFound('Key');
+  return row;
+}
+
+export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>) {
+  if (edit.expiresAt === null) throw invalid('expiresAt', 'expiresAt of a generated key cannot be null');
+  const patch = commonPatch(edit);
+  if (Object.keys(patch).length > 0) {
+    const result = await repo.updateGeneratedKey(ctx.db, serviceId, key, patch);
+    if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
+  }
+  const row = await repo.findGeneratedKey(ctx.db, serviceId, key);
+  if (!row) throw notFound('Generated key');
+  return row;
+}
+
+export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string) {
+  const result = await repo.deleteActiveKey(ctx.db, serviceId, key);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Key');
+}
+
+export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string) {
+  const result = await repo.deleteGeneratedKey(ctx.db, serviceId, key);
+  if (Number(result.numDeletedRows) === 0) throw notFound('Generated key');
+}
+
+const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be extended');
+
+/** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
+export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number) {
+  const now = ctx.clock();
+  const extended = (old: number) => Math.max(now, old) + days * DAY_MS;
+  return ctx.db.transaction().execute(async (trx) => {
+    const active = await repo.findActiveKey(trx, serviceId, key);
+    if (active) {
+      if (active.expiresAt === null) throw lifetime();
+      const expiresAt = extended(active.expiresAt);
+      await repo.updateActiveKey(trx, serviceId, key, { expiresAt });
+      return { type: 'active' as const, view: toActiveKeyView({ ...active, expiresAt }) };
+    }
+    const generated = await repo.findGeneratedKey(trx, serviceId, key);
+    if (!generated) throw notFound('Key');
+    if (generated.expiresAt === null) throw lifetime();
+    const expiresAt = extended(generated.expiresAt);
+    await repo.updateGeneratedKey(trx, serviceId, key, { expiresAt });
+    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };
+  });
+}
+
+export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated') {
+  if (type === 'active') {
+    const row = await repo.findActiveKey(ctx.db, serviceId, key);
+    if (!row) throw notFound('Active key');
+    return { key, type, bound: row.hwid !== null, hwid: row.hwid };
+  }
+  const row = await repo.findGeneratedKey(ctx.db, serviceId, key);
+  if (!row) throw notFound('Generated key');
+  return { key, type, bound: false, hwid: null };
+}
+
+/** A key is usable now when it is active, not expired, and (for generated keys) redeemable. */
+export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null }, now: number) =>
+  row.status === 'active' && (row.expiresAt === null || row.expiresAt > now);
+
+export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string) {
+  const [active, generated] = await Promise.all([
+    repo.activeKeysByChat(ctx.db, serviceId, chatId),
+    repo.generatedKeysByChat(ctx.db, serviceId, chatId),
+  ]);
+  const now = ctx.clock();
+  const keys = [
+    ...active.map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
+    ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
+  ];
+  const anyValid = [...active, ...generated].some((row) => isUsableNow(row, now));
+  return { keys, anyValid };
+}
+
+export async function compensate(ctx: AppContext, serviceId: string, days: number) {
+  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS));
+  return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
+}
+
+export interface ResetResult {
+  key: string;
+  hwid: null;
+  hwidResetAt: string;
+  nextResetAt: string;
+}
+
+/** Shared by the API route, the self-serve page and chat commands: one cooldown rule. */
+export async function resetHwid(
+  ctx: AppContext,
+  service: { id: string; hwidResetCooldownFreeHours: number; hwidResetCooldownPremiumHours: number },
+  key: string,
+): Promise<ResetResult> {
+  const now = ctx.clock();
+  const row = await repo.findActiveKey(ctx.db, service.id, key);
+  if (!row) {
+    if (await repo.findGeneratedKey(ctx.db, service.id, key)) throw conflict('This key is not bound to an HWID');
+    throw notFound('Key');
+  }
+  const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
+  const result = await repo.resetHwidIfAllowed(ctx.db, service.id, key, now, now - cooldownMs);
+  if (Number(result.numUpdatedRows) === 1) {
+    return { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! };
+  }
+  // The conditional update refused: find out why from the row as it is now.
+  const current = await repo.findActiveKey(ctx.db, service.id, key);
+  if (!current) throw notFound('Key');
+  if (current.hwid === null) throw conflict('This key is not bound to an HWID');
+  const nextAt = (current.hwidResetAt ?? now) + cooldownMs;
+  const retryAfter = Math.max(1, Math.ceil((nextAt - now) / 1000));
+  throw new AppError('HWID_RESET_COOLDOWN', `This key's HWID was reset recently; try again in ${retryAfter} seconds`, { retryAfter });
+}

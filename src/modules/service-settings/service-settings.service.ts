@@ -1,0 +1,99 @@
+import type { AppContext } from '../../context.ts';
+import { invalid, notFound } from '../../errors.ts';
+import { iso } from '../../lib/time.ts';
+import { maskWebhookUrl, parseChatWebhookUrl } from '../../lib/webhook-url.ts';
+import { countBansInForce } from '../blacklist/blacklist.repository.ts';
+import { countKeyless } from '../keyless/keyless.repository.ts';
+import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
+import { findServiceByRef, updateService, type ServiceRow } from '../services/services.repository.ts';
+import { forgetService } from '../services/service-lookup.ts';
+import type { ServicesTable } from '../../db/types.ts';
+import type { Updateable } from 'kysely';
+
+export function settingsOf(row: ServiceRow) {
+  return {
+    webhookUrl: maskWebhookUrl(row.webhookUrl),
+    webhookEnabled: row.webhookEnabled === 1,
+    hwidResetCooldownFreeHours: row.hwidResetCooldownFreeHours,
+    hwidResetCooldownPremiumHours: row.hwidResetCooldownPremiumHours,
+    chatInteractionsPublicKey: row.chatInteractionsPublicKey,
+    chat: row.chatGuildId ? { guildId: row.chatGuildId, guildName: row.chatGuildName ?? '' } : null,
+  };
+}
+
+export const serviceInfo = (row: ServiceRow) => ({
+  id: row.id,
+  identifier: row.identifier,
+  name: row.name,
+  createdAt: iso(row.createdAt)!,
+  settings: settingsOf(row),
+});
+
+export async function serviceStatus(ctx: AppContext, row: ServiceRow) {
+  const [keys, keylessEntries, blacklistedHwids, fresh] = await Promise.all([
+    countKeys(ctx.db, row.id),
+    countKeyless(ctx.db, row.id),
+    countBansInForce(ctx.db, row.id, ctx.clock()),
+    findServiceByRef(ctx.db, row.id),
+  ]);
+  return {
+    activeKeys: keys.active,
+    generatedKeys: keys.generated,
+    keylessEntries,
+    blacklistedHwids,
+    totalExecutions: fresh?.executions ?? row.executions,
+  };
+}
+
+/** Counts one execution for the service, and for the key when one is named (404 if it is not the service's). */
+export async function recordExecution(ctx: AppContext, serviceId: string, key?: string) {
+  const now = ctx.clock();
+  return ctx.db.transaction().execute(async (trx) => {
+    if (key !== undefined) {
+      const result = await countKeyExecution(trx, serviceId, key, now);
+      if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
+    }
+    await trx
+      .updateTable('services')
+      .set((eb) => ({ executions: eb('executions', '+', 1), lastActiveAt: now }))
+      .where('id', '=', serviceId)
+      .execute();
+    const row = await trx.selectFrom('services').select(['executions', 'lastActiveAt']).where('id', '=', serviceId).executeTakeFirstOrThrow();
+    return { executions: row.executions, lastActiveAt: iso(row.lastActiveAt) };
+  });
+}
+
+export async function executionCount(ctx: AppContext, serviceId: string) {
+  const row = await findServiceByRef(ctx.db, serviceId);
+  if (!row) throw notFound('Service');
+  return { executions: row.executions, lastActiveAt: iso(row.lastActiveAt) };
+}
+
+export interface SettingsPatch {
+  webhookUrl?: string | null;
+  webhookEnabled?: boolean;
+  hwidResetCooldownFreeHours?: number;
+  hwidResetCooldownPremiumHours?: number;
+  chatInteractionsPublicKey?: string | null;
+}
+
+export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: SettingsPatch) {
+  const set: Updateable<ServicesTable> = {};
+  if (patch.webhookUrl !== undefined) {
+    if (patch.webhookUrl === null) set.webhookUrl = null;
+    else {
+      const url = parseChatWebhookUrl(patch.webhookUrl, ctx.config.chatWebhookOrigins);
+      if (!url) throw invalid('webhookUrl', 'webhookUrl must be a chat-platform webhook (https://discord.com/api/webhooks/<id>/<token>)');
+      set.webhookUrl = url;
+    }
+  }
+  if (patch.webhookEnabled !== undefined) set.webhookEnabled = patch.webhookEnabled ? 1 : 0;
+  if (patch.hwidResetCooldownFreeHours !== undefined) set.hwidResetCooldownFreeHours = patch.hwidResetCooldownFreeHours;
+  if (patch.hwidResetCooldownPremiumHours !== undefined) set.hwidResetCooldownPremiumHours = patch.hwidResetCooldownPremiumHours;
+  if (patch.chatInteractionsPublicKey !== undefined) set.chatInteractionsPublicKey = patch.chatInteractionsPublicKey?.toLowerCase() ?? null;
+  if (Object.keys(set).length > 0) {
+    await updateService(ctx.db, row.id, set);
+    forgetService(ctx, row);
+  }
+  return settingsOf({ ...row, ...set } as ServiceRow);
+}

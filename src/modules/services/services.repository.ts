@@ -1,0 +1,44 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ServicesTable } from '../../db/types.ts';
+
+export type ServiceRow = Selectable<ServicesTable>;
+
+export const insertService = (db: Db, row: Insertable<ServicesTable>) => db.insertInto('services').values(row).execute();
+
+/** A service is named by its id or its identifier wherever a client names one. */
+export const findServiceByRef = (db: Db, ref: string) =>
+  db
+    .selectFrom('services')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
+    .executeTakeFirst();
+
+export const findAccountService = (db: Db, accountId: string, ref: string) =>
+  db
+    .selectFrom('services')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
+    .executeTakeFirst();
+
+/** Only services of enabled accounts authenticate. */
+export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
+  db
+    .selectFrom('services')
+    .innerJoin('accounts', 'accounts.id', 'services.accountId')
+    .selectAll('services')
+    .where('services.apiKeyDigest', '=', keyDigest)
+    .where('accounts.disabled', '=', 0)
+    .executeTakeFirst();
+
+export const listAccountServices = (db: Db, accountId: string) =>
+  db.selectFrom('services').selectAll().where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
+
+export const identifierTaken = async (db: Db, identifier: string) =>
+  (await db.selectFrom('services').select('id').where('identifier', '=', identifier).executeTakeFirst()) !== undefined;
+
+export const updateService = (db: Db, id: string, patch: Updateable<ServicesTable>) =>
+  db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();
+
+export const deleteService = (db: Db, id: string) => db.deleteFrom('services').where('id', '=', id).executeTakeFirst();

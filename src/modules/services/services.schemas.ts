@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+import { Strict, Time } from '../../schemas.ts';
+
+export const ServiceName = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' });
+export const Service = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time });
+export const ServiceParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const CreateServiceBody = Strict({
+  name: ServiceName,
+  identifier: Type.Optional(Type.String({ maxLength: 48 })),
+});
+export const RenameServiceBody = Strict({ name: ServiceName });
+export const ApiKey = Type.Object({ apiKey: Type.String() });
+export const Permissions = Type.Object({
+  allowUrlShortener: Type.Boolean(),
+  allowManageKeys: Type.Boolean(),
+  allowVss: Type.Boolean(),
+});
+export const PermissionsPatch = Strict({
+  allowUrlShortener: Type.Optional(Type.Boolean()),
+  allowManageKeys: Type.Optional(Type.Boolean()),
+  allowVss: Type.Optional(Type.Boolean()),
+});
+export const Allowlist = Type.Object({ entries: Type.Array(Type.String()) });
+export const AllowlistBody = Strict({
+  entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: 100 }),
+});

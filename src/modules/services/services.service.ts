@@ -1,0 +1,137 @@
+import type { AppContext } from '../../context.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import { isAllowlistEntry } from '../../lib/ip.ts';
+import { newId, randomAlphanumeric, UUID_PATTERN } from '../../lib/random.ts';
+import { digest } from '../../lib/secrets.ts';
+import { iso } from '../../lib/time.ts';
+import * as repo from './services.repository.ts';
+
+export type ServiceRow = repo.ServiceRow;
+export type PermissionFlag = 'allowUrlShortener' | 'allowManageKeys' | 'allowVss';
+export const PERMISSION_FLAGS: readonly PermissionFlag[] = ['allowUrlShortener', 'allowManageKeys', 'allowVss'];
+export const MAX_ALLOWLIST_ENTRIES = 100;
+
+const IDENTIFIER_PATTERN = /^[a-z0-9-]{3,48}$/;
+
+export const newServiceKey = () => `kws_${randomAlphanumeric(40)}`;
+
+export function toServiceView(row: ServiceRow) {
+  return { id: row.id, identifier: row.identifier, name: row.name, createdAt: iso(row.createdAt)! };
+}
+
+export const permissionsOf = (row: ServiceRow) => ({
+  allowUrlShortener: row.allowUrlShortener === 1,
+  allowManageKeys: row.allowManageKeys === 1,
+  allowVss: row.allowVss === 1,
+});
+
+export const allowlistOf = (row: ServiceRow): string[] => JSON.parse(row.ipAllowlist) as string[];
+
+function validateIdentifier(identifier: string) {
+  if (!IDENTIFIER_PATTERN.test(identifier) || UUID_PATTERN.test(identifier)) {
+    throw invalid('identifier', 'identifier must be 3 to 48 characters of a-z, 0-9 and -, and not shaped like a UUID');
+  }
+}
+
+function identifierFromName(name: string): string {
+  const base = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${base || 'service'}-${randomAlphanumeric(6).toLowerCase()}`;
+}
+
+export async function getAccountService(ctx: AppContext, accountId: string, ref: string): Promise<ServiceRow> {
+  const service = await repo.findAccountService(ctx.db, accountId, ref);
+  if (!service) throw notFound('Service');
+  return service;
+}
+
+export async function createService(ctx: AppContext, accountId: string, input: { name: string; identifier?: string }) {
+  if (input.identifier !== undefined) validateIdentifier(input.identifier);
+  const identifier = input.identifier ?? identifierFromName(input.name);
+  const key = newServiceKey();
+  const id = newId();
+  try {
+    await repo.insertService(ctx.db, {
+      id,
+      accountId,
+      identifier,
+      name: input.name,
+      apiKeyDigest: digest(key),
+      apiKeySealed: ctx.sealer.seal(key),
+      allowUrlShortener: 1,
+      allowManageKeys: 1,
+      allowVss: 1,
+      ipAllowlist: '[]',
+      webhookUrl: null,
+      webhookEnabled: 0,
+      hwidResetCooldownFreeHours: 24,
+      hwidResetCooldownPremiumHours: 6,
+      chatInteractionsPublicKey: null,
+      chatGuildId: null,
+      chatGuildName: null,
+      executions: 0,
+      lastActiveAt: null,
+      createdAt: ctx.clock(),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`The identifier ${identifier} is taken`);
+    throw error;
+  }
+  return (await repo.findServiceByRef(ctx.db, id))!;
+}
+
+export async function renameService(ctx: AppContext, accountId: string, ref: string, name: string) {
+  const service = await getAccountService(ctx, accountId, ref);
+  await repo.updateService(ctx.db, service.id, { name });
+  return { ...service, name };
+}
+
+export async function deleteService(ctx: AppContext, accountId: string, ref: string) {
+  const service = await getAccountService(ctx, accountId, ref);
+  await repo.deleteService(ctx.db, service.id);
+  return service;
+}
+
+export async function revealServiceKey(ctx: AppContext, accountId: string, ref: string) {
+  const service = await getAccountService(ctx, accountId, ref);
+  return ctx.sealer.open(service.apiKeySealed);
+}
+
+export async function regenerateServiceKey(ctx: AppContext, accountId: string, ref: string) {
+  const service = await getAccountService(ctx, accountId, ref);
+  const key = newServiceKey();
+  await repo.updateService(ctx.db, service.id, { apiKeyDigest: digest(key), apiKeySealed: ctx.sealer.seal(key) });
+  return key;
+}
+
+export async function updatePermissions(
+  ctx: AppContext,
+  accountId: string,
+  ref: string,
+  patch: Partial<Record<PermissionFlag, boolean>>,
+) {
+  const service = await getAccountService(ctx, accountId, ref);
+  const set: Partial<Record<PermissionFlag, 0 | 1>> = {};
+  for (const flag of PERMISSION_FLAGS) {
+    const value = patch[flag];
+    if (value !== undefined) set[flag] = value ? 1 : 0;
+  }
+  if (Object.keys(set).length > 0) await repo.updateService(ctx.db, service.id, set);
+  return permissionsOf({ ...service, ...set });
+}
+
+export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: string, entries: string[]) {
+  const service = await getAccountService(ctx, accountId, ref);
+  entries.forEach((entry, index) => {
+    if (!isAllowlistEntry(entry)) {
+      throw invalid(`entries.${index}`, `entries.${index} "${entry}" is not an IPv4 address (a.b.c.d) or CIDR range (a.b.c.d/n)`);
+    }
+  });
+  const unique = [...new Set(entries)];
+  await repo.updateService(ctx.db, service.id, { ipAllowlist: JSON.stringify(unique) });
+  return unique;
+}

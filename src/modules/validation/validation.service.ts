@@ -1,0 +1,124 @@
+import type { AppContext } from '../../context.ts';
+import { findBanInForce } from '../blacklist/blacklist.repository.ts';
+import { findKeyless } from '../keyless/keyless.repository.ts';
+import * as keys from '../keys/keys.repository.ts';
+import { iso } from '../../lib/time.ts';
+
+/** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
+export type ValidationCode =
+  | 'KEY_VALID'
+  | 'KEYLESS'
+  | 'HWID_REQUIRED'
+  | 'HWID_BLACKLISTED'
+  | 'KEY_INCORRECT'
+  | 'KEY_BANNED'
+  | 'KEY_PAUSED'
+  | 'KEY_EXPIRED'
+  | 'KEY_HWID_LOCKED';
+
+const MESSAGES: Record<ValidationCode, string> = {
+  KEY_VALID: 'The key is valid',
+  KEYLESS: 'This HWID is whitelisted',
+  HWID_REQUIRED: 'No HWID was sent',
+  HWID_BLACKLISTED: 'This HWID is blacklisted',
+  KEY_INCORRECT: 'The key is incorrect',
+  KEY_BANNED: 'The key is banned',
+  KEY_PAUSED: 'The key is paused',
+  KEY_EXPIRED: 'The key has expired',
+  KEY_HWID_LOCKED: 'The key is bound to another HWID; reset it to use it here',
+};
+
+/** An expected outcome, returned as data: refusing a key is not an exception. */
+export interface Verdict {
+  valid: boolean;
+  code: ValidationCode;
+  message: string;
+  isPremium: boolean;
+  expiresAt: string | null;
+}
+
+function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt: number | null }): Verdict {
+  return {
+    valid: code === 'KEY_VALID' || code === 'KEYLESS',
+    code,
+    message: MESSAGES[code],
+    isPremium: subject?.isPremium === 1,
+    expiresAt: iso(subject?.expiresAt ?? null),
+  };
+}
+
+// lastUsedAt is kept to the second: a key validated in a tight loop costs one write a second, not one per call.
+const TOUCH_INTERVAL_MS = 1000;
+// A lost race re-reads the key; twice is enough (the loser then sees the winner's row).
+const MAX_ATTEMPTS = 3;
+
+async function checkActive(ctx: AppContext, serviceId: string, row: keys.ActiveKeyRow, hwid: string, now: number): Promise<Verdict> {
+  if (row.status === 'banned') return verdict('KEY_BANNED', row);
+  if (row.status === 'paused') return verdict('KEY_PAUSED', row);
+  if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
+  if (row.noHwidValidation !== 1) {
+    if (row.hwid === null) {
+      const bound = await keys.bindHwidIfUnbound(ctx.db, serviceId, row.key, hwid, now);
+      if (Number(bound.numUpdatedRows) === 1) return verdict('KEY_VALID', row);
+      const current = await keys.findActiveKey(ctx.db, serviceId, row.key);
+      if (current?.hwid !== hwid) return verdict('KEY_HWID_LOCKED', row);
+    } else if (row.hwid !== hwid) {
+      return verdict('KEY_HWID_LOCKED', row);
+    }
+  }
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS) await keys.touchKey(ctx.db, serviceId, row.key, now);
+  return verdict('KEY_VALID', row);
+}
+
+/** Redeems a generated key: it leaves generated_keys and becomes active in one transaction. */
+async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const taken = await keys.takeGeneratedKey(trx, serviceId, key);
+    if (!taken) return null;
+    await keys.insertActiveKey(trx, {
+      key: taken.key,
+      serviceId,
+      hwid: taken.noHwidValidation === 1 ? null : hwid,
+      note: taken.note,
+      isPremium: taken.isPremium,
+      noHwidValidation: taken.noHwidValidation,
+      status: taken.status,
+      expiresAt: taken.expiresAt,
+      chatId: taken.chatId,
+      executions: 0,
+      createdAt: taken.createdAt,
+      activatedAt: now,
+      lastUsedAt: now,
+      hwidResetAt: null,
+      hwidResetCount: 0,
+    });
+    return verdict('KEY_VALID', taken);
+  });
+}
+
+export async function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
+  const now = ctx.clock();
+  const hwid = input.hwid;
+  if (!hwid) return verdict('HWID_REQUIRED');
+  if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
+
+  const key = input.key;
+  if (!key) {
+    const entry = await findKeyless(ctx.db, serviceId, hwid);
+    return entry && entry.expiresAt > now ? verdict('KEYLESS', entry) : verdict('KEY_INCORRECT');
+  }
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const active = await keys.findActiveKey(ctx.db, serviceId, key);
+    if (active) return checkActive(ctx, serviceId, active, hwid, now);
+    const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
+    if (!generated) return verdict('KEY_INCORRECT');
+    if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
+    if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
+    if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
+    const redeemed = await redeem(ctx, serviceId, key, hwid, now);
+    if (redeemed) return redeemed;
+    // Another request redeemed it between our read and our delete: go round and judge the active key.
+  }
+  throw new Error(`validation of a key did not settle after ${MAX_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, statusOf, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { describeValidationError } from './validation.ts';
+
+function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, message: string, extras: Partial<ErrorBody> = {}) {
+  const body: ErrorBody = { success: false, error: message, code, ...extras, requestId: request.id };
+  if (extras.retryAfter !== undefined) reply.header('retry-after', String(extras.retryAfter));
+  return reply.status(statusOf(code)).type('application/json; charset=utf-8').send(body);
+}
+
+/** Framework errors a client caused, by Fastify's code. Everything unknown is a 500 with a generic sentence. */
+const FRAMEWORK: Record<string, [ErrorCode, string, string?]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['VALIDATION_ERROR', 'The request body is not valid JSON', 'body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['VALIDATION_ERROR', 'The request body is empty', 'body'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['VALIDATION_ERROR', 'The request body must be JSON (Content-Type: application/json)', 'body'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'Content-Length does not match the body', 'body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large'],
+  FST_ERR_CTP_INVALID_TYPE: ['VALIDATION_ERROR', 'The Content-Type header is invalid', 'body'],
+};
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return send(reply, request, error.code, error.message, error.extras);
+    }
+    if (error.validation) {
+      const { field, message } = describeValidationError(error.validation, error.validationContext ?? 'body');
+      return send(reply, request, 'VALIDATION_ERROR', message, { field });
+    }
+    const known = error.code ? FRAMEWORK[error.code] : undefined;
+    if (known) {
+      const [code, message, field] = known;
+      return send(reply, request, code, message, field ? { field } : {});
+    }
+    if (error.statusCode === 429) return send(reply, request, 'RATE_LIMITED', 'Too many requests, slow down');
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      request.log.warn({ err: error }, 'client error without a mapping');
+      return send(reply, request, 'VALIDATION_ERROR', 'The request is malformed');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, request, 'INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in the logs');
+  });
+
+  app.setNotFoundHandler((request, reply) => send(reply, request, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
+}

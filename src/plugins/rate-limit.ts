@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { digest } from '../lib/secrets.ts';
+import { presentedKey } from './auth.ts';
+
+/** Which budget a route spends (contract §5). Routes name one in `config.limit`. */
+export type LimitKind = 'client' | 'api' | 'login';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    limit?: LimitKind;
+  }
+}
+
+function serviceNamed(request: FastifyRequest): string {
+  const sources = [request.params, request.query, request.body] as Array<Record<string, unknown> | undefined>;
+  for (const source of sources) {
+    const value = source && typeof source === 'object' ? (source.service ?? source.scriptId) : undefined;
+    if (typeof value === 'string') return value;
+  }
+  return '';
+}
+
+const keyFor: Record<LimitKind, (request: FastifyRequest) => string> = {
+  // Per address and service: one busy game server must not starve another seller's users.
+  client: (request) => `client:${request.ip}:${serviceNamed(request)}`,
+  api: (request) => {
+    const key = presentedKey(request);
+    return key ? `api:${digest(key)}` : `api-ip:${request.ip}`;
+  },
+  login: (request) => `login:${request.ip}`,
+};
+
+/**
+ * Must be installed before routes are added: it turns each route's `config.limit` into the
+ * plugin's per-route `config.rateLimit`. With REDIS_URL the counters are shared by every instance.
+ */
+export async function installRateLimits(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const perMinute: Record<LimitKind, number> = {
+    client: ctx.config.rateLimit.clientPerMinute,
+    api: ctx.config.rateLimit.apiPerMinute,
+    login: ctx.config.rateLimit.loginPerMinute,
+  };
+  app.addHook('onRoute', (route) => {
+    const kind = route.config?.limit;
+    if (!kind || perMinute[kind] === 0) return;
+    route.config = {
+      ...route.config,
+      rateLimit: {
+        max: perMinute[kind],
+        timeWindow: 60_000,
+        keyGenerator: keyFor[kind],
+        groupId: kind,
+        // Client routes carry the service in the body on POST, which is parsed by preHandler time.
+        hook: kind === 'client' ? 'preHandler' : 'onRequest',
+      },
+    } as typeof route.config;
+  });
+  await app.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    redis: ctx.redis ?? undefined,
+    nameSpace: 'keyward:rl:',
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
+  });
+}

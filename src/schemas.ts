@@ -1,0 +1,69 @@
+import { Type, type TSchema, type TProperties, type TObjectOptions } from 'typebox';
+
+/**
+ * Shared schema primitives. `errorMessage` is an annotation our Ajv knows (see plugins/validation.ts):
+ * the error handler shows it instead of Ajv's generic sentence.
+ */
+
+/** Request objects reject unknown fields, so a typo never silently does nothing. */
+export const Strict = <P extends TProperties>(properties: P, options: TObjectOptions = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** ISO 8601 string or epoch milliseconds. */
+export const TimeInput = Type.Union(
+  [Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 })],
+  { errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' },
+);
+export const NullableTimeInput = Type.Union([TimeInput, Type.Null()], {
+  errorMessage: 'must be an ISO 8601 date-time, epoch milliseconds or null',
+});
+
+export const Time = Type.String({ format: 'date-time' });
+export const NullableTime = Type.Union([Time, Type.Null()]);
+
+export const Hwid = Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x20-\\x7E]+$', errorMessage: 'must be 1 to 256 printable characters' });
+export const LicenseKey = Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be a key string (at most 64 characters)' });
+export const Note = Type.String({ maxLength: 256 });
+export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat-platform user id of 17 to 20 digits' });
+export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('banned')], {
+  errorMessage: 'must be one of active, paused, banned',
+});
+
+/** Query-string integers arrive as text and are parsed strictly: no signs, decimals, exponents or spaces. */
+export const QueryInt = (min: number, max: number) =>
+  Type.String({ pattern: '^[0-9]{1,10}$', errorMessage: `must be a whole number from ${min} to ${max}`, 'x-int-range': [min, max] });
+
+export const PageQuery = {
+  page: Type.Optional(QueryInt(1, 1_000_000)),
+  limit: Type.Optional(QueryInt(1, 100)),
+  search: Type.Optional(Type.String({ maxLength: 256 })),
+};
+
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    items: Type.Array(item),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    totalPages: Type.Integer(),
+  });
+
+export const ErrorEnvelope = Type.Object({
+  success: Type.Literal(false),
+  error: Type.String(),
+  code: Type.String(),
+  field: Type.Optional(Type.String()),
+  retryAfter: Type.Optional(Type.Integer()),
+  requestId: Type.Optional(Type.String()),
+});
+
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
+
+/** Response schemas for a route: the success envelope at `status`, the error envelope for every failure. */
+export const Responses = <T extends TSchema>(data: T, status = 200) => ({
+  [status]: Envelope(data),
+  '4xx': ErrorEnvelope,
+  '5xx': ErrorEnvelope,
+});
+
+export const Deleted = Type.Object({ deleted: Type.Integer() });
