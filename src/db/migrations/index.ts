@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.ts';
+import * as signin from './0002_signin.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -7,4 +8,5 @@ import * as core from './0001_core.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
+  '0002_signin': signin,
 };
