@@ -15,6 +15,8 @@ export interface Config {
   hwidHeaders: string[];
   rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number };
   registration: 'open' | 'closed';
+  /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
+  signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
   chatWebhookOrigins: string[];
   logLevel: string;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
@@ -79,7 +81,7 @@ export const DEFAULT_HWID_HEADERS = [
 
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const baseUrl = (env.BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+  const baseUrl = (env.BASE_URL || 'http://localhost:3000').replace(/\/+$/, '');
   const base = parseUrl('BASE_URL', baseUrl);
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigError('BASE_URL must be http or https');
 
@@ -119,6 +121,12 @@ export function loadConfig(env: Env = process.env): Config {
       loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 10, 0, 1e9),
     },
     registration,
+    signin: {
+      captchaMaxNumber: int(env, 'CAPTCHA_MAX_NUMBER', 100_000, 10, 10_000_000),
+      captchaTtlSeconds: int(env, 'CAPTCHA_TTL_SECONDS', 600, 10, 86_400),
+      sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),
+      sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),
+    },
     chatWebhookOrigins,
     logLevel: env.LOG_LEVEL || 'info',
     migrateOnStart: true,

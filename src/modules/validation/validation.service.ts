@@ -112,7 +112,12 @@ export async function validateKey(ctx: AppContext, serviceId: string, input: { k
     const active = await keys.findActiveKey(ctx.db, serviceId, key);
     if (active) return checkActive(ctx, serviceId, active, hwid, now);
     const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
-    if (!generated) return verdict('KEY_INCORRECT');
+    if (!generated) {
+      // A key only moves generated → active, in one transaction. Missing from both reads may mean it
+      // was redeemed between them; a second look at the active keys is then conclusive.
+      const redeemedMeanwhile = await keys.findActiveKey(ctx.db, serviceId, key);
+      return redeemedMeanwhile ? checkActive(ctx, serviceId, redeemedMeanwhile, hwid, now) : verdict('KEY_INCORRECT');
+    }
     if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
     if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
     if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
