@@ -6,6 +6,7 @@ import { newId, randomAlphanumeric, UUID_PATTERN } from '../../lib/random.ts';
 import { digest } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './services.repository.ts';
+import { forgetService } from './service-lookup.ts';
 
 export type ServiceRow = repo.ServiceRow;
 export type PermissionFlag = 'allowUrlShortener' | 'allowManageKeys' | 'allowVss';
@@ -87,12 +88,15 @@ export async function createService(ctx: AppContext, accountId: string, input: {
 export async function renameService(ctx: AppContext, accountId: string, ref: string, name: string) {
   const service = await getAccountService(ctx, accountId, ref);
   await repo.updateService(ctx.db, service.id, { name });
+  forgetService(ctx, service);
   return { ...service, name };
 }
 
 export async function deleteService(ctx: AppContext, accountId: string, ref: string) {
   const service = await getAccountService(ctx, accountId, ref);
   await repo.deleteService(ctx.db, service.id);
+  // Client routes cache service rows; a deleted service must stop answering on this instance at once.
+  forgetService(ctx, service);
   return service;
 }
 
