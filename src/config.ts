@@ -18,6 +18,8 @@ export interface Config {
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
   chatWebhookOrigins: string[];
+  /** How often each instance looks for queued webhook messages; 0 turns the background worker off. */
+  webhookWorkerIntervalMs: number;
   logLevel: string;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
   migrateOnStart: boolean;
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),
     },
     chatWebhookOrigins,
+    webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     migrateOnStart: true,
   };

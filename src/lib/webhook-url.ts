@@ -1,4 +1,4 @@
-const CHAT_HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']);
+export const CHAT_WEBHOOK_HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']);
 const WEBHOOK_PATH = /^\/api(\/v\d{1,2})?\/webhooks\/(\d{17,20})\/([A-Za-z0-9_-]{1,200})$/;
 
 /**
@@ -14,7 +14,7 @@ export function parseChatWebhookUrl(raw: string, extraOrigins: readonly string[]
     return null;
   }
   if (url.username || url.password || url.search || url.hash) return null;
-  const official = url.protocol === 'https:' && url.port === '' && CHAT_HOSTS.has(url.hostname);
+  const official = url.protocol === 'https:' && url.port === '' && CHAT_WEBHOOK_HOSTS.has(url.hostname);
   if (!official && !extraOrigins.includes(url.origin)) return null;
   if (!WEBHOOK_PATH.test(url.pathname)) return null;
   return `${url.origin}${url.pathname}`;

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.ts';
 import * as signin from './0002_signin.ts';
+import * as webhookOutbox from './0004_webhook_outbox.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -9,4 +10,5 @@ import * as signin from './0002_signin.ts';
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_signin': signin,
+  '0004_webhook_outbox': webhookOutbox,
 };

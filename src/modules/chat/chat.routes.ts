@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import secureJson from 'secure-json-parse';
+import { invalid } from '../../errors.ts';
+import { ErrorEnvelope, Responses, Strict } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { Settings } from '../service-settings/service-settings.routes.ts';
+import * as chat from './chat.service.ts';
+
+const manage = { auth: 'service', permission: 'allowManageKeys', limit: 'api' } as const;
+const tags = ['chat'];
+
+const ConnectBody = Strict({
+  guildId: Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat server id of 17 to 20 digits' }),
+  guildName: Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' }),
+});
+// No input; an empty JSON object is tolerated, any field is not.
+const DisconnectBody = Type.Union([Strict({}), Type.Null()]);
+
+const InteractionAnswer = Type.Union([
+  Type.Object({ type: Type.Literal(1) }),
+  Type.Object({
+    type: Type.Literal(4),
+    data: Type.Object({
+      content: Type.String(),
+      flags: Type.Literal(64),
+      allowed_mentions: Type.Object({ parse: Type.Array(Type.String(), { maxItems: 0 }) }),
+    }),
+  }),
+]);
+const ServiceParam = Type.Object({ service: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** The platform signs the exact bytes it sent: this scope keeps them instead of parsing JSON first. */
+async function interactionRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.post(
+    '/chat/interactions/:service',
+    { schema: { tags, params: ServiceParam, response: { 200: InteractionAnswer, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope } } },
+    async (request) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      const service = await chat.authenticInteractionService(
+        ctx,
+        request.params.service,
+        raw,
+        header('x-signature-ed25519'),
+        header('x-signature-timestamp'),
+      );
+      let interaction: unknown;
+      try {
+        interaction = secureJson.parse(raw.toString('utf8'), undefined, { protoAction: 'remove', constructorAction: 'remove' });
+      } catch {
+        throw invalid('body', 'The request body is not valid JSON');
+      }
+      if (interaction === null || typeof interaction !== 'object' || Array.isArray(interaction)) {
+        throw invalid('body', 'The request body must be a JSON object');
+      }
+      return chat.handleInteraction(ctx, service, interaction as chat.Interaction);
+    },
+  );
+}
+
+export default async function chatRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.post('/keys/api/chat/connect', { config: manage, schema: { tags, body: ConnectBody, response: Responses(Settings) } }, async (request) => ({
+    success: true as const,
+    data: await chat.connectGuild(ctx, serviceOf(request), request.body.guildId, request.body.guildName),
+  }));
+
+  app.post(
+    '/keys/api/chat/disconnect',
+    { config: manage, schema: { tags, body: DisconnectBody, response: Responses(Settings) } },
+    async (request) => ({ success: true as const, data: await chat.disconnectGuild(ctx, serviceOf(request)) }),
+  );
+
+  await app.register(interactionRoutes);
+}

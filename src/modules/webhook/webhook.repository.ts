@@ -1,0 +1,64 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Db, Dialect } from '../../db/database.ts';
+import type { WebhookOutboxTable } from './webhook.tables.ts';
+import './webhook.tables.ts';
+
+export type OutboxRow = Selectable<WebhookOutboxTable>;
+
+export const insertMessage = (db: Db, row: Insertable<WebhookOutboxTable>) => db.insertInto('webhookOutbox').values(row).execute();
+
+/** The latest time any waiting message of the service may be sent: a new message queues behind it. */
+export async function backlogUntil(db: Db, serviceId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhookOutbox')
+    .select((eb) => eb.fn.max('nextAttemptAt').as('until'))
+    .where('serviceId', '=', serviceId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row?.until === null || row?.until === undefined ? null : Number(row.until);
+}
+
+/**
+ * Claims up to `limit` due messages for one instance in a single statement: pending ones whose time
+ * has come, and sending ones whose lease ran out (their instance died). On PostgreSQL the inner
+ * select locks with SKIP LOCKED so concurrent claimers take disjoint rows; SQLite runs one writer
+ * at a time, so the conditional UPDATE is already exclusive.
+ */
+export async function claimDue(db: Db, dialect: Dialect, now: number, claimToken: string, leaseUntil: number, limit: number) {
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<OutboxRow>`
+    update webhook_outbox
+       set status = 'sending', claim_token = ${claimToken}, lease_until = ${leaseUntil}
+     where id in (
+       select id from webhook_outbox
+        where (status = 'pending' and next_attempt_at <= ${now})
+           or (status = 'sending' and lease_until < ${now})
+        order by next_attempt_at, id
+        limit ${limit}
+        ${lock})
+       and ((status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_until < ${now}))
+    returning *`.execute(db);
+  return result.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Updates a message only while this claim still holds it, so a stale claimer cannot undo a newer one. */
+export const settleClaim = (db: Db, id: string, claimToken: string, patch: Updateable<WebhookOutboxTable>) =>
+  db
+    .updateTable('webhookOutbox')
+    .set({ ...patch, claimToken: null, leaseUntil: null })
+    .where('id', '=', id)
+    .where('claimToken', '=', claimToken)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+
+/** After a 429 every waiting message of the service waits at least as long. */
+export const deferService = (db: Db, serviceId: string, until: number) =>
+  db
+    .updateTable('webhookOutbox')
+    .set({ nextAttemptAt: until })
+    .where('serviceId', '=', serviceId)
+    .where('status', '=', 'pending')
+    .where('nextAttemptAt', '<', until)
+    .execute();
+
+export const findMessage = (db: Db, id: string) => db.selectFrom('webhookOutbox').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { Responses, Strict } from '../../schemas.ts';
+import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
+import * as webhook from './webhook.service.ts';
+
+const PostBody = Strict({
+  content: Type.String({ minLength: 1, maxLength: 2000, errorMessage: 'must be 1 to 2000 characters' }),
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, errorMessage: 'must be 1 to 80 characters' })),
+});
+const Delivered = Type.Object({ delivered: Type.Boolean(), queued: Type.Optional(Type.Boolean()) });
+const Revealed = Type.Object({ webhookUrl: Type.Union([Type.String(), Type.Null()]), webhookEnabled: Type.Boolean() });
+const ServiceParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/**
+ * The background delivery loop of one instance. Passes never overlap within an instance; several
+ * instances are kept apart by the claim in the database. close() waits for a pass under way.
+ */
+function startWorker(ctx: AppContext, intervalMs: number, log: FastifyInstance['log']) {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = webhook
+      .runWebhookWorkerPass(ctx)
+      .then(() => undefined)
+      .catch((err: unknown) => log.warn({ err }, 'webhook worker pass failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}
+
+export default async function webhookRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.post(
+    '/keys/api/webhook',
+    {
+      config: { auth: 'service', permission: 'allowManageKeys', limit: 'api' },
+      schema: { tags: ['service'], body: PostBody, response: { ...Responses(Delivered), ...Responses(Delivered, 202) } },
+    },
+    async (request, reply) => {
+      const outcome = await webhook.postMessage(ctx, serviceOf(request), request.body);
+      return reply.status(outcome.delivered ? 200 : 202).send({ success: true as const, data: outcome });
+    },
+  );
+
+  // The owner's reveal: the only answer that carries the webhook token.
+  app.get(
+    '/services/:id/webhook',
+    { config: { auth: 'account', limit: 'api' }, schema: { tags: ['services'], params: ServiceParams, response: Responses(Revealed) } },
+    async (request) => ({ success: true as const, data: await webhook.revealWebhook(ctx, accountIdOf(request), request.params.id) }),
+  );
+
+  let stopWorker: (() => Promise<void>) | null = null;
+  app.addHook('onReady', async () => {
+    if (ctx.config.webhookWorkerIntervalMs > 0) stopWorker = startWorker(ctx, ctx.config.webhookWorkerIntervalMs, app.log);
+  });
+  app.addHook('onClose', async () => {
+    await stopWorker?.();
+  });
+}
