@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { visibleLoadstrings } from '../scripts/scripts.service.ts';
 
 export interface ScriptLoadstring {
   scriptId: string;
@@ -6,10 +7,8 @@ export interface ScriptLoadstring {
   loadstring: string;
 }
 
-/**
- * The visible scripts of a service with their loadstrings. Script storage arrives with the
- * scripts module; until a service has scripts this is an empty list.
- */
-export async function scriptLoadstrings(_ctx: AppContext, _serviceId: string): Promise<ScriptLoadstring[]> {
-  return [];
+/** The visible scripts of a service with their loadstrings (by-chat `includeLoadstring=1`). */
+export async function scriptLoadstrings(ctx: AppContext, serviceId: string): Promise<ScriptLoadstring[]> {
+  const scripts = await visibleLoadstrings(ctx, serviceId);
+  return scripts.map(({ id, name, loadstring }) => ({ scriptId: id, name, loadstring }));
 }

@@ -1,0 +1,171 @@
+import { luaString } from './quote.ts';
+
+/**
+ * The Lua library sellers load to check a key before running their script (Luarmor's convention):
+ *   local api = loadstring(game:HttpGet(BASE .. "/api/v1/lua/library.lua"))()
+ *   api.script_id = "<script id>"
+ *   local status = api.check_key(script_key)   -- { code, message, data }
+ *   if status.code == "KEY_VALID" then api.load_script() end
+ * check_key never raises: a refused key, an unknown script or a network failure all come back as a code.
+ * Lua 5.1 with only game:HttpGet (and gethwid when present), so it carries its own small JSON decoder.
+ */
+export function librarySource(baseUrl: string): string {
+  return `-- Keyward Lua library
+local api = { script_id = nil, base_url = ${luaString(baseUrl)} }
+
+local json = {}
+do
+  local escapes = { ['"'] = '"', ["\\\\"] = "\\\\", ["/"] = "/", b = "\\b", f = "\\f", n = "\\n", r = "\\r", t = "\\t" }
+  local function skip(s, i)
+    local _, e = string.find(s, "^[ \\n\\r\\t]*", i)
+    return e + 1
+  end
+  local function utf8(cp)
+    if cp < 0x80 then return string.char(cp) end
+    if cp < 0x800 then return string.char(0xC0 + math.floor(cp / 0x40), 0x80 + cp % 0x40) end
+    if cp < 0x10000 then
+      return string.char(0xE0 + math.floor(cp / 0x1000), 0x80 + math.floor(cp / 0x40) % 0x40, 0x80 + cp % 0x40)
+    end
+    return string.char(0xF0 + math.floor(cp / 0x40000), 0x80 + math.floor(cp / 0x1000) % 0x40,
+      0x80 + math.floor(cp / 0x40) % 0x40, 0x80 + cp % 0x40)
+  end
+  local value
+  local function str(s, i)
+    local out, j = {}, i + 1
+    while true do
+      local c = string.sub(s, j, j)
+      if c == "" then error("unterminated string") end
+      if c == '"' then return table.concat(out), j + 1 end
+      if c == "\\\\" then
+        local n = string.sub(s, j + 1, j + 1)
+        if n == "u" then
+          local cp = tonumber(string.sub(s, j + 2, j + 5), 16)
+          if not cp then error("bad escape") end
+          j = j + 6
+          if cp >= 0xD800 and cp <= 0xDBFF and string.sub(s, j, j + 1) == "\\\\u" then
+            local low = tonumber(string.sub(s, j + 2, j + 5), 16)
+            if low and low >= 0xDC00 and low <= 0xDFFF then
+              cp = 0x10000 + (cp - 0xD800) * 0x400 + (low - 0xDC00)
+              j = j + 6
+            end
+          end
+          out[#out + 1] = utf8(cp)
+        else
+          if not escapes[n] then error("bad escape") end
+          out[#out + 1] = escapes[n]
+          j = j + 2
+        end
+      else
+        out[#out + 1] = c
+        j = j + 1
+      end
+    end
+  end
+  function value(s, i)
+    i = skip(s, i)
+    local c = string.sub(s, i, i)
+    if c == "{" then
+      local obj = {}
+      i = skip(s, i + 1)
+      if string.sub(s, i, i) == "}" then return obj, i + 1 end
+      while true do
+        if string.sub(s, i, i) ~= '"' then error("expected a key") end
+        local k
+        k, i = str(s, i)
+        i = skip(s, i)
+        if string.sub(s, i, i) ~= ":" then error("expected ':'") end
+        obj[k], i = value(s, i + 1)
+        i = skip(s, i)
+        local d = string.sub(s, i, i)
+        if d == "}" then return obj, i + 1 end
+        if d ~= "," then error("expected ',' or '}'") end
+        i = skip(s, i + 1)
+      end
+    elseif c == "[" then
+      local arr = {}
+      i = skip(s, i + 1)
+      if string.sub(s, i, i) == "]" then return arr, i + 1 end
+      while true do
+        arr[#arr + 1], i = value(s, i)
+        i = skip(s, i)
+        local d = string.sub(s, i, i)
+        if d == "]" then return arr, i + 1 end
+        if d ~= "," then error("expected ',' or ']'") end
+        i = i + 1
+      end
+    elseif c == '"' then
+      return str(s, i)
+    elseif string.sub(s, i, i + 3) == "true" then
+      return true, i + 4
+    elseif string.sub(s, i, i + 4) == "false" then
+      return false, i + 5
+    elseif string.sub(s, i, i + 3) == "null" then
+      return nil, i + 4
+    else
+      local num = string.match(s, "^-?%d+%.?%d*[eE]?[-+]?%d*", i)
+      if not num or num == "" then error("unexpected character at " .. i) end
+      return tonumber(num), i + #num
+    end
+  end
+  function json.decode(s)
+    local result, i = value(s, 1)
+    if skip(s, i) <= #s then error("trailing data") end
+    return result
+  end
+end
+api.json = json
+
+local function encode(s)
+  return (string.gsub(tostring(s), "[^%w%-_%.~]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+
+local function hwid()
+  if type(gethwid) == "function" then
+    local ok, value = pcall(gethwid)
+    if ok and value ~= nil then return tostring(value) end
+  end
+  return ""
+end
+
+local function query(key)
+  local q = "?key=" .. encode(key or "")
+  local h = hwid()
+  if h ~= "" then q = q .. "&hwid=" .. encode(h) end
+  return q
+end
+
+function api.check_key(key)
+  if type(api.script_id) ~= "string" or api.script_id == "" then
+    return { code = "SCRIPT_ID_REQUIRED", message = "Set api.script_id before calling check_key", data = nil }
+  end
+  local ok, body = pcall(function()
+    return game:HttpGet(api.base_url .. "/api/v1/lua/check/" .. encode(api.script_id) .. query(key))
+  end)
+  if not ok then
+    return { code = "NETWORK_ERROR", message = tostring(body), data = nil }
+  end
+  local decoded_ok, answer = pcall(json.decode, body)
+  if not decoded_ok or type(answer) ~= "table" then
+    return { code = "INVALID_RESPONSE", message = "The server's answer could not be read", data = nil }
+  end
+  if answer.success and type(answer.data) == "table" then
+    api.last_key = key
+    return { code = answer.data.code, message = answer.data.message, data = answer.data }
+  end
+  return { code = answer.code or "ERROR", message = answer.error or "The key could not be checked", data = nil }
+end
+
+function api.load_script(key)
+  key = key or api.last_key or script_key or ""
+  local env = (type(getgenv) == "function" and getgenv()) or _G
+  env.script_key = key
+  script_key = key
+  local source = game:HttpGet(api.base_url .. "/api/v1/vss/fetch/" .. encode(api.script_id or "") .. query(key))
+  local chunk, problem = loadstring(source)
+  if not chunk then error("Keyward: the script could not be loaded: " .. tostring(problem), 0) end
+  return chunk()
+end
+
+return api
+`;
+}

@@ -1,0 +1,30 @@
+import { luaString } from './quote.ts';
+
+/**
+ * The loader every loadstring runs. It reads the global `script_key`, takes the HWID from gethwid()
+ * when the executor has it (otherwise the executor's own fingerprint header identifies the machine),
+ * fetches the script and runs it. Lua 5.1, nothing but game:HttpGet.
+ */
+export function loaderSource(baseUrl: string, scriptId: string): string {
+  return `-- Keyward loader
+local fetch_url = ${luaString(`${baseUrl}/api/v1/vss/fetch/${scriptId}`)}
+local env = (type(getgenv) == "function" and getgenv()) or _G
+local key = script_key or env.script_key or ""
+local hwid = ""
+if type(gethwid) == "function" then
+  local ok, value = pcall(gethwid)
+  if ok and value ~= nil then hwid = tostring(value) end
+end
+local function encode(s)
+  return (string.gsub(tostring(s), "[^%w%-_%.~]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+local url = fetch_url .. "?key=" .. encode(key)
+if hwid ~= "" then url = url .. "&hwid=" .. encode(hwid) end
+local source = game:HttpGet(url)
+local chunk, problem = loadstring(source)
+if not chunk then
+  error("Keyward: the script could not be loaded: " .. tostring(problem), 0)
+end
+return chunk(...)
+`;
+}

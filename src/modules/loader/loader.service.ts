@@ -1,0 +1,42 @@
+import { Readable } from 'node:stream';
+import type { AppContext } from '../../context.ts';
+import { luaError } from '../../lua/quote.ts';
+import { readBlob } from '../scripts/code-store.ts';
+import * as scriptsRepo from '../scripts/scripts.repository.ts';
+import { recordExecution } from '../service-settings/service-settings.service.ts';
+import { validateKey, type Verdict } from '../validation/validation.service.ts';
+
+export type Delivery = { kind: 'refused'; status: number; lua: string } | { kind: 'code'; size: number; body: Readable };
+
+const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT_NOT_FOUND', 'No script with this id') };
+
+/** A script that exists, by the id a loadstring carries. */
+export async function deliverableScript(ctx: AppContext, scriptId: string) {
+  return scriptsRepo.isUuid(scriptId) ? scriptsRepo.findScript(ctx.db, scriptId.toLowerCase()) : undefined;
+}
+
+/** The verdict for a script's service, or null when the script does not exist. */
+export async function checkForScript(ctx: AppContext, scriptId: string, input: { key?: string; hwid?: string }) {
+  const script = await deliverableScript(ctx, scriptId);
+  if (!script) return null;
+  return validateKey(ctx, script.serviceId, input);
+}
+
+/**
+ * The fetch route: the stored (obfuscated) code for a valid key, counting one execution, or Lua
+ * that raises an error naming the code. A script that is not ready is never served, so unobfuscated
+ * code cannot leak while the obfuscator runs or after it failed.
+ */
+export async function deliver(ctx: AppContext, scriptId: string, input: { key?: string; hwid?: string }): Promise<Delivery> {
+  const script = await deliverableScript(ctx, scriptId);
+  if (!script) return NOT_FOUND;
+  if (script.status !== 'ready' || !script.outputBlob || script.outputSize === null) {
+    const code = script.status === 'failed' ? 'SCRIPT_FAILED' : 'SCRIPT_NOT_READY';
+    const message = script.status === 'failed' ? 'The script could not be prepared; its seller must fix it' : 'The script is being prepared; try again shortly';
+    return { kind: 'refused', status: 200, lua: luaError(code, message) };
+  }
+  const verdict: Verdict = await validateKey(ctx, script.serviceId, input);
+  if (!verdict.valid) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
+  await recordExecution(ctx, script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined);
+  return { kind: 'code', size: script.outputSize, body: Readable.from(readBlob(ctx.db, script.outputBlob, script.outputSize), { objectMode: false }) };
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/database.ts';
+import { CHUNK_BYTES, ChunkCollector, type ScriptCode } from './code.ts';
+import './scripts.tables.ts';
+
+/**
+ * Immutable blobs of script code, stored as ordered text chunks. A blob is written once under a fresh
+ * id and deleted as a whole; scripts point at blobs, so swapping code is a pointer change.
+ */
+export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: string; size: number }> {
+  const blobId = randomUUID();
+  let size = 0;
+  for (let seq = 0; seq < code.chunks.length; seq++) {
+    const data = code.chunks[seq]!.toString('utf8');
+    size += Buffer.byteLength(data, 'utf8');
+    await db.insertInto('scriptChunks').values({ blobId, seq, data }).execute();
+  }
+  return { blobId, size };
+}
+
+export const deleteBlob = (db: Db, blobId: string) => db.deleteFrom('scriptChunks').where('blobId', '=', blobId).execute();
+
+/** The blob one chunk at a time; throws if it is cut short (deleted while being read). */
+export async function* readBlob(db: Db, blobId: string, expectedSize: number): AsyncGenerator<Buffer> {
+  let sent = 0;
+  for (let seq = 0; sent < expectedSize; seq++) {
+    const row = await db.selectFrom('scriptChunks').select('data').where('blobId', '=', blobId).where('seq', '=', seq).executeTakeFirst();
+    if (!row) throw new Error(`script blob ${blobId} ended early at chunk ${seq}`);
+    const chunk = Buffer.from(row.data, 'utf8');
+    sent += chunk.length;
+    yield chunk;
+  }
+}
+
+/** Re-chunks arbitrary output bytes (from an obfuscator) on character boundaries. */
+export function collectOutput(parts: Buffer[]): ScriptCode {
+  const collector = new ChunkCollector(Number.MAX_SAFE_INTEGER);
+  for (const part of parts) collector.write(part);
+  return collector.finish();
+}
+
+export { CHUNK_BYTES };

@@ -1,0 +1,80 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { containsIgnoringCase } from '../../db/search.ts';
+import type { ScriptsTable } from './scripts.tables.ts';
+import './scripts.tables.ts';
+
+export type ScriptRow = Selectable<ScriptsTable>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+export const insertScript = (db: Db, row: Insertable<ScriptsTable>) => db.insertInto('scripts').values(row).execute();
+
+/** By id when the reference is UUID-shaped, else by name (names may never look like a UUID). */
+export const findServiceScript = (db: Db, serviceId: string, idOrName: string) =>
+  db
+    .selectFrom('scripts')
+    .selectAll()
+    .where('serviceId', '=', serviceId)
+    .where(isUuid(idOrName) ? 'id' : 'name', '=', isUuid(idOrName) ? idOrName.toLowerCase() : idOrName)
+    .executeTakeFirst();
+
+export const findScript = (db: Db, id: string) => db.selectFrom('scripts').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const nameTaken = async (db: Db, serviceId: string, name: string) =>
+  (await db.selectFrom('scripts').select('id').where('serviceId', '=', serviceId).where('name', '=', name).executeTakeFirst()) !== undefined;
+
+export const updateScript = (db: Db, id: string, patch: Updateable<ScriptsTable>) =>
+  db.updateTable('scripts').set(patch).where('id', '=', id).executeTakeFirst();
+
+export const deleteScript = (db: Db, id: string) => db.deleteFrom('scripts').where('id', '=', id).executeTakeFirst();
+
+export async function pageScripts(db: Db, serviceId: string, opts: { search?: string; offset: number; limit: number }) {
+  const base = db
+    .selectFrom('scripts')
+    .where('serviceId', '=', serviceId)
+    .$if(Boolean(opts.search), (qb) => qb.where(containsIgnoringCase('name', opts.search!)));
+  const [items, total] = await Promise.all([
+    base.selectAll().orderBy('createdAt', 'desc').orderBy('name').offset(opts.offset).limit(opts.limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(total.n) };
+}
+
+export const visibleScripts = (db: Db, serviceId: string) =>
+  db.selectFrom('scripts').select(['id', 'name']).where('serviceId', '=', serviceId).where('visible', '=', 1).orderBy('name').execute();
+
+// ---- background jobs ----
+
+/** Jobs nobody holds: never leased, released at a clean shutdown, or whose holder stopped renewing. */
+export const claimableJobs = (db: Db, now: number, limit: number) =>
+  db
+    .selectFrom('scripts')
+    .select(['id', 'jobId'])
+    .where('status', '=', 'processing')
+    .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
+    .orderBy('updatedAt')
+    .limit(limit)
+    .execute();
+
+/** Takes the job if it is still this run and still free; the database settles races between instances. */
+export const claimJob = (db: Db, id: string, jobId: string, now: number, leaseUntil: number) =>
+  db
+    .updateTable('scripts')
+    .set({ leaseUntil })
+    .where('id', '=', id)
+    .where('jobId', '=', jobId)
+    .where('status', '=', 'processing')
+    .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
+    .executeTakeFirst();
+
+export const renewLease = (db: Db, id: string, jobId: string, leaseUntil: number) =>
+  db.updateTable('scripts').set({ leaseUntil }).where('id', '=', id).where('jobId', '=', jobId).executeTakeFirst();
+
+export const releaseJob = (db: Db, id: string, jobId: string) =>
+  db.updateTable('scripts').set({ leaseUntil: null }).where('id', '=', id).where('jobId', '=', jobId).executeTakeFirst();
+
+/** Writes a job's outcome only if the job is still the script's current run. */
+export const finishJob = (db: Db, id: string, jobId: string, patch: Updateable<ScriptsTable>) =>
+  db.updateTable('scripts').set(patch).where('id', '=', id).where('jobId', '=', jobId).where('status', '=', 'processing').executeTakeFirst();

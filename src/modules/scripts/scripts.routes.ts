@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Deleted, Page, Responses } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { pageRequest } from '../../lib/pagination.ts';
+import { invalid } from '../../errors.ts';
+import { installScriptBodyParser, uploadedCode } from './body-parser.ts';
+import * as schemas from './scripts.schemas.ts';
+import * as scripts from './scripts.service.ts';
+import { attachWorker, ScriptWorker } from './worker.ts';
+
+const tags = ['scripts'];
+
+function codeOf(request: FastifyRequest) {
+  const code = uploadedCode(request);
+  if (!code) throw invalid('code', 'code must be a string');
+  return code;
+}
+
+export default async function scriptRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const worker = new ScriptWorker(ctx, app.log);
+  attachWorker(ctx, worker);
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.close());
+
+  const vss = { auth: 'service', permission: 'allowVss', limit: 'api' } as const;
+
+  // Upload and update take up to 40 MB of code through a streaming parser of their own.
+  await app.register(async (uploads) => {
+    const up = uploads.withTypeProvider<TypeBoxTypeProvider>();
+    installScriptBodyParser(uploads);
+
+    up.post(
+      '/vss/api/scripts',
+      { config: vss, schema: { tags, body: schemas.CreateBody, response: Responses(schemas.Script, 201) } },
+      async (request, reply) => {
+        const { name, obfuscationType, visible } = request.body;
+        const data = await scripts.createScript(ctx, worker, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) });
+        return reply.status(201).send({ success: true as const, data });
+      },
+    );
+
+    up.put(
+      '/vss/api/scripts/:idOrSlug',
+      { config: vss, schema: { tags, params: schemas.ScriptParams, body: schemas.UpdateBody, response: Responses(schemas.Script) } },
+      async (request) => {
+        const { name, obfuscationType, visible } = request.body;
+        const code = request.body.code === undefined ? undefined : codeOf(request);
+        return {
+          success: true as const,
+          data: await scripts.updateScript(ctx, worker, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }),
+        };
+      },
+    );
+  });
+
+  app.get(
+    '/vss/api/scripts',
+    { config: vss, schema: { tags, querystring: schemas.ListQuery, response: Responses(Page(schemas.Script)) } },
+    async (request) => ({
+      success: true as const,
+      data: await scripts.listScripts(ctx, serviceOf(request).id, pageRequest(request.query), request.query.search),
+    }),
+  );
+
+  app.get(
+    '/vss/api/scripts/:idOrSlug/loadstring',
+    { config: vss, schema: { tags, params: schemas.ScriptParams, response: Responses(schemas.Loadstring) } },
+    async (request) => ({ success: true as const, data: await scripts.scriptLoadstring(ctx, serviceOf(request).id, request.params.idOrSlug) }),
+  );
+
+  app.delete(
+    '/vss/api/scripts/:idOrSlug',
+    { config: vss, schema: { tags, params: schemas.ScriptParams, response: Responses(Deleted) } },
+    async (request) => {
+      await scripts.deleteScript(ctx, serviceOf(request).id, request.params.idOrSlug);
+      return { success: true as const, data: { deleted: 1 } };
+    },
+  );
+
+  // Never gated by a flag: a GET outside /vss/api (contract §2).
+  app.get(
+    '/keys/api/scripts',
+    { config: { auth: 'service', limit: 'api' }, schema: { tags, response: Responses(schemas.VisibleScripts) } },
+    async (request) => ({ success: true as const, data: { scripts: await scripts.visibleLoadstrings(ctx, serviceOf(request).id) } }),
+  );
+}

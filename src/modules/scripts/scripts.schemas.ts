@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { PageQuery, Strict, Time } from '../../schemas.ts';
+
+const UUID_SHAPE = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+export const ScriptName = Type.String({
+  pattern: `^(?!${UUID_SHAPE}$)[A-Za-z0-9_.-]{1,64}$`,
+  errorMessage: 'must be 1 to 64 characters of A-Z, a-z, 0-9, _, . and -, and not shaped like a UUID',
+});
+export const ObfuscationTypeSchema = Type.Union(
+  [Type.Literal('NONE'), Type.Literal('IB1'), Type.Literal('LURAPH'), Type.Literal('WYNFUSCATOR')],
+  { errorMessage: 'must be one of NONE, IB1, LURAPH, WYNFUSCATOR' },
+);
+// The size limit (41,943,040 bytes as UTF-8) is enforced while the body streams in (413), see body-parser.ts.
+const Code = Type.String({ minLength: 1, errorMessage: 'must be a non-empty string of at most 41,943,040 bytes as UTF-8' });
+
+export const CreateBody = Strict({
+  name: ScriptName,
+  code: Code,
+  obfuscationType: Type.Optional(ObfuscationTypeSchema),
+  visible: Type.Optional(Type.Boolean()),
+});
+
+export const UpdateBody = Strict(
+  {
+    name: Type.Optional(ScriptName),
+    code: Type.Optional(Code),
+    obfuscationType: Type.Optional(ObfuscationTypeSchema),
+    visible: Type.Optional(Type.Boolean()),
+  },
+  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible' },
+);
+
+export const ScriptParams = Strict({ idOrSlug: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ListQuery = Strict(PageQuery);
+
+export const Script = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  obfuscationType: Type.String(),
+  visible: Type.Boolean(),
+  size: Type.Integer(),
+  status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
+  /** Only when status is failed: why the obfuscator refused or failed. */
+  failureReason: Type.Optional(Type.String()),
+  createdAt: Time,
+  updatedAt: Time,
+  loadstring: Type.String(),
+});
+
+export const Loadstring = Type.Object({ loadstring: Type.String() });
+export const VisibleScripts = Type.Object({
+  scripts: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), loadstring: Type.String() })),
+});

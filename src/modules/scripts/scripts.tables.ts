@@ -1,0 +1,41 @@
+import type { Flag } from '../../db/types.ts';
+
+export type ObfuscationType = 'NONE' | 'IB1' | 'LURAPH' | 'WYNFUSCATOR';
+export type ScriptStatus = 'ready' | 'processing' | 'failed';
+
+export interface ScriptsTable {
+  id: string;
+  serviceId: string;
+  name: string;
+  obfuscationType: ObfuscationType;
+  visible: Flag;
+  status: ScriptStatus;
+  failureReason: string | null;
+  /** The code as uploaded (kept so a change of type can re-run the obfuscator). */
+  sourceBlob: string;
+  /** UTF-8 bytes of the uploaded code. */
+  size: number;
+  /** What the fetch route hands out; null until the obfuscator has finished. Equals sourceBlob for NONE. */
+  outputBlob: string | null;
+  outputSize: number | null;
+  /** Changes on every (re-)run, so a stale worker's result is never written over a newer one. */
+  jobId: string | null;
+  /** A worker holds the job until then (epoch ms); null means nobody does. */
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Script code is stored as ordered chunks of at most CHUNK_BYTES so nothing ever needs it whole in memory. */
+export interface ScriptChunksTable {
+  blobId: string;
+  seq: number;
+  data: string;
+}
+
+declare module '../../db/types.ts' {
+  interface Database {
+    scripts: ScriptsTable;
+    scriptChunks: ScriptChunksTable;
+  }
+}
