@@ -7,6 +7,9 @@ import keylessRoutes from './keyless/keyless.routes.ts';
 import blacklistRoutes from './blacklist/blacklist.routes.ts';
 import serviceSettingsRoutes from './service-settings/service-settings.routes.ts';
 import validationRoutes from './validation/validation.routes.ts';
+import scriptRoutes from './scripts/scripts.routes.ts';
+import loaderRoutes from './loader/loader.routes.ts';
+import luaRoutes from './lua/lua.routes.ts';
 import webhookRoutes from './webhook/webhook.routes.ts';
 import chatRoutes from './chat/chat.routes.ts';
 
@@ -20,6 +23,9 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: blacklistRoutes, prefix: '/api/v1' },
   { plugin: serviceSettingsRoutes, prefix: '/api/v1' },
   { plugin: validationRoutes, prefix: '/api/v1' },
+  { plugin: scriptRoutes, prefix: '/api/v1' },
+  { plugin: loaderRoutes, prefix: '/api/v1' },
+  { plugin: luaRoutes, prefix: '/api/v1' },
   { plugin: webhookRoutes, prefix: '/api/v1' },
   { plugin: chatRoutes, prefix: '/api/v1' },
 ];

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.ts';
 import * as signin from './0002_signin.ts';
+import * as scripts from './0003_scripts.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
 
 /**
@@ -10,5 +11,6 @@ import * as webhookOutbox from './0004_webhook_outbox.ts';
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_signin': signin,
+  '0003_scripts': scripts,
   '0004_webhook_outbox': webhookOutbox,
 };
