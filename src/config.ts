@@ -23,6 +23,13 @@ export interface Config {
   logLevel: string;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
   migrateOnStart: boolean;
+  /** Script obfuscation providers (see src/obfuscation): a command per type, and Luraph's HTTP API. */
+  obfuscation: {
+    commands: Partial<Record<'IB1' | 'LURAPH' | 'WYNFUSCATOR', string>>;
+    timeoutMs: number;
+    maxOutputBytes: number;
+    luraph: { apiKey: string | null; apiUrl: string; pollIntervalMs: number };
+  };
 }
 
 export class ConfigError extends Error {}
@@ -133,5 +140,17 @@ export function loadConfig(env: Env = process.env): Config {
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     migrateOnStart: true,
+    obfuscation: {
+      commands: Object.fromEntries(
+        (['IB1', 'LURAPH', 'WYNFUSCATOR'] as const).flatMap((t) => (env[`OBFUSCATOR_${t}_COMMAND`] ? [[t, env[`OBFUSCATOR_${t}_COMMAND`]!]] : [])),
+      ),
+      timeoutMs: int(env, 'OBFUSCATOR_TIMEOUT_MS', 300_000, 100, 86_400_000),
+      maxOutputBytes: int(env, 'OBFUSCATOR_MAX_OUTPUT_BYTES', 128 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      luraph: {
+        apiKey: env.LURAPH_API_KEY || null,
+        apiUrl: parseUrl('LURAPH_API_URL', (env.LURAPH_API_URL || 'https://api.lura.ph/v1').replace(/\/+$/, '')).href.replace(/\/+$/, ''),
+        pollIntervalMs: int(env, 'LURAPH_POLL_INTERVAL_MS', 2000, 10, 600_000),
+      },
+    },
   };
 }
