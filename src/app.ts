@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
+import cookie from '@fastify/cookie';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -100,6 +101,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   installErrorHandlers(app);
+  // Parses the dashboard session cookie before the auth hook reads it.
+  await app.register(cookie);
   installAuth(app, ctx);
   await installRateLimits(app, ctx);
   await installDocs(app, ctx);

@@ -7,6 +7,11 @@ import keylessRoutes from './keyless/keyless.routes.ts';
 import blacklistRoutes from './blacklist/blacklist.routes.ts';
 import serviceSettingsRoutes from './service-settings/service-settings.routes.ts';
 import validationRoutes from './validation/validation.routes.ts';
+import authRoutes from './auth/auth.routes.ts';
+import adminRoutes from './admin/admin.routes.ts';
+import vaultRoutes, { vaultTokenRoutes } from './vault/vault.routes.ts';
+import shortenerRoutes, { shortLinkRedirectRoutes } from './shortener/shortener.routes.ts';
+import publicResetRoutes, { resetPageRoutes } from './reset-page/reset-page.routes.ts';
 import scriptRoutes from './scripts/scripts.routes.ts';
 import loaderRoutes from './loader/loader.routes.ts';
 import luaRoutes from './lua/lua.routes.ts';
@@ -23,6 +28,14 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: blacklistRoutes, prefix: '/api/v1' },
   { plugin: serviceSettingsRoutes, prefix: '/api/v1' },
   { plugin: validationRoutes, prefix: '/api/v1' },
+  { plugin: authRoutes, prefix: '/api/v1' },
+  { plugin: adminRoutes, prefix: '/api/v1' },
+  { plugin: vaultTokenRoutes, prefix: '/api/v1' },
+  { plugin: vaultRoutes, prefix: '/api/v3/vault' },
+  { plugin: shortenerRoutes, prefix: '/api/v1' },
+  { plugin: shortLinkRedirectRoutes, prefix: '' },
+  { plugin: publicResetRoutes, prefix: '/api/v1' },
+  { plugin: resetPageRoutes, prefix: '' },
   { plugin: scriptRoutes, prefix: '/api/v1' },
   { plugin: loaderRoutes, prefix: '/api/v1' },
   { plugin: luaRoutes, prefix: '/api/v1' },

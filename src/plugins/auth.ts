@@ -3,6 +3,9 @@ import type { AppContext } from '../context.ts';
 import { AppError, notFound, permissionDenied, unauthorized } from '../errors.ts';
 import { ipAllowed } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
+import { csrfMatches, SESSION_COOKIE, sessionDigest } from '../lib/session.ts';
+import { findLiveSession, touchSession } from '../modules/auth/sessions.repository.ts';
+import { verifyVaultToken } from '../modules/vault/vault-token.ts';
 import { findEnabledAccountByKeyDigest, type AccountRow } from '../modules/accounts/accounts.repository.ts';
 import { findAccountService, findServiceByKeyDigest } from '../modules/services/services.repository.ts';
 import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/services/services.service.ts';
@@ -12,13 +15,20 @@ import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/se
  * `config: { auth, permission }`; this hook enforces the contract's order:
  * authentication (401), allowlist (403 IP_NOT_ALLOWED), flag (403 PERMISSION_DENIED); input comes after.
  */
-export type AuthMode = 'service' | 'account';
+/**
+ * service: service key, or account key + X-Service-Id. account: account key or session.
+ * account-key: the account key only. session / staff: a signed-in session (staff: moderator or admin).
+ * vault: a vault bearer token.
+ */
+export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
 
 export interface Principal {
-  kind: 'service-key' | 'account-key' | 'session';
+  kind: 'service-key' | 'account-key' | 'session' | 'vault-token';
   account: AccountRow;
   /** Set on service routes: the service the call acts on. */
   service: ServiceRow | null;
+  /** The cookie value when the caller signed in (kind 'session'). */
+  sessionToken?: string;
 }
 
 declare module 'fastify' {
@@ -68,13 +78,77 @@ async function authenticateService(ctx: AppContext, request: FastifyRequest): Pr
   throw unauthorized('The API key is not valid');
 }
 
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// lastSeenAt is written at most this often: idle expiry needs minutes, not every request.
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * The signed-in session named by the cookie, or null. A cookie-authenticated mutation must carry the
+ * session's X-CSRF-Token (a cross-site form can send the cookie but cannot read the token).
+ */
+async function authenticateSession(ctx: AppContext, request: FastifyRequest): Promise<Principal | null> {
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (!token) return null;
+  const now = ctx.clock();
+  const tokenDigest = sessionDigest(token);
+  const row = await findLiveSession(ctx.db, tokenDigest, now, ctx.config.signin.sessionIdleMinutes * 60_000);
+  if (!row) return null;
+  if (MUTATING.has(request.method)) {
+    const presented = request.headers['x-csrf-token'];
+    if (typeof presented !== 'string' || !csrfMatches(ctx.config.secret, token, presented)) {
+      throw new AppError('CSRF_FAILED', 'This request needs the X-CSRF-Token header from GET /api/v1/auth/session');
+    }
+  }
+  if (now - row.sessionLastSeenAt >= TOUCH_EVERY_MS) await touchSession(ctx.db, tokenDigest, now);
+  const { sessionLastSeenAt: _seen, ...account } = row;
+  return { kind: 'session', account, service: null, sessionToken: token };
+}
+
+/** "account" auth: the account key in a header, or else a signed-in session. */
 async function authenticateAccount(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const key = presentedKey(request);
-  if (key?.startsWith('kw_')) {
-    const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
-    if (account) return { kind: 'account-key', account, service: null };
+  if (key) {
+    if (key.startsWith('kw_')) {
+      const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
+      if (account) return { kind: 'account-key', account, service: null };
+    }
+    throw unauthorized('An account key is required in the X-API-Key or Authorization header');
   }
-  throw unauthorized('An account key is required in the X-API-Key or Authorization header');
+  const session = await authenticateSession(ctx, request);
+  if (session) return session;
+  throw unauthorized('Sign in, or send an account key in the X-API-Key or Authorization header');
+}
+
+/** "account-key" auth: only the account key itself (no session, no service key). */
+async function authenticateAccountKey(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  const key = presentedKey(request);
+  const account = key?.startsWith('kw_') ? await findEnabledAccountByKeyDigest(ctx.db, digest(key)) : undefined;
+  if (!account) throw unauthorized('An account key is required in the X-API-Key header');
+  return { kind: 'account-key', account, service: null };
+}
+
+/** "vault" auth: a bearer vault token, refused once expired or once the account key that obtained it changed. */
+async function authenticateVault(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  const token = presentedKey(request);
+  const account = token ? await verifyVaultToken(ctx, token) : null;
+  if (!account) throw unauthorized('A valid vault token is required (Authorization: Bearer <token>); it may have expired');
+  return { kind: 'vault-token', account, service: null };
+}
+
+/** "session" and "staff" auth: a signed-in session only; an account key (even a staff account's) is a 403. */
+async function authenticateSignedIn(ctx: AppContext, request: FastifyRequest, staff: boolean): Promise<Principal> {
+  const session = await authenticateSession(ctx, request);
+  if (!session) {
+    const key = presentedKey(request);
+    if (key?.startsWith('kw_') && (await findEnabledAccountByKeyDigest(ctx.db, digest(key)))) {
+      throw new AppError('SESSION_REQUIRED', 'This action needs a signed-in session; an account key cannot use it');
+    }
+    throw unauthorized('Sign in first');
+  }
+  if (staff && session.account.role !== 'moderator' && session.account.role !== 'admin') {
+    throw new AppError('FORBIDDEN', 'This action is for moderators and admins');
+  }
+  return session;
 }
 
 export function installAuth(app: FastifyInstance, ctx: AppContext): void {
@@ -83,6 +157,10 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const mode = request.routeOptions.config?.auth;
     if (mode === 'service') request.principal = await authenticateService(ctx, request);
     else if (mode === 'account') request.principal = await authenticateAccount(ctx, request);
+    else if (mode === 'account-key') request.principal = await authenticateAccountKey(ctx, request);
+    else if (mode === 'vault') request.principal = await authenticateVault(ctx, request);
+    else if (mode === 'session') request.principal = await authenticateSignedIn(ctx, request, false);
+    else if (mode === 'staff') request.principal = await authenticateSignedIn(ctx, request, true);
   });
 }
 

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { pageRequest } from '../../lib/pagination.ts';
+import { unauthorized } from '../../errors.ts';
+import * as admin from './admin.service.ts';
+
+const tags = ['admin'];
+const staffOnly = { auth: 'staff', limit: 'api' } as const;
+
+const StaffAccount = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  role: Type.String(),
+  twoFactorEnabled: Type.Boolean(),
+  disabled: Type.Boolean(),
+  createdAt: Time,
+});
+const StaffService = Type.Object({
+  id: Type.String(),
+  identifier: Type.String(),
+  name: Type.String(),
+  accountId: Type.String(),
+  ownerUsername: Type.String(),
+  createdAt: Time,
+});
+const IdParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const RoleBody = Strict({
+  role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')], { errorMessage: 'must be one of user, moderator, admin' }),
+});
+
+function staffOf(request: FastifyRequest): admin.Staff {
+  const account = request.principal?.account;
+  if (!account) throw unauthorized('Sign in first');
+  return { id: account.id, role: account.role };
+}
+
+export default async function adminRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    '/admin/accounts',
+    { config: staffOnly, schema: { tags, querystring: Strict(PageQuery), response: Responses(Page(StaffAccount)) } },
+    async (request) => ({ success: true as const, data: await admin.listAccounts(ctx, { ...pageRequest(request.query), search: request.query.search }) }),
+  );
+
+  app.get(
+    '/admin/services',
+    { config: staffOnly, schema: { tags, querystring: Strict(PageQuery), response: Responses(Page(StaffService)) } },
+    async (request) => ({ success: true as const, data: await admin.listServices(ctx, { ...pageRequest(request.query), search: request.query.search }) }),
+  );
+
+  app.post(
+    '/admin/accounts/:id/disable',
+    { config: staffOnly, schema: { tags, params: IdParams, response: Responses(StaffAccount) } },
+    async (request) => ({ success: true as const, data: await admin.setDisabled(ctx, staffOf(request), request.params.id, true) }),
+  );
+
+  app.post(
+    '/admin/accounts/:id/enable',
+    { config: staffOnly, schema: { tags, params: IdParams, response: Responses(StaffAccount) } },
+    async (request) => ({ success: true as const, data: await admin.setDisabled(ctx, staffOf(request), request.params.id, false) }),
+  );
+
+  app.patch(
+    '/admin/accounts/:id',
+    { config: staffOnly, schema: { tags, params: IdParams, body: RoleBody, response: Responses(StaffAccount) } },
+    async (request) => ({ success: true as const, data: await admin.setRole(ctx, staffOf(request), request.params.id, request.body.role) }),
+  );
+}

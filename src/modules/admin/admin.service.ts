@@ -1,0 +1,58 @@
+import type { AppContext } from '../../context.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
+import { UUID_PATTERN } from '../../lib/random.ts';
+import { iso } from '../../lib/time.ts';
+import * as accounts from '../accounts/accounts.repository.ts';
+import { toAccountView, type Role } from '../accounts/accounts.service.ts';
+import { deleteAccountSessions } from '../auth/sessions.repository.ts';
+import * as repo from './admin.repository.ts';
+
+/** The staff member acting: the auth hook has already checked they hold a signed-in moderator or admin session. */
+export interface Staff {
+  id: string;
+  role: Role;
+}
+
+export const toStaffAccountView = (row: accounts.AccountRow) => ({ ...toAccountView(row), disabled: row.disabled === 1 });
+
+export async function listAccounts(ctx: AppContext, page: PageRequest & { search?: string }) {
+  const { items, total } = await repo.pageAccounts(ctx.db, page);
+  return pageOf(items.map(toStaffAccountView), total, page);
+}
+
+export async function listServices(ctx: AppContext, page: PageRequest & { search?: string }) {
+  const { items, total } = await repo.pageServices(ctx.db, page);
+  return pageOf(
+    items.map((s) => ({ ...s, createdAt: iso(s.createdAt)! })),
+    total,
+    page,
+  );
+}
+
+async function targetAccount(ctx: AppContext, id: string) {
+  const row = UUID_PATTERN.test(id) ? await accounts.findAccountById(ctx.db, id) : undefined;
+  if (!row) throw notFound('Account');
+  return row;
+}
+
+/**
+ * Moderators act on plain users only; admins on anyone but themselves (nobody locks themselves out).
+ * Disabling ends the account's sessions at once; its keys stop at once because every key lookup checks `disabled`.
+ */
+export async function setDisabled(ctx: AppContext, staff: Staff, id: string, disabled: boolean) {
+  const target = await targetAccount(ctx, id);
+  if (target.id === staff.id) throw new AppError('FORBIDDEN', 'You cannot disable or enable your own account');
+  if (staff.role === 'moderator' && target.role !== 'user') throw new AppError('FORBIDDEN', 'Moderators can only act on user accounts');
+  await accounts.updateAccount(ctx.db, target.id, { disabled: disabled ? 1 : 0 });
+  if (disabled) await deleteAccountSessions(ctx.db, target.id);
+  return toStaffAccountView((await accounts.findAccountById(ctx.db, target.id))!);
+}
+
+export async function setRole(ctx: AppContext, staff: Staff, id: string, role: Role) {
+  if (staff.role !== 'admin') throw new AppError('FORBIDDEN', 'Only admins can change roles');
+  const target = await targetAccount(ctx, id);
+  if (target.id === staff.id) throw new AppError('FORBIDDEN', 'You cannot change your own role');
+  await accounts.updateAccount(ctx.db, target.id, { role });
+  return toStaffAccountView((await accounts.findAccountById(ctx.db, target.id))!);
+}

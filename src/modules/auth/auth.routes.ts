@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Responses } from '../../schemas.ts';
+import { accountIdOf } from '../../plugins/auth.ts';
+import { issueCaptcha } from '../../lib/captcha.ts';
+import { csrfTokenFor, SESSION_COOKIE, sessionCookieOptions } from '../../lib/session.ts';
+import { unauthorized } from '../../errors.ts';
+import { findAccountById } from '../accounts/accounts.repository.ts';
+import { toAccountView } from '../accounts/accounts.service.ts';
+import * as schemas from './auth.schemas.ts';
+import * as auth from './auth.service.ts';
+
+const tags = ['auth'];
+const session = { auth: 'session', limit: 'api' } as const;
+
+export default async function authRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const cookieOptions = () => sessionCookieOptions(ctx.config.baseUrl, ctx.config.signin.sessionAbsoluteHours * 3600);
+
+  app.get('/auth/captcha', { config: { limit: 'api' }, schema: { tags, response: Responses(schemas.CaptchaChallenge) } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { success: true as const, data: await issueCaptcha(ctx) };
+  });
+
+  app.post(
+    '/auth/register',
+    { config: { limit: 'login' }, schema: { tags, body: schemas.RegisterBody, response: Responses(schemas.Account, 201) } },
+    async (request, reply) => reply.status(201).send({ success: true as const, data: await auth.register(ctx, request.body) }),
+  );
+
+  app.post(
+    '/auth/login',
+    { config: { limit: 'login' }, schema: { tags, body: schemas.LoginBody, response: Responses(schemas.LoginResult) } },
+    async (request, reply) => {
+      const { account, sessionToken } = await auth.login(ctx, request.body);
+      reply.setCookie(SESSION_COOKIE, sessionToken, cookieOptions());
+      return { success: true as const, data: { account } };
+    },
+  );
+
+  app.post('/auth/logout', { config: session, schema: { tags, response: Responses(schemas.LoggedOut) } }, async (request, reply) => {
+    await auth.closeSession(ctx, request.principal!.sessionToken!);
+    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(ctx.config.baseUrl));
+    return { success: true as const, data: { loggedOut: true as const } };
+  });
+
+  app.get('/auth/session', { config: session, schema: { tags, response: Responses(schemas.SessionView) } }, async (request) => {
+    const account = await findAccountById(ctx.db, accountIdOf(request));
+    if (!account) throw unauthorized('Sign in first');
+    return {
+      success: true as const,
+      data: { account: toAccountView(account), csrfToken: csrfTokenFor(ctx.config.secret, request.principal!.sessionToken!) },
+    };
+  });
+
+  app.post('/account/2fa/setup', { config: session, schema: { tags, response: Responses(schemas.TwoFactorSetup) } }, async (request) => ({
+    success: true as const,
+    data: await auth.setupTwoFactor(ctx, accountIdOf(request)),
+  }));
+
+  app.post(
+    '/account/2fa/enable',
+    { config: session, schema: { tags, body: schemas.TotpBody, response: Responses(schemas.TwoFactorState) } },
+    async (request) => ({ success: true as const, data: await auth.enableTwoFactor(ctx, accountIdOf(request), request.body.totp) }),
+  );
+
+  app.post(
+    '/account/2fa/disable',
+    { config: session, schema: { tags, body: schemas.TotpBody, response: Responses(schemas.TwoFactorState) } },
+    async (request) => ({ success: true as const, data: await auth.disableTwoFactor(ctx, accountIdOf(request), request.body.totp) }),
+  );
+}
+

@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+import { Strict, Time } from '../../schemas.ts';
+
+export const Account = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  role: Type.String(),
+  twoFactorEnabled: Type.Boolean(),
+  createdAt: Time,
+});
+
+/** The base64 payload the ALTCHA widget produces for a solved challenge. */
+export const Captcha = Type.String({ minLength: 1, maxLength: 4096, errorMessage: 'must be the solved ALTCHA payload (a base64 string)' });
+const Totp = Type.String({ pattern: '^[0-9]{6}$', errorMessage: 'must be a 6-digit code' });
+
+export const CaptchaChallenge = Type.Object({
+  algorithm: Type.String(),
+  challenge: Type.String(),
+  maxnumber: Type.Optional(Type.Integer()),
+  salt: Type.String(),
+  signature: Type.String(),
+});
+
+export const RegisterBody = Strict({
+  username: Type.String({ pattern: '^[A-Za-z0-9_.-]{3,32}$', errorMessage: 'must be 3 to 32 characters of letters, digits, _ . -' }),
+  password: Type.String({ minLength: 10, maxLength: 1024, errorMessage: 'must be 10 to 1024 characters' }),
+  captcha: Captcha,
+});
+
+export const LoginBody = Strict({
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  totp: Type.Optional(Totp),
+  apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  captcha: Captcha,
+});
+
+export const SessionView = Type.Object({ account: Account, csrfToken: Type.String() });
+export const LoginResult = Type.Object({ account: Account });
+export const LoggedOut = Type.Object({ loggedOut: Type.Literal(true) });
+
+export const TotpBody = Strict({ totp: Totp });
+export const TwoFactorSetup = Type.Object({ secret: Type.String(), otpauthUri: Type.String() });
+export const TwoFactorState = Type.Object({ twoFactorEnabled: Type.Boolean() });

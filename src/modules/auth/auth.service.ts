@@ -1,0 +1,139 @@
+import type { AppContext } from '../../context.ts';
+import { AppError, conflict, invalid, unauthorized } from '../../errors.ts';
+import { consumeCaptcha } from '../../lib/captcha.ts';
+import { dummyPasswordHash, verifyPassword } from '../../lib/password.ts';
+import { digest } from '../../lib/secrets.ts';
+import { newSessionToken, sessionDigest } from '../../lib/session.ts';
+import { newTotpSecret, totpStep, totpUri } from '../../lib/totp.ts';
+import * as accounts from '../accounts/accounts.repository.ts';
+import { createAccount, toAccountView, type AccountView } from '../accounts/accounts.service.ts';
+import * as repo from './auth.repository.ts';
+import * as sessions from './sessions.repository.ts';
+
+/** After this many failures in a row an account refuses sign-in for a while, doubling each further failure. */
+export const LOCK_AFTER_FAILURES = 5;
+export const FIRST_LOCK_MS = 30_000;
+export const MAX_LOCK_MS = 3_600_000;
+
+export const lockDurationMs = (failures: number): number =>
+  failures < LOCK_AFTER_FAILURES ? 0 : Math.min(MAX_LOCK_MS, FIRST_LOCK_MS * 2 ** (failures - LOCK_AFTER_FAILURES));
+
+const BAD_CREDENTIALS = 'The username or password is wrong';
+
+export async function register(ctx: AppContext, input: { username: string; password: string; captcha: string }): Promise<AccountView> {
+  if (ctx.config.registration !== 'open') {
+    throw new AppError('REGISTRATION_CLOSED', 'Registration is closed on this server; an operator creates accounts with the CLI');
+  }
+  await consumeCaptcha(ctx, input.captcha);
+  return toAccountView(await createAccount(ctx, { username: input.username, password: input.password }));
+}
+
+export interface LoginInput {
+  username?: string;
+  password?: string;
+  totp?: string;
+  apiKey?: string;
+  captcha: string;
+}
+
+async function failLogin(ctx: AppContext, accountId: string, now: number, error: AppError): Promise<never> {
+  const failures = await repo.countFailedLogin(ctx.db, accountId);
+  const lockMs = lockDurationMs(failures);
+  if (lockMs > 0) await repo.lockLogins(ctx.db, accountId, now + lockMs);
+  throw error;
+}
+
+/** Checks the credentials and opens a session; the captcha is spent first, whatever the outcome. */
+export async function login(ctx: AppContext, input: LoginInput): Promise<{ account: AccountView; sessionToken: string }> {
+  const byKey = input.apiKey !== undefined;
+  const byPassword = input.username !== undefined || input.password !== undefined;
+  if (byKey === byPassword) throw invalid('apiKey', 'Send either username and password, or apiKey');
+  if (byPassword && input.username === undefined) throw invalid('username', 'username is required');
+  if (byPassword && input.password === undefined) throw invalid('password', 'password is required');
+  if (byKey && input.totp !== undefined) throw invalid('totp', 'totp is only used with username and password');
+  await consumeCaptcha(ctx, input.captcha);
+  const now = ctx.clock();
+
+  if (byKey) {
+    // The account key is 40 random characters: guessing is hopeless, so it skips two-factor (spec).
+    const account = input.apiKey!.startsWith('kw_') ? await accounts.findEnabledAccountByKeyDigest(ctx.db, digest(input.apiKey!)) : undefined;
+    if (!account) throw unauthorized('The account key is not valid');
+    return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id) };
+  }
+
+  const account = await accounts.findAccountByUsername(ctx.db, input.username!);
+  if (account?.loginLockedUntil && account.loginLockedUntil > now) {
+    const retryAfter = Math.max(1, Math.ceil((account.loginLockedUntil - now) / 1000));
+    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+  }
+  // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
+  const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
+  if (!account || account.disabled === 1) throw unauthorized(BAD_CREDENTIALS);
+  if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS));
+
+  if (account.totpEnabled === 1 && account.totpSecretSealed) {
+    if (input.totp === undefined) throw new AppError('TOTP_REQUIRED', 'Two-factor authentication is on: send the 6-digit code as totp');
+    const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
+    if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {
+      return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'));
+    }
+  }
+  if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
+  return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id) };
+}
+
+export async function openSession(ctx: AppContext, accountId: string): Promise<string> {
+  const token = newSessionToken();
+  const now = ctx.clock();
+  await sessions.deleteExpiredSessions(ctx.db, now);
+  await sessions.insertSession(ctx.db, {
+    tokenDigest: sessionDigest(token),
+    accountId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now + ctx.config.signin.sessionAbsoluteHours * 3_600_000,
+  });
+  return token;
+}
+
+export const closeSession = (ctx: AppContext, token: string) => sessions.deleteSession(ctx.db, sessionDigest(token));
+
+async function signedInAccount(ctx: AppContext, accountId: string) {
+  const account = await accounts.findAccountById(ctx.db, accountId);
+  if (!account) throw unauthorized('Sign in first');
+  return account;
+}
+
+/** Starts (or restarts) two-factor setup: a fresh secret, sealed, that counts only once enabled with a code. */
+export async function setupTwoFactor(ctx: AppContext, accountId: string) {
+  const account = await signedInAccount(ctx, accountId);
+  if (account.totpEnabled === 1) throw conflict('Two-factor authentication is already on; disable it first');
+  const secret = newTotpSecret();
+  const result = await repo.storePendingTotpSecret(ctx.db, accountId, ctx.sealer.seal(secret));
+  if (Number(result.numUpdatedRows) === 0) throw conflict('Two-factor authentication is already on; disable it first');
+  return { secret, otpauthUri: totpUri(secret, account.username) };
+}
+
+async function requireCode(ctx: AppContext, accountId: string, sealed: string, code: string) {
+  const step = totpStep(ctx.sealer.open(sealed), code, ctx.clock());
+  if (step === null || !(await repo.claimTotpStep(ctx.db, accountId, step))) {
+    throw invalid('totp', 'totp is wrong or was already used');
+  }
+}
+
+export async function enableTwoFactor(ctx: AppContext, accountId: string, code: string) {
+  const account = await signedInAccount(ctx, accountId);
+  if (account.totpEnabled === 1) throw conflict('Two-factor authentication is already on');
+  if (!account.totpSecretSealed) throw conflict('Call POST /api/v1/account/2fa/setup first');
+  await requireCode(ctx, accountId, account.totpSecretSealed, code);
+  await repo.setTotpEnabled(ctx.db, accountId, true);
+  return { twoFactorEnabled: true };
+}
+
+export async function disableTwoFactor(ctx: AppContext, accountId: string, code: string) {
+  const account = await signedInAccount(ctx, accountId);
+  if (account.totpEnabled !== 1 || !account.totpSecretSealed) throw conflict('Two-factor authentication is not on');
+  await requireCode(ctx, accountId, account.totpSecretSealed, code);
+  await repo.setTotpEnabled(ctx.db, accountId, false);
+  return { twoFactorEnabled: false };
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Deleted, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { pageRequest } from '../../lib/pagination.ts';
+import { htmlPage } from '../reset-page/html.ts';
+import * as shortener from './shortener.service.ts';
+
+const tags = ['shortener'];
+const flagged = { auth: 'service', permission: 'allowUrlShortener', limit: 'api' } as const;
+
+const Link = Type.Object({ slug: Type.String(), shortUrl: Type.String(), url: Type.String() });
+const ListedLink = Type.Object({ ...Link.properties, clicks: Type.Integer(), createdAt: Time });
+const CreateBody = Strict({
+  // Length and scheme are checked by the service so every refusal reads the same.
+  url: Type.String({ maxLength: 4096 }),
+  slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{3,32}$', errorMessage: 'must be 3 to 32 characters of letters, digits, _ and -' })),
+});
+const { search: _search, ...PagingOnly } = PageQuery;
+const SlugQuery = Strict({ slug: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** The API half, under /api/v1. */
+export default async function shortenerRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.post(
+    '/public/shortener/create',
+    { config: flagged, schema: { tags, body: CreateBody, response: Responses(Link, 201) } },
+    async (request, reply) => reply.status(201).send({ success: true as const, data: await shortener.createShortLink(ctx, serviceOf(request).id, request.body) }),
+  );
+
+  app.get(
+    '/public/shortener/links',
+    { config: flagged, schema: { tags, querystring: Strict(PagingOnly), response: Responses(Page(ListedLink)) } },
+    async (request) => ({ success: true as const, data: await shortener.listShortLinks(ctx, serviceOf(request).id, pageRequest(request.query)) }),
+  );
+
+  app.delete(
+    '/public/shortener/links',
+    { config: flagged, schema: { tags, querystring: SlugQuery, response: Responses(Deleted) } },
+    async (request) => ({ success: true as const, data: await shortener.deleteShortLink(ctx, serviceOf(request).id, request.query.slug) }),
+  );
+}
+
+/** The public redirect, at /go/:slug. */
+export async function shortLinkRedirectRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/go/:slug',
+    { config: { limit: 'client' }, schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 256 }) }) } },
+    async (request, reply) => {
+      const url = await shortener.followShortLink(app.ctx, request.params.slug);
+      reply.header('cache-control', 'no-store');
+      if (!url) {
+        return reply
+          .status(404)
+          .type('text/html; charset=utf-8')
+          .send(htmlPage('Link not found', '<h1>Link not found</h1><p>This short link does not exist or was deleted.</p>'));
+      }
+      return reply.redirect(url, 302);
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Deleted, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { accountIdOf } from '../../plugins/auth.ts';
+import { pageRequest } from '../../lib/pagination.ts';
+import { issueVaultToken } from './vault-token.ts';
+import * as vault from './vault.service.ts';
+
+const tags = ['vault'];
+const vaultAuth = { auth: 'vault', limit: 'api' } as const;
+// JSON escaping can double the code's size on the wire; the 40 MB rule is checked on the decoded code.
+const SCRIPT_BODY_LIMIT = 2 * vault.MAX_CODE_BYTES + 65_536;
+
+const VaultScript = Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer(), createdAt: Time, updatedAt: Time });
+const VaultScriptWithCode = Type.Object({ ...VaultScript.properties, code: Type.String() });
+const Name = Type.String({ minLength: 1, maxLength: 64 });
+const Code = Type.String({ minLength: 1 });
+const CreateBody = Strict({ name: Name, code: Code });
+const UpdateBody = Strict({ name: Type.Optional(Name), code: Type.Optional(Code) }, { minProperties: 1, errorMessage: 'must name at least one of name, code' });
+const RefParams = Strict({ idOrName: Type.String({ minLength: 1, maxLength: 64 }) });
+const VaultToken = Type.Object({ token: Type.String(), expiresIn: Type.Integer(), apiBaseUrl: Type.String() });
+
+/** POST /api/v1/vault-v3/session/token: the account key buys a short-lived vault token. */
+export async function vaultTokenRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/vault-v3/session/token',
+    { config: { auth: 'account-key', limit: 'api' }, schema: { tags, response: Responses(VaultToken) } },
+    async (request) => {
+      const account = request.principal!.account;
+      return { success: true as const, data: issueVaultToken(app.ctx, { id: account.id, apiKeyDigest: account.apiKeyDigest! }) };
+    },
+  );
+}
+
+/** The vault API under /api/v3/vault, called with `Authorization: Bearer <vault token>`. */
+export default async function vaultRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    '/scripts',
+    { config: vaultAuth, schema: { tags, querystring: Strict(PageQuery), response: Responses(Page(VaultScript)) } },
+    async (request) => ({
+      success: true as const,
+      data: await vault.listVaultScripts(ctx, accountIdOf(request), { ...pageRequest(request.query), search: request.query.search }),
+    }),
+  );
+
+  app.post(
+    '/scripts',
+    { config: vaultAuth, bodyLimit: SCRIPT_BODY_LIMIT, schema: { tags, body: CreateBody, response: Responses(VaultScript, 201) } },
+    async (request, reply) => reply.status(201).send({ success: true as const, data: await vault.createVaultScript(ctx, accountIdOf(request), request.body) }),
+  );
+
+  app.get(
+    '/scripts/:idOrName',
+    { config: vaultAuth, schema: { tags, params: RefParams, response: Responses(VaultScriptWithCode) } },
+    async (request) => ({ success: true as const, data: await vault.readVaultScript(ctx, accountIdOf(request), request.params.idOrName) }),
+  );
+
+  app.put(
+    '/scripts/:idOrName',
+    { config: vaultAuth, bodyLimit: SCRIPT_BODY_LIMIT, schema: { tags, params: RefParams, body: UpdateBody, response: Responses(VaultScript) } },
+    async (request) => ({
+      success: true as const,
+      data: await vault.updateVaultScript(ctx, accountIdOf(request), request.params.idOrName, request.body),
+    }),
+  );
+
+  app.delete(
+    '/scripts/:idOrName',
+    { config: vaultAuth, schema: { tags, params: RefParams, response: Responses(Deleted) } },
+    async (request) => ({ success: true as const, data: await vault.deleteVaultScript(ctx, accountIdOf(request), request.params.idOrName) }),
+  );
+}
