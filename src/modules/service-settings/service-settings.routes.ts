@@ -22,8 +22,9 @@ const Status = Type.Object({
   totalExecutions: Type.Integer(),
 });
 const Executions = Type.Object({ executions: Type.Integer(), lastActiveAt: NullableTime });
-// The body is optional: Fastify validates a missing body as null.
-const ExecutionBody = Type.Union([Strict({ key: Type.Optional(LicenseKey) }), Type.Null()]);
+// The body is optional; a missing one becomes {} before validation (see the route) rather than a
+// union with null, whose failure would name the whole body instead of the offending field.
+const ExecutionBody = Strict({ key: Type.Optional(LicenseKey) });
 const Hours = Type.Integer({ minimum: 0, maximum: 720, errorMessage: 'must be a whole number of hours from 0 to 720' });
 const SettingsBody = Strict({
   webhookUrl: Type.Optional(Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { errorMessage: 'must be a webhook URL or null' })),
@@ -53,10 +54,20 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   }));
 
   // Never gated by a flag (contract §2): loaders call it with a read-only key.
-  app.post('/keys/api/execution', { config: read, schema: { tags, body: ExecutionBody, response: Responses(Executions) } }, async (request) => ({
-    success: true as const,
-    data: await settings.recordExecution(ctx, serviceOf(request).id, request.body?.key),
-  }));
+  app.post(
+    '/keys/api/execution',
+    {
+      config: read,
+      schema: { tags, body: ExecutionBody, response: Responses(Executions) },
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await settings.recordExecution(ctx, serviceOf(request).id, request.body.key),
+    }),
+  );
 
   app.get('/keys/api/execution', { config: read, schema: { tags, response: Responses(Executions) } }, async (request) => ({
     success: true as const,
