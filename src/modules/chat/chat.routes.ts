@@ -15,8 +15,9 @@ const ConnectBody = Strict({
   guildId: Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat server id of 17 to 20 digits' }),
   guildName: Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' }),
 });
-// No input; an empty JSON object is tolerated, any field is not.
-const DisconnectBody = Type.Union([Strict({}), Type.Null()]);
+// No input; no body or an empty JSON object is tolerated, any field is not (and is named in the 400).
+// `nullable` rather than a union with null, so Ajv reports the unknown field itself.
+const DisconnectBody = Strict({}, { nullable: true });
 
 const InteractionAnswer = Type.Union([
   Type.Object({ type: Type.Literal(1) }),
