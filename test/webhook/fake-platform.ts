@@ -12,6 +12,8 @@ export interface Answer {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** The answer waits for this: a platform that is slow to respond. */
+  gate?: Promise<void>;
 }
 
 /**
@@ -41,20 +43,26 @@ export class FakePlatform {
         }
         this.received.push({ path: request.url ?? '', headers: request.headers, body });
         const answer = this.script.shift() ?? { status: 204 };
+        this.notify();
+        void (answer.gate ?? Promise.resolve()).then(() => {
         const payload = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
         response.writeHead(answer.status, { ...(payload && typeof answer.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...answer.headers });
         response.end(payload);
-        for (const w of [...this.waiters]) {
-          if (this.received.length >= w.count) {
-            this.waiters.splice(this.waiters.indexOf(w), 1);
-            w.resolve();
-          }
-        }
+        });
       });
     });
     this.server.on('connection', () => {
       this.connections += 1;
     });
+  }
+
+  private notify() {
+    for (const w of [...this.waiters]) {
+      if (this.received.length >= w.count) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
   }
 
   async start(): Promise<this> {

@@ -162,6 +162,32 @@ describe('POST /api/v1/keys/api/webhook', () => {
     expect(row).toMatchObject({ status: 'pending', attempts: 2 });
   });
 
+  it('sends a queued message to the address the service has when it goes out', async () => {
+    platform.answer({ status: 429, body: { retry_after: 1 } });
+    expect((await post({ content: 'moved' })).status).toBe(202);
+    const res = await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: platform.webhookUrl('223456789012345678', 'new-token') },
+    });
+    expect(res.status).toBe(200);
+    t.clock.advance(1_000);
+    expect(await runWebhookWorkerPass(t.ctx)).toEqual({ claimed: 1, delivered: 1 });
+    expect(platform.received.map((r) => r.path)).toEqual([
+      '/api/webhooks/123456789012345678/tok_en-1',
+      '/api/webhooks/223456789012345678/new-token',
+    ]);
+  });
+
+  it('drops a queued message when the webhook is switched off before it goes out', async () => {
+    platform.answer({ status: 429, body: { retry_after: 1 } });
+    expect((await post({ content: 'stopped' })).status).toBe(202);
+    await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookEnabled: false } });
+    t.clock.advance(1_000);
+    expect(await runWebhookWorkerPass(t.ctx)).toEqual({ claimed: 1, delivered: 0 });
+    expect(platform.received).toHaveLength(1);
+    expect((await outbox())[0]).toMatchObject({ status: 'failed', lastError: 'the webhook was switched off or removed' });
+  });
+
   it('runs the background worker with the app: a queued message goes out without a manual pass', async () => {
     const other = await startTestApp({ CHAT_WEBHOOK_ORIGINS: platform.origin, WEBHOOK_WORKER_INTERVAL_MS: '20' });
     try {

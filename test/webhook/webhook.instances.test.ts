@@ -87,6 +87,30 @@ describe('webhook outbox across restarts and instances', () => {
     expect(row).toMatchObject({ status: 'delivered', claimToken: null });
   });
 
+  it('does not send a message whose claim another instance took over while this one was busy', async () => {
+    platform.answer({ status: 503 });
+    await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'one' } });
+    await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'two' } });
+    platform.received.length = 0;
+    t.clock.advance(3_600_000);
+
+    // This instance claims both and is held up by a slow answer to the first...
+    let release!: () => void;
+    platform.answer({ status: 204, gate: new Promise<void>((r) => (release = r)) });
+    const pass = runWebhookWorkerPass(t.ctx);
+    await platform.waitFor(1);
+    // ...meanwhile another instance takes the second over (as it does once a lease has run out).
+    const rows = await t.ctx.db.selectFrom('webhookOutbox').selectAll().where('serviceId', '=', s.id).orderBy('id').execute();
+    expect(rows.map((r) => r.status)).toEqual(['sending', 'sending']);
+    await t.ctx.db.updateTable('webhookOutbox').set({ claimToken: 'other-instance' }).where('id', '=', rows[1]!.id).execute();
+    release();
+
+    expect(await pass).toEqual({ claimed: 2, delivered: 1 });
+    expect(platform.contents()).toEqual(['one']);
+    const after = await t.ctx.db.selectFrom('webhookOutbox').selectAll().where('id', '=', rows[1]!.id).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ status: 'sending', claimToken: 'other-instance' });
+  });
+
   it('delivers each message exactly once when two instances run worker passes at the same time', async () => {
     const clock = new TestClock();
     clock.now = t.clock.now;

@@ -51,6 +51,25 @@ export const settleClaim = (db: Db, id: string, claimToken: string, patch: Updat
     .where('status', '=', 'sending')
     .executeTakeFirst();
 
+/**
+ * Extends this claim just before a send: false when the claim was lost (its lease ran out and another
+ * instance took the message), in which case this instance must not send it.
+ */
+export async function renewClaim(db: Db, id: string, claimToken: string, leaseUntil: number): Promise<boolean> {
+  const result = await db
+    .updateTable('webhookOutbox')
+    .set({ leaseUntil })
+    .where('id', '=', id)
+    .where('claimToken', '=', claimToken)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The service's webhook as it is now: a queued message follows a changed address and stops when switched off. */
+export const currentWebhook = (db: Db, serviceId: string) =>
+  db.selectFrom('services').select(['webhookUrl', 'webhookEnabled']).where('id', '=', serviceId).executeTakeFirst();
+
 /** After a 429 every waiting message of the service waits at least as long. */
 export const deferService = (db: Db, serviceId: string, until: number) =>
   db

@@ -90,10 +90,10 @@ type Attempt =
   | { kind: 'transient'; error: string }
   | { kind: 'permanent'; error: string };
 
-async function attempt(ctx: AppContext, row: repo.OutboxRow): Promise<Attempt> {
+async function attempt(ctx: AppContext, row: repo.OutboxRow, url: string): Promise<Attempt> {
   let response: OutboundResponse;
   try {
-    response = await postJson(row.url, JSON.parse(row.payload), policyOf(ctx));
+    response = await postJson(url, JSON.parse(row.payload), policyOf(ctx));
   } catch (error) {
     if (error instanceof OutboundRefused) return { kind: 'permanent', error: `refused: ${error.message}` };
     if (error instanceof OutboundNetworkError) return { kind: 'transient', error: error.message };
@@ -110,9 +110,9 @@ async function attempt(ctx: AppContext, row: repo.OutboxRow): Promise<Attempt> {
   return { kind: 'permanent', error: `HTTP ${response.status}` };
 }
 
-/** Sends one claimed message and records the outcome, if the claim still holds. */
-async function deliverClaimed(ctx: AppContext, row: repo.OutboxRow, claimToken: string): Promise<Attempt> {
-  const result = await attempt(ctx, row);
+/** Sends one claimed message to `url` and records the outcome, if the claim still holds. */
+async function deliverClaimed(ctx: AppContext, row: repo.OutboxRow, claimToken: string, url: string): Promise<Attempt> {
+  const result = await attempt(ctx, row, url);
   const now = ctx.clock();
   const attempts = row.attempts + 1;
   switch (result.kind) {
@@ -185,7 +185,7 @@ export async function postMessage(ctx: AppContext, service: ServiceRow, post: We
     deliveredAt: null,
   };
   await repo.insertMessage(ctx.db, row);
-  const result = await deliverClaimed(ctx, row, claimToken);
+  const result = await deliverClaimed(ctx, row, claimToken, service.webhookUrl);
   if (result.kind === 'delivered') return { delivered: true };
   if (result.kind === 'permanent') {
     throw new AppError('WEBHOOK_DELIVERY_FAILED', 'The chat platform refused the message');
@@ -215,7 +215,14 @@ export async function runWebhookWorkerPass(ctx: AppContext): Promise<WorkerPassR
       await repo.settleClaim(ctx.db, row.id, claimToken, { status: 'pending', nextAttemptAt: Math.max(row.nextAttemptAt, pausedUntil) });
       continue;
     }
-    const result = await deliverClaimed(ctx, row, claimToken);
+    // A batch can outlast one lease: re-check and extend the claim right before each send.
+    if (!(await repo.renewClaim(ctx.db, row.id, claimToken, ctx.clock() + LEASE_MS))) continue;
+    const webhook = await repo.currentWebhook(ctx.db, row.serviceId);
+    if (!webhook?.webhookUrl || webhook.webhookEnabled !== 1) {
+      await repo.settleClaim(ctx.db, row.id, claimToken, { status: 'failed', lastError: 'the webhook was switched off or removed' });
+      continue;
+    }
+    const result = await deliverClaimed(ctx, row, claimToken, webhook.webhookUrl);
     if (result.kind === 'delivered') delivered += 1;
     if (result.kind === 'rate-limited') pausedServices.set(row.serviceId, ctx.clock() + result.waitMs);
   }

@@ -8,7 +8,7 @@ export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 export interface WebhookOutboxTable {
   id: string;
   serviceId: string;
-  /** The webhook address when the message was accepted, token included. */
+  /** The webhook address when the message was accepted (a record: the worker sends to the address the service has then). */
   url: string;
   /** JSON of what is posted to the platform. */
   payload: string;
