@@ -26,12 +26,10 @@ async function main() {
 
   const address = await app.listen({ host: config.host, port: config.port });
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite at ${config.dataDir}/keyward.db`;
-  app.log.info({ address, database }, `Keyward listening on ${address} (${database})`);
-  if (!config.databaseUrl || process.stdout.isTTY) {
-    console.warn(
-      `Keyward is listening on ${address} with ${database}.\n` +
-        `Create the first account: npx keyward account create --username admin --password '<at least 10 chars>' --role admin`,
-    );
+  // Printed whatever the log level: people (and the process-level tests) read where it listens here.
+  console.log(`Keyward listening on ${address} (${database})`);
+  if (!config.databaseUrl) {
+    console.log(`Create the first account: npx keyward account create --username admin --password '<at least 10 characters>' --role admin`);
   }
 }
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   ctx = { config, db: database.handle.db, dialect: database.handle.dialect, sealer: new Sealer(TEST_SECRET), clock: Date.now, redis: null };
   const env = { ...database.env, KEYWARD_SECRET: TEST_SECRET, RATE_LIMIT_CLIENT_PER_MINUTE: '0', LOG_LEVEL: 'warn' };
   // Started one after another so they do not race each other's migration check.
-  for (let i = 0; i < INSTANCES; i++) servers.push(await startServerProcess({ ...env, LOG_LEVEL: 'info' }));
+  for (let i = 0; i < INSTANCES; i++) servers.push(await startServerProcess(env));
 });
 
 afterAll(async () => {

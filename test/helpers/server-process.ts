@@ -12,7 +12,7 @@ export interface ServerProcess {
 
 /**
  * Starts `src/server.ts` as its own process (as `npm start` does) on a free port and resolves once it
- * logs its address: the real thing, for tests and benchmarks that need several instances.
+ * prints its address: the real thing, for tests and benchmarks that need several instances.
  */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -32,7 +32,7 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      const match = /"address":"(http:\/\/[^"]+)"/.exec(line);
+      const match = /^Keyward listening on (http:\/\/\S+)/.exec(line);
       if (match) resolve({ url: match[1]!, child, stop });
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${stderr}`)));

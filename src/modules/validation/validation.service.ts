@@ -3,6 +3,7 @@ import { findBanInForce } from '../blacklist/blacklist.repository.ts';
 import { findKeyless } from '../keyless/keyless.repository.ts';
 import * as keys from '../keys/keys.repository.ts';
 import { iso } from '../../lib/time.ts';
+import { findActiveKeyAndBan } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -100,9 +101,16 @@ export async function validateKey(ctx: AppContext, serviceId: string, input: { k
   const now = ctx.clock();
   const hwid = input.hwid;
   if (!hwid) return verdict('HWID_REQUIRED');
+  const key = input.key;
+
+  // The common case (a redeemed key) costs one query; everything else takes the general path below.
+  if (key) {
+    const found = await findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now);
+    if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
+    if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, now);
+  }
   if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
 
-  const key = input.key;
   if (!key) {
     const entry = await findKeyless(ctx.db, serviceId, hwid);
     return entry && entry.expiresAt > now ? verdict('KEYLESS', entry) : verdict('KEY_INCORRECT');
