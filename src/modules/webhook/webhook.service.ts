@@ -55,14 +55,14 @@ const policyOf = (ctx: AppContext) => policies.get(ctx) ?? outboundPolicy(ctx);
  * milliseconds on old ones, so a whole number of 1000 or more is read as milliseconds. When several
  * are present the longest wins: waiting a little longer is safe, sending early is not.
  */
-export function retryAfterMs(response: OutboundResponse): number | null {
+export function retryAfterMs(response: OutboundResponse, now: number): number | null {
   const candidates: number[] = [];
   for (const name of ['retry-after', 'x-ratelimit-reset-after']) {
     const raw = response.headers[name];
     const value = typeof raw === 'string' ? Number(raw.trim()) : NaN;
     if (Number.isFinite(value) && value >= 0) candidates.push(value * 1000);
     else if (name === 'retry-after' && typeof raw === 'string' && !Number.isNaN(Date.parse(raw))) {
-      candidates.push(Math.max(0, Date.parse(raw) - Date.now()));
+      candidates.push(Math.max(0, Date.parse(raw) - now));
     }
   }
   try {
@@ -101,7 +101,7 @@ async function attempt(ctx: AppContext, row: repo.OutboxRow, url: string): Promi
   }
   if (response.status >= 200 && response.status < 300) return { kind: 'delivered' };
   if (response.status === 429) {
-    const waitMs = retryAfterMs(response);
+    const waitMs = retryAfterMs(response, ctx.clock());
     if (waitMs === null) return { kind: 'transient', error: 'HTTP 429 without retry_after' };
     return { kind: 'rate-limited', waitMs };
   }
