@@ -34,8 +34,10 @@ const keyFor: Record<LimitKind, (request: FastifyRequest) => string> = {
 };
 
 /**
- * Must be installed before routes are added: it turns each route's `config.limit` into the
- * plugin's per-route `config.rateLimit`. With REDIS_URL the counters are shared by every instance.
+ * Must be installed before routes are added. Each kind of budget is ONE limiter shared by every route
+ * that names it in `config.limit`: the plugin's per-route `config.rateLimit` would give each route its
+ * own store (a key could then spend 600 a minute on every route). With REDIS_URL the counters are
+ * shared by every instance.
  */
 export async function installRateLimits(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const perMinute: Record<LimitKind, number> = {
@@ -43,21 +45,6 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     api: ctx.config.rateLimit.apiPerMinute,
     login: ctx.config.rateLimit.loginPerMinute,
   };
-  app.addHook('onRoute', (route) => {
-    const kind = route.config?.limit;
-    if (!kind || perMinute[kind] === 0) return;
-    route.config = {
-      ...route.config,
-      rateLimit: {
-        max: perMinute[kind],
-        timeWindow: 60_000,
-        keyGenerator: keyFor[kind],
-        groupId: kind,
-        // Client routes carry the service in the body on POST, which is parsed by preHandler time.
-        hook: kind === 'client' ? 'preHandler' : 'onRequest',
-      },
-    } as typeof route.config;
-  });
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
@@ -66,5 +53,18 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
+  });
+  const limiters = new Map<LimitKind, ReturnType<FastifyInstance['rateLimit']>>();
+  for (const kind of ['client', 'api', 'login'] as const) {
+    if (perMinute[kind] > 0) limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: 60_000, keyGenerator: keyFor[kind] }));
+  }
+  app.addHook('onRoute', (route) => {
+    const kind = route.config?.limit;
+    const limiter = kind ? limiters.get(kind) : undefined;
+    if (!limiter) return;
+    // Client routes carry the service in the body on POST, which is parsed by preHandler time.
+    const hook = kind === 'client' ? 'preHandler' : 'onRequest';
+    const existing = route[hook];
+    route[hook] = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), limiter] as never;
   });
 }

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.ts';
+import { useTestApp } from '../helpers/app.ts';
+import { call, seedService } from '../helpers/seed.ts';
+
+const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const t = useTestApp({ RATE_LIMIT_API_PER_MINUTE: '3', RATE_LIMIT_CLIENT_PER_MINUTE: '2', REDIS_URL });
+let second: App;
+
+beforeAll(async () => {
+  // A second instance on the same database and Redis, as behind a load balancer.
+  second = await buildApp({ config: t().config, database: t().database.handle, clock: t().clock.read, logger: false });
+  await second.ready();
+});
+afterAll(async () => {
+  await second?.close();
+});
+
+describe('rate limits shared through Redis (REDIS_URL)', () => {
+  it('counts one key across two instances', async () => {
+    const s = await seedService(t().ctx);
+    const apps = [t().app, second, t().app];
+    for (const app of apps) expect((await call(app, 'GET', '/api/v1/keys/api/service/info', { key: s.serviceKey })).status).toBe(200);
+    const fourth = await call(second, 'GET', '/api/v1/keys/api/service/status', { key: s.serviceKey });
+    expect(fourth.status).toBe(429);
+    expect(fourth.body.code).toBe('RATE_LIMITED');
+    expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+    const other = await seedService(t().ctx);
+    expect((await call(second, 'GET', '/api/v1/keys/api/service/info', { key: other.serviceKey })).status).toBe(200);
+  });
+
+  it('counts one client address and service across two instances', async () => {
+    const s = await seedService(t().ctx);
+    const url = `/api/v1/keys/validate?service=${s.id}&key=nope&hwid=pc`;
+    const address = `198.51.100.${Math.floor(Math.random() * 200) + 10}`;
+    expect((await call(t().app, 'GET', url, { remoteAddress: address })).status).toBe(200);
+    expect((await call(second, 'GET', url, { remoteAddress: address })).status).toBe(200);
+    expect((await call(t().app, 'GET', url, { remoteAddress: address })).status).toBe(429);
+  });
+});
