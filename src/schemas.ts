@@ -19,7 +19,10 @@ export const NullableTimeInput = Type.Union([TimeInput, Type.Null()], {
 });
 
 export const Time = Type.String({ format: 'date-time' });
-export const NullableTime = Type.Union([Time, Type.Null()]);
+// Nullable response fields are type arrays, not unions: fast-json-stringify serializes a union by
+// running Ajv over each branch, on every response.
+export const NullableTime = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
+export const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
 export const Hwid = Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x20-\\x7E]+$', errorMessage: 'must be 1 to 256 printable characters' });
 export const LicenseKey = Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be a key string (at most 64 characters)' });

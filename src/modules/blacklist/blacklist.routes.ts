@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Deleted, Hwid, NullableTime, Page, PageQuery, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { Deleted, Hwid, NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import * as blacklist from './blacklist.service.ts';
 
 const Entry = Type.Object({
   hwid: Type.String(),
-  reason: Type.Union([Type.String(), Type.Null()]),
+  reason: NullableString,
   expiresAt: NullableTime,
   createdAt: Time,
 });
@@ -21,7 +21,7 @@ const AddBody = Strict({
 const Check = Type.Object({
   hwid: Type.String(),
   blacklisted: Type.Boolean(),
-  reason: Type.Union([Type.String(), Type.Null()]),
+  reason: NullableString,
   expiresAt: NullableTime,
 });
 const tags = ['blacklist'];

@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
-import { ChatId, Hwid, KeyStatus, LicenseKey, Note, NullableTime, NullableTimeInput, Strict, Time, TimeInput } from '../../schemas.ts';
+import { ChatId, Hwid, KeyStatus, LicenseKey, Note, NullableString, NullableTime, NullableTimeInput, Strict, Time, TimeInput } from '../../schemas.ts';
 
 export const ActiveKey = Type.Object({
   key: Type.String(),
-  hwid: Type.Union([Type.String(), Type.Null()]),
-  note: Type.Union([Type.String(), Type.Null()]),
+  hwid: NullableString,
+  note: NullableString,
   isPremium: Type.Boolean(),
   noHwidValidation: Type.Boolean(),
   status: Type.String(),
   expiresAt: NullableTime,
-  chatId: Type.Union([Type.String(), Type.Null()]),
+  chatId: NullableString,
   executions: Type.Integer(),
   createdAt: Time,
   activatedAt: Time,
@@ -20,12 +20,12 @@ export const ActiveKey = Type.Object({
 
 export const GeneratedKey = Type.Object({
   key: Type.String(),
-  note: Type.Union([Type.String(), Type.Null()]),
+  note: NullableString,
   isPremium: Type.Boolean(),
   noHwidValidation: Type.Boolean(),
   status: Type.String(),
   expiresAt: NullableTime,
-  chatId: Type.Union([Type.String(), Type.Null()]),
+  chatId: NullableString,
   expirationType: Type.String(),
   createdAt: Time,
 });
@@ -82,7 +82,7 @@ export const Binding = Type.Object({
   key: Type.String(),
   type: Type.String(),
   bound: Type.Boolean(),
-  hwid: Type.Union([Type.String(), Type.Null()]),
+  hwid: NullableString,
 });
 
 export const ByChatQuery = Strict({

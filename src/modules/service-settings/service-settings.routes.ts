@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { LicenseKey, NullableTime, Responses, Strict, Time } from '../../schemas.ts';
+import { LicenseKey, NullableString, NullableTime, Responses, Strict, Time } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import * as settings from './service-settings.service.ts';
 
 export const Settings = Type.Object({
-  webhookUrl: Type.Union([Type.String(), Type.Null()]),
+  webhookUrl: NullableString,
   webhookEnabled: Type.Boolean(),
   hwidResetCooldownFreeHours: Type.Integer(),
   hwidResetCooldownPremiumHours: Type.Integer(),
-  chatInteractionsPublicKey: Type.Union([Type.String(), Type.Null()]),
+  chatInteractionsPublicKey: NullableString,
   chat: Type.Union([Type.Object({ guildId: Type.String(), guildName: Type.String() }), Type.Null()]),
 });
 const Info = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time, settings: Settings });

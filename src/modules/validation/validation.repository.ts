@@ -1,28 +1,34 @@
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+
+const activeKeyAndBan = preparedQuery(
+  (db: Db, serviceId: string, key: string, hwid: string, now: number) =>
+    db
+      .selectFrom('activeKeys')
+      .selectAll('activeKeys')
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('blacklist')
+              .select('blacklist.hwid')
+              .where('blacklist.serviceId', '=', serviceId)
+              .where('blacklist.hwid', '=', hwid)
+              .where((b) => b.or([b('blacklist.expiresAt', 'is', null), b('blacklist.expiresAt', '>', now)])),
+          )
+          .as('hwidBanned'),
+      )
+      .where('activeKeys.serviceId', '=', serviceId)
+      .where('activeKeys.key', '=', key),
+  ['\u0000service', '\u0000key', '\u0000hwid', -271828182845] as const,
+);
 
 /**
  * The hot path of validation in one round trip: the active key and whether the HWID is under a ban
  * in force. Undefined when the key is not an active key of the service.
  */
 export async function findActiveKeyAndBan(db: Db, serviceId: string, key: string, hwid: string, now: number) {
-  const row = await db
-    .selectFrom('activeKeys')
-    .selectAll('activeKeys')
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('blacklist')
-            .select('blacklist.hwid')
-            .where('blacklist.serviceId', '=', serviceId)
-            .where('blacklist.hwid', '=', hwid)
-            .where((b) => b.or([b('blacklist.expiresAt', 'is', null), b('blacklist.expiresAt', '>', now)])),
-        )
-        .as('hwidBanned'),
-    )
-    .where('activeKeys.serviceId', '=', serviceId)
-    .where('activeKeys.key', '=', key)
-    .executeTakeFirst();
+  const [row] = await activeKeyAndBan(db, serviceId, key, hwid, now);
   if (!row) return undefined;
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   const { hwidBanned, ...activeKey } = row;
