@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { buildApp } from '../../src/app.ts';
 import { startTestApp, useTestApp } from '../helpers/app.ts';
 import { call, seedAccount, seedService } from '../helpers/seed.ts';
 import { cookieOf, signIn, SIGNIN_ENV, solvedCaptcha } from './helpers.ts';
@@ -144,6 +146,40 @@ describe('login rate limit', () => {
     } finally {
       await limited.app.close();
       await limited.database.drop();
+    }
+  });
+});
+
+describe('logging', () => {
+  it('never writes passwords, TOTP secrets, session cookies or captchas to the log, even at trace level', async () => {
+    const { ctx, clock, config } = testApp();
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = await buildApp({
+      config,
+      database: { db: ctx.db, dialect: ctx.dialect, close: async () => {} },
+      clock: clock.read,
+      logger: { level: 'trace', stream },
+    });
+    try {
+      const account = await seedAccount(ctx);
+      const captcha = await solvedCaptcha(logged);
+      await call(logged, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'secret-wrong-password-1', captcha } });
+      const session = await signIn(logged, account);
+      const setup = await call(logged, 'POST', '/api/v1/account/2fa/setup', { headers: session.headers });
+      await call(logged, 'POST', '/api/v1/auth/logout', { headers: session.headers });
+      const text = lines.join('');
+      expect(text.length).toBeGreaterThan(0);
+      for (const secret of [account.password, 'secret-wrong-password-1', captcha, session.cookie.split('=')[1]!, session.csrf, setup.body.data.secret]) {
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      await logged.close();
     }
   });
 });
