@@ -100,20 +100,27 @@ export const countKeyExecution = (db: Db, serviceId: string, key: string, now: n
 export const touchKey = (db: Db, serviceId: string, key: string, now: number) =>
   db.updateTable('activeKeys').set({ lastUsedAt: now }).where('serviceId', '=', serviceId).where('key', '=', key).execute();
 
-/** Pushes every expiring key of the service by `ms`; lifetime keys (null) are untouched by the arithmetic. */
-export async function shiftExpiries(db: Db, serviceId: string, ms: number) {
-  const active = await db
-    .updateTable('activeKeys')
-    .set((eb) => ({ expiresAt: eb('expiresAt', '+', ms) }))
-    .where('serviceId', '=', serviceId)
-    .where('expiresAt', 'is not', null)
-    .executeTakeFirst();
-  const generated = await db
-    .updateTable('generatedKeys')
-    .set((eb) => ({ expiresAt: eb('expiresAt', '+', ms) }))
-    .where('serviceId', '=', serviceId)
-    .where('expiresAt', 'is not', null)
-    .executeTakeFirst();
+/**
+ * Pushes every expiring key of the service by `ms`, no further than `latest`; lifetime keys (null)
+ * are left alone.
+ */
+export async function shiftExpiries(db: Db, serviceId: string, ms: number, latest: number) {
+  const shift = (table: 'activeKeys' | 'generatedKeys') =>
+    db
+      .updateTable(table)
+      .set((eb) => ({
+        expiresAt: eb
+          .case()
+          .when('expiresAt', '>', latest - ms)
+          .then(latest)
+          .else(eb('expiresAt', '+', ms))
+          .end(),
+      }))
+      .where('serviceId', '=', serviceId)
+      .where('expiresAt', 'is not', null)
+      .executeTakeFirst();
+  const active = await shift('activeKeys');
+  const generated = await shift('generatedKeys');
   return { active: Number(active.numUpdatedRows), generated: Number(generated.numUpdatedRows) };
 }
 

@@ -47,10 +47,23 @@ export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
   };
 }
 
-/** A time input that must lie in the future; the schema has checked its shape. */
-function futureTime(field: string, input: TimeInput, now: number): number {
+/**
+ * The last instant a response can show: times go out as ISO 8601 with a four-digit year (contract §1),
+ * so a later expiry would be stored and then fail every read of the key, validation included.
+ */
+export const LATEST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const tooLate = (field: string) => invalid(field, `${field} must be no later than ${iso(LATEST_EXPIRY_MS)}`);
+
+/** An expiry input as epoch ms; the schema has checked its shape, not that the date exists or fits. */
+function expiryTime(field: string, input: TimeInput): number {
   const ms = toEpochMs(input);
   if (!Number.isFinite(ms)) throw invalid(field, `${field} is not a valid date`);
+  if (ms > LATEST_EXPIRY_MS) throw tooLate(field);
+  return ms;
+}
+
+function futureTime(field: string, input: TimeInput, now: number): number {
+  const ms = expiryTime(field, input);
   if (ms <= now) throw invalid(field, `${field} must be in the future`);
   return ms;
 }
@@ -131,11 +144,7 @@ function commonPatch(edit: KeyEdit) {
   if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
   if (edit.status !== undefined) patch.status = edit.status;
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
-  if (edit.expiresAt !== undefined) {
-    const ms = edit.expiresAt === null ? null : toEpochMs(edit.expiresAt);
-    if (ms !== null && !Number.isFinite(ms)) throw invalid('expiresAt', 'expiresAt is not a valid date');
-    patch.expiresAt = ms;
-  }
+  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : expiryTime('expiresAt', edit.expiresAt);
   return patch;
 }
 
@@ -178,7 +187,11 @@ const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be ext
 /** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
 export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number) {
   const now = ctx.clock();
-  const extended = (old: number) => Math.max(now, old) + days * DAY_MS;
+  const extended = (old: number) => {
+    const expiresAt = Math.max(now, old) + days * DAY_MS;
+    if (expiresAt > LATEST_EXPIRY_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_EXPIRY_MS)}`);
+    return expiresAt;
+  };
   return ctx.db.transaction().execute(async (trx) => {
     const active = await repo.findActiveKey(trx, serviceId, key);
     if (active) {
@@ -226,7 +239,7 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
 }
 
 export async function compensate(ctx: AppContext, serviceId: string, days: number) {
-  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS));
+  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_EXPIRY_MS));
   return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
 }
 

@@ -1,0 +1,104 @@
+import { expect } from 'vitest';
+import type { App } from '../../src/app.ts';
+import type { TestApp } from './app.ts';
+import { call, seedAccount, seedService, type SeededAccount, type SeededService } from './seed.ts';
+
+type Answer = Pick<Awaited<ReturnType<typeof call>>, 'status' | 'body'>;
+
+/** Contract §3: the exact field lists of the key records. */
+export const ACTIVE_KEY_FIELDS = [
+  'key',
+  'hwid',
+  'note',
+  'isPremium',
+  'noHwidValidation',
+  'status',
+  'expiresAt',
+  'chatId',
+  'executions',
+  'createdAt',
+  'activatedAt',
+  'lastUsedAt',
+  'hwidResetAt',
+  'hwidResetCount',
+] as const;
+
+export const GENERATED_KEY_FIELDS = [
+  'key',
+  'note',
+  'isPremium',
+  'noHwidValidation',
+  'status',
+  'expiresAt',
+  'chatId',
+  'expirationType',
+  'createdAt',
+] as const;
+
+/** ISO 8601 UTC with milliseconds, as every time in a response is (contract §1). */
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const iso = (ms: number) => new Date(ms).toISOString();
+export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+
+const sorted = (fields: readonly string[]) => [...fields].sort();
+
+function expectTimeOrNull(value: unknown, nullable: boolean) {
+  if (value === null && nullable) return;
+  expect(value).toMatch(ISO_MS);
+}
+
+export function expectActiveKey(record: Record<string, unknown>) {
+  expect(Object.keys(record).sort()).toEqual(sorted(ACTIVE_KEY_FIELDS));
+  expect(record.key).toMatch(/^[A-Za-z0-9]{32}$/);
+  expect(typeof record.isPremium).toBe('boolean');
+  expect(typeof record.noHwidValidation).toBe('boolean');
+  expect(['active', 'paused', 'banned']).toContain(record.status);
+  expect(Number.isInteger(record.executions)).toBe(true);
+  expect(Number.isInteger(record.hwidResetCount)).toBe(true);
+  expectTimeOrNull(record.expiresAt, true);
+  expectTimeOrNull(record.createdAt, false);
+  expectTimeOrNull(record.activatedAt, false);
+  expectTimeOrNull(record.lastUsedAt, true);
+  expectTimeOrNull(record.hwidResetAt, true);
+}
+
+export function expectGeneratedKey(record: Record<string, unknown>) {
+  expect(Object.keys(record).sort()).toEqual(sorted(GENERATED_KEY_FIELDS));
+  expect(record.key).toMatch(/^[A-Za-z0-9]{32}$/);
+  expect(typeof record.isPremium).toBe('boolean');
+  expect(typeof record.noHwidValidation).toBe('boolean');
+  expect(['active', 'paused', 'banned']).toContain(record.status);
+  expect(['byDays', 'byDate', 'lifetime']).toContain(record.expirationType);
+  expectTimeOrNull(record.expiresAt, true);
+  expectTimeOrNull(record.createdAt, false);
+}
+
+/** A 400 VALIDATION_ERROR naming `field`, in the contract's envelope. */
+export function expectValidationError(res: Answer, field: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR', field });
+  expect(typeof res.body.error).toBe('string');
+}
+
+export function expectError(res: Answer, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ success: false, code });
+  expect(typeof res.body.error).toBe('string');
+}
+
+/** Redeems (and binds) a generated key through the public client route, as a loader would. */
+export async function redeem(app: App, service: string, key: string, hwid: string) {
+  const res = await call(app, 'GET', `/api/v1/keys/validate?${new URLSearchParams({ service, key, hwid })}`);
+  expect(res.body.data, JSON.stringify(res.body)).toMatchObject({ valid: true, code: 'KEY_VALID' });
+  return res;
+}
+
+/**
+ * Fresh services of one owner account per test file: hashing a password for every test costs more
+ * than the test itself. Tests about another account seed that account explicitly.
+ */
+export function serviceSeeder(t: () => TestApp): () => Promise<SeededService> {
+  let owner: Promise<SeededAccount> | undefined;
+  return async () => seedService(t().ctx, await (owner ??= seedAccount(t().ctx)));
+}
