@@ -65,7 +65,26 @@ export class ScriptBodyParser {
     this.rawBytes += data.length;
     if (this.rawBytes > RAW_LIMIT_BYTES) throw tooLarge();
     try {
-      for (let i = 0; i < data.length; i++) this.step(data[i]!);
+      let i = 0;
+      while (i < data.length) {
+        if (this.state === S.Code) {
+          // Fast path: copy a run of plain bytes in one go; quotes, escapes and control bytes go through step().
+          let j = i;
+          while (j < data.length) {
+            const b = data[j]!;
+            if (b === 0x22 || b === 0x5c || b < 0x20) break;
+            j++;
+          }
+          if (j > i) {
+            this.flushSurrogate();
+            this.code!.write(data, i, j);
+            i = j;
+            continue;
+          }
+        }
+        this.step(data[i]!);
+        i++;
+      }
     } catch (error) {
       if (error instanceof CodeTooLarge) throw tooLarge();
       throw error;

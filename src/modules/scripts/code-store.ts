@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { CHUNK_BYTES, ChunkCollector, type ScriptCode } from './code.ts';
@@ -11,8 +12,12 @@ export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: str
   const blobId = randomUUID();
   let size = 0;
   for (let seq = 0; seq < code.chunks.length; seq++) {
-    const data = code.chunks[seq]!.toString('utf8');
-    size += Buffer.byteLength(data, 'utf8');
+    // The bytes are bound as they are (no 1 MB string per chunk): PostgreSQL takes a Buffer as the
+    // binary form of text, which is its UTF-8; SQLite keeps it as given. Invalid UTF-8 is repaired
+    // first, as decoding it would (U+FFFD), since PostgreSQL refuses it.
+    let data = code.chunks[seq]!;
+    if (!isUtf8(data)) data = Buffer.from(data.toString('utf8'), 'utf8');
+    size += data.length;
     await db.insertInto('scriptChunks').values({ blobId, seq, data }).execute();
   }
   return { blobId, size };
@@ -26,7 +31,7 @@ export async function* readBlob(db: Db, blobId: string, expectedSize: number): A
   for (let seq = 0; sent < expectedSize; seq++) {
     const row = await db.selectFrom('scriptChunks').select('data').where('blobId', '=', blobId).where('seq', '=', seq).executeTakeFirst();
     if (!row) throw new Error(`script blob ${blobId} ended early at chunk ${seq}`);
-    const chunk = Buffer.from(row.data, 'utf8');
+    const chunk = typeof row.data === 'string' ? Buffer.from(row.data, 'utf8') : row.data;
     sent += chunk.length;
     yield chunk;
   }

@@ -53,12 +53,14 @@ export class ChunkCollector {
     if (++this.total > this.limit) throw new CodeTooLarge();
   }
 
-  write(data: Buffer): void {
-    let offset = 0;
-    while (offset < data.length) {
+  write(data: Buffer, start = 0, end = data.length): void {
+    let offset = start;
+    while (offset < end) {
       if (this.pos === CHUNK_BYTES) this.cut();
-      const n = Math.min(CHUNK_BYTES - this.pos, data.length - offset);
-      data.copy(this.current, this.pos, offset, offset + n);
+      const n = Math.min(CHUNK_BYTES - this.pos, end - offset);
+      // Buffer.copy costs more than a short loop for the few-byte runs between JSON escapes.
+      if (n < 64) for (let k = 0; k < n; k++) this.current[this.pos + k] = data[offset + k]!;
+      else data.copy(this.current, this.pos, offset, offset + n);
       this.pos += n;
       offset += n;
       this.total += n;

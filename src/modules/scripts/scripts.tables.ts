@@ -30,7 +30,8 @@ export interface ScriptsTable {
 export interface ScriptChunksTable {
   blobId: string;
   seq: number;
-  data: string;
+  /** UTF-8 text; written as its bytes, read back as a Buffer (SQLite) or a string (PostgreSQL). */
+  data: string | Buffer;
 }
 
 declare module '../../db/types.ts' {
