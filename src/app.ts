@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import cookie from '@fastify/cookie';
@@ -33,6 +33,18 @@ declare module 'fastify' {
 }
 
 export type App = FastifyInstance;
+
+async function mergeBodyIntoQuery(request: FastifyRequest) {
+  if (request.body === undefined) return;
+  if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+    throw Object.assign(new Error('body'), {
+      validation: [{ keyword: 'type', instancePath: '', schemaPath: '', params: { type: 'object' }, message: '' }],
+      validationContext: 'body',
+    });
+  }
+  request.query = { ...(request.query as object), ...(request.body as object) };
+  request.body = undefined;
+}
 
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
@@ -71,8 +83,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     if (ownsDatabase) await database.close();
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // Set first thing, so every answer carries it, errors and 404s included.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   // An empty body with a JSON content type (common on DELETE) is no body, not an error.
@@ -87,17 +101,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     }
   });
 
-  // DELETE routes take their parameters from the query string or a JSON body (contract §1).
-  app.addHook('preValidation', async (request) => {
-    if (request.method !== 'DELETE' || request.body === undefined) return;
-    if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
-      throw Object.assign(new Error('body'), {
-        validation: [{ keyword: 'type', instancePath: '', schemaPath: '', params: { type: 'object' }, message: '' }],
-        validationContext: 'body',
-      });
-    }
-    request.query = { ...(request.query as object), ...(request.body as object) };
-    request.body = undefined;
+  // DELETE routes take their parameters from the query string or a JSON body (contract §1);
+  // only DELETE routes carry the hook that merges them.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('DELETE')) return;
+    const existing = route.preValidation;
+    route.preValidation = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), mergeBodyIntoQuery] as never;
   });
 
   installErrorHandlers(app);

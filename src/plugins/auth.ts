@@ -151,16 +151,30 @@ async function authenticateSignedIn(ctx: AppContext, request: FastifyRequest, st
   return session;
 }
 
+const AUTHENTICATORS: Record<AuthMode, (ctx: AppContext, request: FastifyRequest) => Promise<Principal>> = {
+  service: authenticateService,
+  account: authenticateAccount,
+  'account-key': authenticateAccountKey,
+  vault: authenticateVault,
+  session: (ctx, request) => authenticateSignedIn(ctx, request, false),
+  staff: (ctx, request) => authenticateSignedIn(ctx, request, true),
+};
+
+/**
+ * Must be installed before routes are added. Each route that declares `config.auth` gets the hook as
+ * its first onRequest step (before its rate limiter); public routes carry no auth hook at all.
+ */
 export function installAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    const mode = request.routeOptions.config?.auth;
-    if (mode === 'service') request.principal = await authenticateService(ctx, request);
-    else if (mode === 'account') request.principal = await authenticateAccount(ctx, request);
-    else if (mode === 'account-key') request.principal = await authenticateAccountKey(ctx, request);
-    else if (mode === 'vault') request.principal = await authenticateVault(ctx, request);
-    else if (mode === 'session') request.principal = await authenticateSignedIn(ctx, request, false);
-    else if (mode === 'staff') request.principal = await authenticateSignedIn(ctx, request, true);
+  app.addHook('onRoute', (route) => {
+    const mode = route.config?.auth;
+    if (!mode) return;
+    const authenticate = AUTHENTICATORS[mode];
+    const hook = async (request: FastifyRequest) => {
+      request.principal = await authenticate(ctx, request);
+    };
+    const existing = route.onRequest;
+    route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
   });
 }
 
