@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey } from './auth.ts';
+import { serviceForClient } from '../modules/services/service-lookup.ts';
 
 /** Which budget a route spends (contract §5). Routes name one in `config.limit`. */
 export type LimitKind = 'client' | 'api' | 'login';
@@ -14,24 +15,32 @@ declare module 'fastify' {
   }
 }
 
-function serviceNamed(request: FastifyRequest): string {
+/** The script or service a public client call names; a service counts once whether named by id or identifier. */
+async function clientTarget(ctx: AppContext, request: FastifyRequest): Promise<string> {
   const sources = [request.params, request.query, request.body] as Array<Record<string, unknown> | undefined>;
   for (const source of sources) {
-    const value = source && typeof source === 'object' ? (source.service ?? source.scriptId) : undefined;
-    if (typeof value === 'string') return value;
+    if (!source || typeof source !== 'object') continue;
+    if (typeof source.service === 'string') {
+      // The lookup is the one the route makes next (cached briefly); an unknown service keeps its raw name.
+      return serviceForClient(ctx, source.service).then(
+        (row) => row.id,
+        () => source.service as string,
+      );
+    }
+    if (typeof source.scriptId === 'string') return source.scriptId;
   }
   return '';
 }
 
-const keyFor: Record<LimitKind, (request: FastifyRequest) => string> = {
+const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequest) => string | Promise<string>> => ({
   // Per address and service: one busy game server must not starve another seller's users.
-  client: (request) => `client:${request.ip}:${serviceNamed(request)}`,
+  client: async (request) => `client:${request.ip}:${await clientTarget(ctx, request)}`,
   api: (request) => {
     const key = presentedKey(request);
     return key ? `api:${digest(key)}` : `api-ip:${request.ip}`;
   },
   login: (request) => `login:${request.ip}`,
-};
+});
 
 /**
  * Must be installed before routes are added. Each kind of budget is ONE limiter shared by every route
@@ -54,6 +63,7 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
   });
+  const keyFor = keyGenerators(ctx);
   const limiters = new Map<LimitKind, ReturnType<FastifyInstance['rateLimit']>>();
   for (const kind of ['client', 'api', 'login'] as const) {
     if (perMinute[kind] > 0) limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: 60_000, keyGenerator: keyFor[kind] }));

@@ -34,6 +34,13 @@ describe('client rate limit (RATE_LIMIT_CLIENT_PER_MINUTE=2)', () => {
     expect((await validate(s.id, '198.51.100.4')).status).toBe(200);
   });
 
+  it('counts a service once whether it is named by id or by identifier', async () => {
+    const s = await seedService(t().ctx);
+    expect((await validate(s.id, '198.51.100.6')).status).toBe(200);
+    expect((await validate(s.identifier, '198.51.100.6')).status).toBe(200);
+    expect((await validate(s.identifier, '198.51.100.6')).status).toBe(429);
+  });
+
   it('counts GET and POST validate against one budget', async () => {
     const s = await seedService(t().ctx);
     const post = () =>
