@@ -11,7 +11,7 @@ export const Strict = <P extends TProperties>(properties: P, options: TObjectOpt
 
 /** ISO 8601 string or epoch milliseconds. */
 export const TimeInput = Type.Union(
-  [Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 })],
+  [Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0, maximum: 253_402_300_799_999 })],
   { errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' },
 );
 export const NullableTimeInput = Type.Union([TimeInput, Type.Null()], {
@@ -25,8 +25,9 @@ export const NullableTime = Type.Unsafe<string | null>({ type: ['string', 'null'
 export const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
 export const Hwid = Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x20-\\x7E]+$', errorMessage: 'must be 1 to 256 printable characters' });
-export const LicenseKey = Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be a key string (at most 64 characters)' });
-export const Note = Type.String({ maxLength: 256 });
+// Keys are [A-Za-z0-9] by construction; free text may not carry control characters (PostgreSQL refuses NUL).
+export const LicenseKey = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9]+$', errorMessage: 'must be a key: 1 to 64 letters and digits' });
+export const Note = Type.String({ maxLength: 256, pattern: '^[^\\x00-\\x1F\\x7F]*$', errorMessage: 'must be at most 256 characters, none of them control characters' });
 export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat-platform user id of 17 to 20 digits' });
 export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('banned')], {
   errorMessage: 'must be one of active, paused, banned',

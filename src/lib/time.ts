@@ -1,3 +1,5 @@
+import { invalid } from '../errors.ts';
+
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
 
@@ -17,3 +19,23 @@ export function addCalendarYear(ms: number): number {
 
 export type Clock = () => number;
 export const systemClock: Clock = () => Date.now();
+
+/**
+ * The last instant a response can show: times go out as ISO 8601 with a four-digit year (contract §1),
+ * so a later time would be stored and then fail every read of its record.
+ */
+export const LATEST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** A time input as epoch ms; the schema has checked its shape, not that the date exists or fits. */
+export function parseTimeInput(field: string, input: string | number): number {
+  const ms = toEpochMs(input);
+  if (!Number.isFinite(ms)) throw invalid(field, `${field} is not a valid date`);
+  if (ms > LATEST_TIME_MS) throw invalid(field, `${field} must be no later than ${iso(LATEST_TIME_MS)}`);
+  return ms;
+}
+
+export function parseFutureTime(field: string, input: string | number, now: number, hint = ''): number {
+  const ms = parseTimeInput(field, input);
+  if (ms <= now) throw invalid(field, `${field} must be in the future${hint}`);
+  return ms;
+}

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.ts';
-import { conflict, invalid, notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
-import { iso, toEpochMs } from '../../lib/time.ts';
+import { iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './blacklist.repository.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
@@ -25,8 +25,7 @@ export async function addToBlacklist(
   const now = ctx.clock();
   let expiresAt: number | null = null;
   if (input.expiresAt !== undefined) {
-    expiresAt = toEpochMs(input.expiresAt);
-    if (expiresAt <= now) throw invalid('expiresAt', 'expiresAt must be in the future (omit it for a permanent ban)');
+    expiresAt = parseFutureTime('expiresAt', input.expiresAt, now, ' (omit it for a permanent ban)');
   }
   const row = { serviceId, hwid: input.hwid, reason: input.reason ?? null, expiresAt, createdAt: now };
   try {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
-import { conflict, invalid, notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { addCalendarYear, iso, toEpochMs } from '../../lib/time.ts';
+import { addCalendarYear, iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './keyless.repository.ts';
 
 export const toKeylessView = (row: repo.KeylessRow) => ({
@@ -24,10 +24,7 @@ export async function addKeyless(
 ) {
   const now = ctx.clock();
   let expiresAt = addCalendarYear(now);
-  if (input.expiresAt !== undefined) {
-    expiresAt = toEpochMs(input.expiresAt);
-    if (expiresAt <= now) throw invalid('expiresAt', 'expiresAt must be in the future');
-  }
+  if (input.expiresAt !== undefined) expiresAt = parseFutureTime('expiresAt', input.expiresAt, now);
   const row = { serviceId, hwid: input.hwid, isPremium: input.isPremium ? 1 : 0, expiresAt, createdAt: now } as const;
   try {
     await ctx.db.transaction().execute(async (trx) => {

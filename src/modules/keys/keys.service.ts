@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/types.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
-import { DAY_MS, iso, toEpochMs } from '../../lib/time.ts';
+import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
 import * as repo from './keys.repository.ts';
 
 export const KEY_LENGTH = 32;
@@ -47,27 +47,6 @@ export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
   };
 }
 
-/**
- * The last instant a response can show: times go out as ISO 8601 with a four-digit year (contract §1),
- * so a later expiry would be stored and then fail every read of the key, validation included.
- */
-export const LATEST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const tooLate = (field: string) => invalid(field, `${field} must be no later than ${iso(LATEST_EXPIRY_MS)}`);
-
-/** An expiry input as epoch ms; the schema has checked its shape, not that the date exists or fits. */
-function expiryTime(field: string, input: TimeInput): number {
-  const ms = toEpochMs(input);
-  if (!Number.isFinite(ms)) throw invalid(field, `${field} is not a valid date`);
-  if (ms > LATEST_EXPIRY_MS) throw tooLate(field);
-  return ms;
-}
-
-function futureTime(field: string, input: TimeInput, now: number): number {
-  const ms = expiryTime(field, input);
-  if (ms <= now) throw invalid(field, `${field} must be in the future`);
-  return ms;
-}
-
 export interface GenerateInput {
   expirationType: ExpirationType;
   count?: number;
@@ -88,7 +67,7 @@ function expiryFor(input: GenerateInput, now: number): number | null {
     case 'byDate':
       if (input.expiresAt === undefined) throw invalid('expiresAt', 'expiresAt is required when expirationType is byDate');
       if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
-      return futureTime('expiresAt', input.expiresAt, now);
+      return parseFutureTime('expiresAt', input.expiresAt, now);
     case 'lifetime':
       if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
       if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
@@ -144,7 +123,7 @@ function commonPatch(edit: KeyEdit) {
   if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
   if (edit.status !== undefined) patch.status = edit.status;
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
-  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : expiryTime('expiresAt', edit.expiresAt);
+  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseTimeInput('expiresAt', edit.expiresAt);
   return patch;
 }
 
@@ -189,7 +168,7 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
   const now = ctx.clock();
   const extended = (old: number) => {
     const expiresAt = Math.max(now, old) + days * DAY_MS;
-    if (expiresAt > LATEST_EXPIRY_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_EXPIRY_MS)}`);
+    if (expiresAt > LATEST_TIME_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_TIME_MS)}`);
     return expiresAt;
   };
   return ctx.db.transaction().execute(async (trx) => {
@@ -239,7 +218,7 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
 }
 
 export async function compensate(ctx: AppContext, serviceId: string, days: number) {
-  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_EXPIRY_MS));
+  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_TIME_MS));
   return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
 }
 

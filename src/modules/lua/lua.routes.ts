@@ -1,17 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { notFound } from '../../errors.ts';
 import { librarySource } from '../../lua/library.ts';
 import { Responses } from '../../schemas.ts';
 import { checkForScript } from '../loader/loader.service.ts';
-import { hwidFrom, VerdictSchema } from '../validation/validation.routes.ts';
+import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.routes.ts';
 
-const Params = Type.Object({ scriptId: Type.String({ minLength: 1, maxLength: 64 }) });
-const CheckQuery = Type.Object(
-  { key: Type.Optional(Type.String({ maxLength: 128 })), hwid: Type.Optional(Type.String({ maxLength: 256 })) },
-  { additionalProperties: true },
-);
 const tags = ['client'];
 
 export default async function luaRoutes(fastify: FastifyInstance) {
@@ -26,7 +20,7 @@ export default async function luaRoutes(fastify: FastifyInstance) {
   // What api.check_key calls: /keys/validate's verdict for the script's service, named by the script id.
   app.get(
     '/lua/check/:scriptId',
-    { config, schema: { tags, params: Params, querystring: CheckQuery, response: Responses(VerdictSchema) } },
+    { config, schema: { tags, params: ScriptIdParams, querystring: ClientCredentialsQuery, response: Responses(VerdictSchema) } },
     async (request) => {
       const { key, hwid } = request.query;
       const verdict = await checkForScript(ctx, request.params.scriptId, {

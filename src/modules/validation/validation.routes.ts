@@ -16,6 +16,14 @@ const NO_CONTROLS = '^[^\\x00-\\x1F\\x7F]*$';
 export const ClientKey = Type.String({ maxLength: 128, pattern: NO_CONTROLS, errorMessage: 'must be at most 128 characters, none of them control characters' });
 export const ClientHwid = Type.String({ maxLength: 256, pattern: PRINTABLE, errorMessage: 'must be at most 256 printable characters' });
 
+/** Path parameter of the client routes that name a script (loader, fetch, Lua library check). */
+export const ScriptIdParams = Type.Object({ scriptId: Type.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROLS }) });
+/** `key` and `hwid` of the client routes that run validation for a script; unknown fields are ignored. */
+export const ClientCredentialsQuery = Type.Object(
+  { key: Type.Optional(ClientKey), hwid: Type.Optional(ClientHwid) },
+  { additionalProperties: true },
+);
+
 // Executors differ, so client routes accept and ignore unknown fields (contract §1); types are still strict.
 const ValidateInput = Type.Object(
   {
