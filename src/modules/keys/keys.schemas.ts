@@ -1,15 +1,20 @@
 import { Type } from 'typebox';
 import { ChatId, Hwid, KeyStatus, LicenseKey, Note, NullableString, NullableTime, NullableTimeInput, Strict, Time, TimeInput } from '../../schemas.ts';
 
-export const ActiveKey = Type.Object({
-  key: Type.String(),
-  hwid: NullableString,
+/** Fields active and generated keys share (contract §3). */
+const KeyFields = {
   note: NullableString,
   isPremium: Type.Boolean(),
   noHwidValidation: Type.Boolean(),
   status: Type.String(),
   expiresAt: NullableTime,
   chatId: NullableString,
+};
+
+export const ActiveKey = Type.Object({
+  key: Type.String(),
+  hwid: NullableString,
+  ...KeyFields,
   executions: Type.Integer(),
   createdAt: Time,
   activatedAt: Time,
@@ -18,17 +23,7 @@ export const ActiveKey = Type.Object({
   hwidResetCount: Type.Integer(),
 });
 
-export const GeneratedKey = Type.Object({
-  key: Type.String(),
-  note: NullableString,
-  isPremium: Type.Boolean(),
-  noHwidValidation: Type.Boolean(),
-  status: Type.String(),
-  expiresAt: NullableTime,
-  chatId: NullableString,
-  expirationType: Type.String(),
-  createdAt: Time,
-});
+export const GeneratedKey = Type.Object({ key: Type.String(), ...KeyFields, expirationType: Type.String(), createdAt: Time });
 
 export const GenerateBody = Strict({
   expirationType: Type.Union([Type.Literal('byDays'), Type.Literal('byDate'), Type.Literal('lifetime')], {

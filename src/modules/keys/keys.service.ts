@@ -14,16 +14,23 @@ export type KeyStatus = 'active' | 'paused' | 'banned';
 export type ExpirationType = 'byDays' | 'byDate' | 'lifetime';
 type TimeInput = string | number;
 
-export function toActiveKeyView(row: repo.ActiveKeyRow) {
+/** The fields active and generated keys share, as the API shows them. */
+function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow) {
   return {
-    key: row.key,
-    hwid: row.hwid,
     note: row.note,
     isPremium: row.isPremium === 1,
     noHwidValidation: row.noHwidValidation === 1,
     status: row.status,
     expiresAt: iso(row.expiresAt),
     chatId: row.chatId,
+  };
+}
+
+export function toActiveKeyView(row: repo.ActiveKeyRow) {
+  return {
+    key: row.key,
+    hwid: row.hwid,
+    ...keyFieldsView(row),
     executions: row.executions,
     createdAt: iso(row.createdAt)!,
     activatedAt: iso(row.activatedAt)!,
@@ -34,17 +41,7 @@ export function toActiveKeyView(row: repo.ActiveKeyRow) {
 }
 
 export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
-  return {
-    key: row.key,
-    note: row.note,
-    isPremium: row.isPremium === 1,
-    noHwidValidation: row.noHwidValidation === 1,
-    status: row.status,
-    expiresAt: iso(row.expiresAt),
-    chatId: row.chatId,
-    expirationType: row.expirationType,
-    createdAt: iso(row.createdAt)!,
-  };
+  return { key: row.key, ...keyFieldsView(row), expirationType: row.expirationType, createdAt: iso(row.createdAt)! };
 }
 
 export interface GenerateInput {
