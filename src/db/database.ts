@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider, type SqliteDatabase } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider, type PostgresPool, type PostgresPoolClient, type SqliteDatabase } from 'kysely';
 import type { Database } from './types.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -33,7 +34,7 @@ export function openDatabase(options: DbOptions): DbHandle {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client can error (server restart); without a listener that would crash the process.
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = options.sqliteFile ?? join(options.dataDir, 'keyward.db');
@@ -46,6 +47,33 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * SQL texts that run as named prepared statements on PostgreSQL, so the server parses and plans them
+ * once per connection instead of on every call. Only fixed texts (see preparedQuery) are registered:
+ * each name stays prepared on its connection for good.
+ */
+const namedStatements = new Map<string, string>();
+export function prepareOnPostgres(sql: string): void {
+  if (!namedStatements.has(sql)) namedStatements.set(sql, `kw_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`);
+}
+
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  return {
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect();
+      return {
+        release: () => client.release(),
+        query: ((sqlOrCursor: unknown, parameters: unknown[]) => {
+          const name = typeof sqlOrCursor === 'string' ? namedStatements.get(sqlOrCursor) : undefined;
+          if (name) return client.query({ name, text: sqlOrCursor as string, values: parameters });
+          return client.query(sqlOrCursor as never, parameters);
+        }) as unknown as PostgresPoolClient['query'],
+      };
+    },
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;

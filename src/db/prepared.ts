@@ -1,5 +1,5 @@
 import { createQueryId, type Compilable, type CompiledQuery } from 'kysely';
-import type { Db } from './database.ts';
+import { prepareOnPostgres, type Db } from './database.ts';
 
 /**
  * Builds a Kysely query once per database handle and re-runs its SQL with new parameter values,
@@ -21,6 +21,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
         if (slot < 0) throw new Error(`prepared query parameter ${String(value)} is not one of the sentinels`);
         return slot;
       });
+      prepareOnPostgres(query.sql);
       entry = { query, slots };
       compiled.set(db, entry);
     }

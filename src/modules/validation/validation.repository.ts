@@ -5,7 +5,16 @@ const activeKeyAndBan = preparedQuery(
   (db: Db, serviceId: string, key: string, hwid: string, now: number) =>
     db
       .selectFrom('activeKeys')
-      .selectAll('activeKeys')
+      // Named columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration.
+      .select([
+        'activeKeys.key',
+        'activeKeys.hwid',
+        'activeKeys.isPremium',
+        'activeKeys.noHwidValidation',
+        'activeKeys.status',
+        'activeKeys.expiresAt',
+        'activeKeys.lastUsedAt',
+      ])
       .select((eb) =>
         eb
           .exists(

@@ -53,7 +53,10 @@ const TOUCH_INTERVAL_MS = 1000;
 // A lost race re-reads the key; twice is enough (the loser then sees the winner's row).
 const MAX_ATTEMPTS = 3;
 
-async function checkActive(ctx: AppContext, serviceId: string, row: keys.ActiveKeyRow, hwid: string, now: number): Promise<Verdict> {
+/** What judging an active key reads: the hot-path query selects exactly these. */
+type JudgedKey = Pick<keys.ActiveKeyRow, 'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt'>;
+
+async function checkActive(ctx: AppContext, serviceId: string, row: JudgedKey, hwid: string, now: number): Promise<Verdict> {
   if (row.status === 'banned') return verdict('KEY_BANNED', row);
   if (row.status === 'paused') return verdict('KEY_PAUSED', row);
   if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
