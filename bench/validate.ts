@@ -87,62 +87,72 @@ async function pgReachable(): Promise<boolean> {
   }
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 async function main() {
-  console.log(`autocannon: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.duration} s per target (+${SETTINGS.warmupSeconds} s warm-up)\n`);
-  const results: Record<string, Figures & { ratio?: number }> = {};
-
-  const hello = await startHello();
-  try {
-    results.baseline = await measure('baseline (hello)', `${hello.url}/hello`);
-  } finally {
-    hello.stop();
-  }
-  const ratio = (f: Figures) => Math.round((f.rps / results.baseline!.rps) * 1000) / 1000;
-
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  console.log(
+    `autocannon: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.duration} s per target ` +
+      `(+${SETTINGS.warmupSeconds} s warm-up), ${rounds} interleaved rounds; medians reported\n`,
+  );
+  // Every server stays up for the whole run and the targets take turns, so a drift in the machine's
+  // speed touches the baseline and the targets alike instead of skewing their ratio.
+  const targets: Array<{ name: string; label: string; url: string }> = [];
+  const stops: Array<() => unknown> = [];
   const dir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  const pgName = `kw_bench_${process.pid}`;
+  let pgCreated = false;
   try {
-    const env = { DATA_DIR: dir };
-    const bindAndUrl = await seed(env);
-    const server = await startServerProcess({ ...SERVER_ENV, ...env });
-    try {
-      const figures = await measure('validate sqlite', await bindAndUrl(server.url));
-      results.validateSqlite = { ...figures, ratio: ratio(figures) };
-    } finally {
-      await server.stop();
+    const hello = await startHello();
+    stops.push(hello.stop);
+    targets.push({ name: 'baseline', label: 'baseline (hello)', url: `${hello.url}/hello` });
+
+    const sqliteEnv = { DATA_DIR: dir };
+    const bindSqlite = await seed(sqliteEnv);
+    const sqliteServer = await startServerProcess({ ...SERVER_ENV, ...sqliteEnv });
+    stops.push(sqliteServer.stop);
+    targets.push({ name: 'validateSqlite', label: 'validate sqlite', url: await bindSqlite(sqliteServer.url) });
+
+    if (await pgReachable()) {
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${pgName}`);
+      pgCreated = true;
+      const url = new URL(PG_ADMIN);
+      url.pathname = `/${pgName}`;
+      const pgEnv = { DATABASE_URL: url.toString() };
+      const bindPg = await seed(pgEnv);
+      const pgServer = await startServerProcess({ ...SERVER_ENV, ...pgEnv });
+      stops.push(pgServer.stop);
+      targets.push({ name: 'validatePostgres', label: 'validate postgres', url: await bindPg(pgServer.url) });
+    } else {
+      console.log('validate postgres  skipped: PostgreSQL does not answer');
     }
+
+    const samples = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
+    for (let round = 1; round <= rounds; round++) {
+      console.log(`round ${round}`);
+      for (const target of targets) samples.get(target.name)!.push(await measure(`  ${target.label}`, target.url));
+    }
+
+    const results: Record<string, Figures & { ratio?: number }> = {};
+    for (const [name, figures] of samples) {
+      results[name] = { rps: median(figures.map((f) => f.rps)), p50: median(figures.map((f) => f.p50)), p99: median(figures.map((f) => f.p99)) };
+    }
+    const baseline = results.baseline!;
+    console.log('\nmedians, and ratio to the baseline (goal: sqlite ≥ 0.5, postgres ≥ 0.25):');
+    for (const [name, f] of Object.entries(results)) {
+      if (name !== 'baseline') f.ratio = Math.round((f.rps / baseline.rps) * 1000) / 1000;
+      console.log(`  ${name.padEnd(17)} ${String(f.rps).padStart(7)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms${f.ratio ? `   ratio ${f.ratio}` : ''}`);
+    }
+    writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify({ settings: { ...SETTINGS, rounds }, ...results }, null, 2) + '\n');
+    console.log('written to bench/results.json');
   } finally {
+    for (const stop of stops) await stop();
+    if (pgCreated) await admin.query(`DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`);
+    await admin.end().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   }
-
-  if (await pgReachable()) {
-    const name = `kw_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(PG_ADMIN);
-    url.pathname = `/${name}`;
-    try {
-      const env = { DATABASE_URL: url.toString() };
-      const bindAndUrl = await seed(env);
-      const server = await startServerProcess({ ...SERVER_ENV, ...env });
-      try {
-        const figures = await measure('validate postgres', await bindAndUrl(server.url));
-        results.validatePostgres = { ...figures, ratio: ratio(figures) };
-      } finally {
-        await server.stop();
-      }
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } else {
-    console.log('validate postgres  skipped: PostgreSQL does not answer');
-  }
-
-  console.log('\nratio to baseline (goal: sqlite ≥ 0.5, postgres ≥ 0.25):');
-  for (const [name, f] of Object.entries(results)) if (f.ratio !== undefined) console.log(`  ${name}: ${f.ratio}`);
-  writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify({ settings: SETTINGS, ...results }, null, 2) + '\n');
-  console.log('written to bench/results.json');
 }
 
 await main();

@@ -35,6 +35,10 @@ export function openDatabase(options: DbOptions): DbHandle {
     // An idle client can error (server restart); without a listener that would crash the process.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins });
+    directRunners.set(db, async (sql, parameters) => {
+      const result = await pool.query({ name: namedStatements.get(sql), text: sql, values: [...parameters] });
+      return result.rows;
+    });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = options.sqliteFile ?? join(options.dataDir, 'keyward.db');
@@ -45,9 +49,23 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins });
+  // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
+  // an error could abort) that transaction, so the query then goes through Kysely's queue instead.
+  directRunners.set(db, (sql, parameters) =>
+    sqlite.inTransaction ? undefined : Promise.resolve(cached.prepare(sql).all(...parameters) as Record<string, unknown>[]),
+  );
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
+
+/**
+ * Runs a fixed SQL text straight on the driver (rows with the database's column names), or answers
+ * undefined when the query must go through Kysely. Used by preparedQuery for the hot path only.
+ */
+export type DirectRunner = (sql: string, parameters: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
+const directRunners = new WeakMap<Db, DirectRunner>();
+export const directRunnerOf = (db: Db): DirectRunner | undefined => directRunners.get(db);
 
 /**
  * SQL texts that run as named prepared statements on PostgreSQL, so the server parses and plans them
@@ -82,7 +100,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely's SQLite driver prepares every query anew; preparing is a large share of a cheap query's cost.
  * Statements are reusable (Kysely runs each to completion synchronously), so keep the recent ones by SQL.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -93,7 +111,7 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(sql, statement);
       }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']> & SQLite.Statement;
     },
   };
 }

@@ -1,10 +1,10 @@
 import { createQueryId, type Compilable, type CompiledQuery } from 'kysely';
-import { prepareOnPostgres, type Db } from './database.ts';
+import { directRunnerOf, prepareOnPostgres, type Db } from './database.ts';
 
 /**
  * Builds a Kysely query once per database handle and re-runs its SQL with new parameter values,
  * skipping the builder, the CamelCase transform and the compiler on every call (a large share of a
- * hot query's CPU). The query is built with distinct sentinel arguments so each SQL parameter can be
+ * hot query's CPU); where the driver allows it, the SQL also bypasses Kysely's executor. The query is built with distinct sentinel arguments so each SQL parameter can be
  * traced back to the argument it came from; a query whose shape depends on its arguments must not use this.
  */
 export function preparedQuery<Args extends readonly unknown[], Row>(
@@ -26,7 +26,21 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
       compiled.set(db, entry);
     }
     const parameters = entry.slots.map((slot) => args[slot]);
+    const direct = directRunnerOf(db)?.(entry.query.sql, parameters);
+    if (direct) return (await direct).map(camelCaseKeys) as Row[];
     const result = await db.executeQuery<Row>({ ...entry.query, parameters, queryId: createQueryId() });
     return result.rows;
   };
+}
+
+const camelNames = new Map<string, string>();
+/** The CamelCasePlugin's mapping for rows that bypass it (our columns are plain snake_case). */
+function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column in row) {
+    let name = camelNames.get(column);
+    if (name === undefined) camelNames.set(column, (name = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())));
+    out[name] = row[column];
+  }
+  return out;
 }
