@@ -50,8 +50,6 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 
 // lastUsedAt is kept to the second: a key validated in a tight loop costs one write a second, not one per call.
 const TOUCH_INTERVAL_MS = 1000;
-// A lost race re-reads the key; twice is enough (the loser then sees the winner's row).
-const MAX_ATTEMPTS = 3;
 
 /** What judging an active key reads: the hot-path query selects exactly these. */
 type JudgedKey = Pick<keys.ActiveKeyRow, 'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt'>;
@@ -119,22 +117,17 @@ export async function validateKey(ctx: AppContext, serviceId: string, input: { k
     return entry && entry.expiresAt > now ? verdict('KEYLESS', entry) : verdict('KEY_INCORRECT');
   }
 
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const active = await keys.findActiveKey(ctx.db, serviceId, key);
-    if (active) return checkActive(ctx, serviceId, active, hwid, now);
-    const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
-    if (!generated) {
-      // A key only moves generated → active, in one transaction. Missing from both reads may mean it
-      // was redeemed between them; a second look at the active keys is then conclusive.
-      const redeemedMeanwhile = await keys.findActiveKey(ctx.db, serviceId, key);
-      return redeemedMeanwhile ? checkActive(ctx, serviceId, redeemedMeanwhile, hwid, now) : verdict('KEY_INCORRECT');
-    }
+  // Not an active key when the query above ran. If it is a generated key, redeem it.
+  const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
+  if (generated) {
     if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
     if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
     if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
     const redeemed = await redeem(ctx, serviceId, key, hwid, now);
     if (redeemed) return redeemed;
-    // Another request redeemed it between our read and our delete: go round and judge the active key.
   }
-  throw new Error(`validation of a key did not settle after ${MAX_ATTEMPTS} attempts`);
+  // Gone from the generated keys, or another request redeemed it first. A key only moves generated →
+  // active, in one committed transaction, so one more look at the active keys is conclusive.
+  const redeemedMeanwhile = await keys.findActiveKey(ctx.db, serviceId, key);
+  return redeemedMeanwhile ? checkActive(ctx, serviceId, redeemedMeanwhile, hwid, now) : verdict('KEY_INCORRECT');
 }
