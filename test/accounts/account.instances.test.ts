@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { useTestApp } from '../helpers/app.ts';
+import type { App } from '../../src/app.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 
 const t = useTestApp();
@@ -8,8 +8,7 @@ let second: App;
 
 beforeAll(async () => {
   // Another instance on the same database, as behind a load balancer.
-  second = await buildApp({ config: t().config, database: t().database.handle, clock: t().clock.read, logger: false });
-  await second.ready();
+  second = await anotherInstance(t());
 });
 afterAll(async () => {
   await second?.close();

@@ -58,3 +58,10 @@ export function useTestApp(env: Record<string, string> = {}): () => TestApp {
     return current;
   };
 }
+
+/** A second app instance over the same database and clock, as behind a load balancer. The caller closes it. */
+export async function anotherInstance(first: TestApp, config: Config = first.config): Promise<App> {
+  const app = await buildApp({ config, database: first.database.handle, clock: first.clock.read, logger: false });
+  await app.ready();
+  return app;
+}

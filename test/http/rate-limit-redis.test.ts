@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { useTestApp } from '../helpers/app.ts';
+import type { App } from '../../src/app.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 
 const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -9,8 +9,7 @@ let second: App;
 
 beforeAll(async () => {
   // A second instance on the same database and Redis, as behind a load balancer.
-  second = await buildApp({ config: t().config, database: t().database.handle, clock: t().clock.read, logger: false });
-  await second.ready();
+  second = await anotherInstance(t());
 });
 afterAll(async () => {
   await second?.close();

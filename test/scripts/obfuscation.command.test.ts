@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { scriptWorker } from '../../src/modules/scripts/worker.ts';
-import { startTestApp, useTestApp, type TestApp } from '../helpers/app.ts';
+import { anotherInstance, startTestApp, useTestApp, type TestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
 import { fetchScript, SCRIPTS, uploadScript } from './script-helpers.ts';
 
@@ -131,8 +131,7 @@ describe('background work across a restart', () => {
     expect(left).toMatchObject({ status: 'processing', leaseUntil: null });
 
     const config = { ...first.config, obfuscation: { ...first.config.obfuscation, commands: { IB1: `printf -- '-- second\\n'; cat` } } };
-    const second = await buildApp({ config, database: first.database.handle, clock: first.clock.read, logger: false });
-    await second.ready();
+    const second = await anotherInstance(first, config);
     try {
       await scriptWorker(second.ctx).settled();
       const row = await second.ctx.db.selectFrom('scripts').selectAll().where('id', '=', script.id).executeTakeFirstOrThrow();
