@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table shapes as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case columns).
  * Booleans are stored as 0/1 integers and times as epoch milliseconds so both dialects agree.
@@ -51,6 +53,7 @@ export interface GeneratedKeysTable {
   chatId: string | null;
   expirationType: 'byDays' | 'byDate' | 'lifetime';
   createdAt: number;
+  maxHwids: Generated<number>;
 }
 
 export interface ActiveKeysTable {
@@ -69,6 +72,16 @@ export interface ActiveKeysTable {
   lastUsedAt: number | null;
   hwidResetAt: number | null;
   hwidResetCount: number;
+  maxHwids: Generated<number>;
+  hwidCount: Generated<number>;
+}
+
+/** The HWIDs bound to an active key; `position` is the binding order (1 = first). */
+export interface KeyHwidsTable {
+  key: string;
+  serviceId: string;
+  hwid: string;
+  position: number;
 }
 
 export interface KeylessTable {
@@ -92,6 +105,7 @@ export interface Database {
   services: ServicesTable;
   generatedKeys: GeneratedKeysTable;
   activeKeys: ActiveKeysTable;
+  keyHwids: KeyHwidsTable;
   keyless: KeylessTable;
   blacklist: BlacklistTable;
 }

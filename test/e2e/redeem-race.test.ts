@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { Sealer } from '../../src/lib/secrets.ts';
 import { generateKeys as generate } from '../../src/modules/keys/keys.service.ts';
+import { replaceHwids } from '../../src/modules/keys/keys.repository.ts';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';
@@ -69,7 +70,7 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
     // Redeem it, then clear the binding so the race is on the conditional bind of an active key.
     const first = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=setup`);
     expect(((await first.json()) as { data: { valid: boolean } }).data.valid).toBe(true);
-    await ctx.db.updateTable('activeKeys').set({ hwid: null }).where('key', '=', key).execute();
+    await replaceHwids(ctx.db, service.id, key, []);
 
     const answers = await Promise.all(
       Array.from({ length: CONCURRENT }, async (_, i) => {
@@ -82,5 +83,58 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
     expect(answers.filter((a) => a.code === 'KEY_HWID_LOCKED')).toHaveLength(CONCURRENT - 1);
     const stored = await ctx.db.selectFrom('activeKeys').select(['hwid']).where('key', '=', key).executeTakeFirstOrThrow();
     expect(stored.hwid).toBe(winners[0]!.hwid);
+  });
+
+  it('with maxHwids N, exactly N of many distinct HWIDs racing on every instance get bound (§7.1)', async () => {
+    const service = await seedService(ctx);
+    const slots = 5;
+    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: slots });
+    const key = row!.key;
+
+    const answers = await Promise.all(
+      Array.from({ length: CONCURRENT }, async (_, i) => {
+        const res = await fetch(`${servers[i % servers.length]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=multi-${i}`);
+        expect(res.status).toBe(200);
+        return { hwid: `multi-${i}`, ...((await res.json()) as { data: { valid: boolean; code: string } }).data };
+      }),
+    );
+    const winners = answers.filter((a) => a.valid).map((a) => a.hwid);
+    expect(winners).toHaveLength(slots);
+    expect(answers.filter((a) => a.code === 'KEY_HWID_LOCKED')).toHaveLength(CONCURRENT - slots);
+
+    const stored = await ctx.db.selectFrom('activeKeys').select(['hwid', 'hwidCount']).where('key', '=', key).executeTakeFirstOrThrow();
+    expect(stored.hwidCount).toBe(slots);
+    const bound = await ctx.db.selectFrom('keyHwids').select(['hwid', 'position']).where('key', '=', key).orderBy('position').execute();
+    expect(bound.map((b) => b.hwid).sort()).toEqual([...winners].sort());
+    expect(bound.map((b) => b.position)).toEqual([1, 2, 3, 4, 5]);
+    expect(stored.hwid).toBe(bound[0]!.hwid);
+
+    // The winners stay valid, a newcomer is still refused.
+    for (const hwid of winners) {
+      const res = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=${hwid}`);
+      expect(((await res.json()) as { data: { code: string } }).data.code).toBe('KEY_VALID');
+    }
+    const late = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=latecomer`);
+    expect(((await late.json()) as { data: { code: string } }).data.code).toBe('KEY_HWID_LOCKED');
+  });
+
+  it('the same HWID racing with itself takes one slot', async () => {
+    const service = await seedService(ctx);
+    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: 2 });
+    const key = row!.key;
+    const setup = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=first`);
+    expect(((await setup.json()) as { data: { valid: boolean } }).data.valid).toBe(true);
+
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const res = await fetch(`${servers[i % servers.length]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=twin`);
+        return ((await res.json()) as { data: { code: string } }).data.code;
+      }),
+    );
+    expect(answers.every((c) => c === 'KEY_VALID')).toBe(true);
+    const stored = await ctx.db.selectFrom('activeKeys').select('hwidCount').where('key', '=', key).executeTakeFirstOrThrow();
+    expect(stored.hwidCount).toBe(2);
+    const bound = await ctx.db.selectFrom('keyHwids').select('hwid').where('key', '=', key).orderBy('position').execute();
+    expect(bound.map((b) => b.hwid)).toEqual(['first', 'twin']);
   });
 });

@@ -9,6 +9,8 @@ type Answer = Pick<Awaited<ReturnType<typeof call>>, 'status' | 'body'>;
 export const ACTIVE_KEY_FIELDS = [
   'key',
   'hwid',
+  'hwids',
+  'maxHwids',
   'note',
   'isPremium',
   'noHwidValidation',
@@ -25,6 +27,7 @@ export const ACTIVE_KEY_FIELDS = [
 
 export const GENERATED_KEY_FIELDS = [
   'key',
+  'maxHwids',
   'note',
   'isPremium',
   'noHwidValidation',
@@ -56,6 +59,9 @@ export function expectActiveKey(record: Record<string, unknown>) {
   expect(['active', 'paused', 'banned']).toContain(record.status);
   expect(Number.isInteger(record.executions)).toBe(true);
   expect(Number.isInteger(record.hwidResetCount)).toBe(true);
+  // §7.1: hwid is the first of hwids, or null.
+  expect(Array.isArray(record.hwids)).toBe(true);
+  expect(record.hwid).toBe((record.hwids as string[])[0] ?? null);
   expectTimeOrNull(record.expiresAt, true);
   expectTimeOrNull(record.createdAt, false);
   expectTimeOrNull(record.activatedAt, false);

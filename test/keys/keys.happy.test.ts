@@ -103,6 +103,8 @@ describe('GET /api/v1/keys/api/key', () => {
       expect(record).toEqual({
         key,
         hwid: 'hw-find',
+        hwids: ['hw-find'],
+        maxHwids: 1,
         note: 'find-me',
         isPremium: false,
         noHwidValidation: false,
@@ -282,6 +284,7 @@ describe('/api/v1/keys/api/generated-key', () => {
     expectGeneratedKey(byKey.body.data.keys[0]);
     expect(byKey.body.data.keys[0]).toEqual({
       key: keys[0],
+      maxHwids: 1,
       note: 'gen-note',
       isPremium: false,
       noHwidValidation: false,

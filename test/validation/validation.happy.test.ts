@@ -66,6 +66,8 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
     expect(res.body.data.keys[0]).toEqual({
       key,
       hwid: 'pc-carry',
+      hwids: ['pc-carry'],
+      maxHwids: 1,
       note: 'carry',
       isPremium: true,
       noHwidValidation: false,

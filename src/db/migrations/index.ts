@@ -3,6 +3,7 @@ import * as core from './0001_core.ts';
 import * as signin from './0002_signin.ts';
 import * as scripts from './0003_scripts.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
+import * as keyHwids from './0007_key_hwids.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_signin': signin,
   '0003_scripts': scripts,
   '0004_webhook_outbox': webhookOutbox,
+  '0007_key_hwids': keyHwids,
 };

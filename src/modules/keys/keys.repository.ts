@@ -6,6 +6,15 @@ export type ActiveKeyRow = Selectable<ActiveKeysTable>;
 export type GeneratedKeyRow = Selectable<GeneratedKeysTable>;
 export type ActiveLookup = { key: string } | { hwid: string } | { note: string };
 export type GeneratedLookup = { key: string } | { note: string };
+export type ActiveKeyWithHwids = ActiveKeyRow & { hwids: string[] };
+
+export async function withHwids(db: Db, rows: ActiveKeyRow[]): Promise<ActiveKeyWithHwids[]> {
+  const map = await hwidsOf(
+    db,
+    rows.filter((r) => r.hwidCount > 0).map((r) => r.key),
+  );
+  return rows.map((row) => ({ ...row, hwids: map.get(row.key) ?? [] }));
+}
 
 const MAX_LOOKUP_ROWS = 1000;
 
@@ -26,7 +35,20 @@ export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup) {
     .selectFrom('activeKeys')
     .selectAll()
     .where('serviceId', '=', serviceId)
-    .where(column, '=', value)
+    .$if(column === 'hwid', (q) =>
+      // Any of the key's HWIDs, not only the first (the `hwid` column).
+      q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('keyHwids')
+            .select('keyHwids.hwid')
+            .where('keyHwids.serviceId', '=', serviceId)
+            .where('keyHwids.hwid', '=', value)
+            .whereRef('keyHwids.key', '=', 'activeKeys.key'),
+        ),
+      ),
+    )
+    .$if(column !== 'hwid', (q) => q.where(column, '=', value))
     .orderBy('createdAt')
     .orderBy('key')
     .limit(MAX_LOOKUP_ROWS)
@@ -68,21 +90,91 @@ export const deleteGeneratedKey = (db: Db, serviceId: string, key: string) =>
 export const takeGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', '=', key).returningAll().executeTakeFirst();
 
-/** Binds only an unbound key: the database settles a race between two HWIDs. */
-export const bindHwidIfUnbound = (db: Db, serviceId: string, key: string, hwid: string, now: number) =>
-  db
-    .updateTable('activeKeys')
-    .set({ hwid, lastUsedAt: now })
+/** The bound HWIDs of each key, in binding order. */
+export async function hwidsOf(db: Db, keys: string[]): Promise<Map<string, string[]>> {
+  const map = new Map<string, string[]>(keys.map((k) => [k, []]));
+  if (keys.length === 0) return map;
+  const rows = await db
+    .selectFrom('keyHwids')
+    .select(['key', 'hwid'])
+    .where('key', 'in', keys)
+    .orderBy('key')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) map.get(row.key)?.push(row.hwid);
+  return map;
+}
+
+export async function isHwidBound(db: Db, serviceId: string, key: string, hwid: string) {
+  const row = await db
+    .selectFrom('keyHwids')
+    .select('hwid')
     .where('serviceId', '=', serviceId)
     .where('key', '=', key)
-    .where('hwid', 'is', null)
+    .where('hwid', '=', hwid)
     .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type BindOutcome = 'bound' | 'alreadyBound' | 'full';
+
+/**
+ * Binds one more HWID when the key has a free slot. Run inside a transaction. The (key, hwid) primary key
+ * makes the same HWID racing with itself take one slot; the conditional increment of hwid_count makes
+ * M different HWIDs racing for N slots end with exactly N bound: on PostgreSQL the second UPDATE waits
+ * for the first's row lock and re-checks `hwid_count < max_hwids` against the committed row; SQLite
+ * runs writers one at a time.
+ */
+export async function bindAnotherHwid(trx: Db, serviceId: string, key: string, hwid: string, now: number): Promise<BindOutcome> {
+  const inserted = await trx
+    .insertInto('keyHwids')
+    .values({ key, serviceId, hwid, position: 0 })
+    .onConflict((oc) => oc.columns(['key', 'hwid']).doNothing())
+    .returning('hwid')
+    .executeTakeFirst();
+  if (!inserted) return 'alreadyBound';
+  const counted = await trx
+    .updateTable('activeKeys')
+    .set((eb) => ({ hwidCount: eb('hwidCount', '+', 1), hwid: eb.fn.coalesce('hwid', eb.val(hwid)), lastUsedAt: now }))
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .whereRef('hwidCount', '<', 'maxHwids')
+    .returning('hwidCount')
+    .executeTakeFirst();
+  if (!counted) {
+    await trx.deleteFrom('keyHwids').where('key', '=', key).where('hwid', '=', hwid).execute();
+    return 'full';
+  }
+  await trx.updateTable('keyHwids').set({ position: counted.hwidCount }).where('key', '=', key).where('hwid', '=', hwid).execute();
+  return 'bound';
+}
+
+/** Records the HWIDs of a key written whole (redeem, edit, import): positions follow the array. */
+export async function insertKeyHwids(db: Db, serviceId: string, key: string, hwids: string[]) {
+  if (hwids.length === 0) return;
+  await db
+    .insertInto('keyHwids')
+    .values(hwids.map((hwid, i) => ({ key, serviceId, hwid, position: i + 1 })))
+    .execute();
+}
+
+/** Replaces every bound HWID of the key with `hwids` (empty = unbound). Run inside a transaction. */
+export async function replaceHwids(trx: Db, serviceId: string, key: string, hwids: string[]) {
+  await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', '=', key).execute();
+  await insertKeyHwids(trx, serviceId, key, hwids);
+  return trx
+    .updateTable('activeKeys')
+    .set({ hwid: hwids[0] ?? null, hwidCount: hwids.length })
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
 
 /** Unbinds only when the cooldown has passed, so concurrent resets cannot both succeed. */
 export const resetHwidIfAllowed = (db: Db, serviceId: string, key: string, now: number, resetAllowedBefore: number) =>
   db
     .updateTable('activeKeys')
-    .set((eb) => ({ hwid: null, hwidResetAt: now, hwidResetCount: eb('hwidResetCount', '+', 1) }))
+    .set((eb) => ({ hwid: null, hwidCount: 0, hwidResetAt: now, hwidResetCount: eb('hwidResetCount', '+', 1) }))
     .where('serviceId', '=', serviceId)
     .where('key', '=', key)
     .where('hwid', 'is not', null)

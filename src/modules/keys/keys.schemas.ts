@@ -9,11 +9,15 @@ const KeyFields = {
   status: Type.String(),
   expiresAt: NullableTime,
   chatId: NullableString,
+  maxHwids: Type.Integer(),
 };
+
+const MaxHwids = Type.Integer({ minimum: 1, maximum: 100, errorMessage: 'must be a whole number from 1 to 100' });
 
 export const ActiveKey = Type.Object({
   key: Type.String(),
   hwid: NullableString,
+  hwids: Type.Array(Type.String()),
   ...KeyFields,
   executions: Type.Integer(),
   createdAt: Time,
@@ -36,6 +40,7 @@ export const GenerateBody = Strict({
   isPremium: Type.Optional(Type.Boolean()),
   noHwidValidation: Type.Optional(Type.Boolean()),
   chatId: Type.Optional(ChatId),
+  maxHwids: Type.Optional(MaxHwids),
 });
 
 export const ActiveKeyQuery = Strict({
@@ -54,6 +59,7 @@ const editFields = {
   status: Type.Optional(KeyStatus),
   expiresAt: Type.Optional(NullableTimeInput),
   chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be a chat-platform user id of 17 to 20 digits or null' })),
+  maxHwids: Type.Optional(MaxHwids),
 };
 export const EditActiveKeyBody = Strict({
   ...editFields,

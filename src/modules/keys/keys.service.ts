@@ -23,13 +23,15 @@ function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow) {
     status: row.status,
     expiresAt: iso(row.expiresAt),
     chatId: row.chatId,
+    maxHwids: row.maxHwids,
   };
 }
 
-export function toActiveKeyView(row: repo.ActiveKeyRow) {
+export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
   return {
     key: row.key,
-    hwid: row.hwid,
+    hwid: row.hwids[0] ?? null,
+    hwids: row.hwids,
     ...keyFieldsView(row),
     executions: row.executions,
     createdAt: iso(row.createdAt)!,
@@ -53,6 +55,7 @@ export interface GenerateInput {
   isPremium?: boolean;
   noHwidValidation?: boolean;
   chatId?: string;
+  maxHwids?: number;
 }
 
 function expiryFor(input: GenerateInput, now: number): number | null {
@@ -86,6 +89,7 @@ export async function generateKeys(ctx: AppContext, serviceId: string, input: Ge
     chatId: input.chatId ?? null,
     expirationType: input.expirationType,
     createdAt: now,
+    maxHwids: input.maxHwids ?? 1,
   }));
   await ctx.db.transaction().execute((trx) => repo.insertGeneratedKeys(trx, rows));
   return rows;
@@ -94,7 +98,7 @@ export async function generateKeys(ctx: AppContext, serviceId: string, input: Ge
 export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup) {
   const rows = await repo.searchActiveKeys(ctx.db, serviceId, by);
   if (rows.length === 0) throw notFound('Key');
-  return rows;
+  return repo.withHwids(ctx.db, rows);
 }
 
 export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup) {
@@ -111,6 +115,7 @@ export interface KeyEdit {
   status?: KeyStatus;
   expiresAt?: TimeInput | null;
   chatId?: string | null;
+  maxHwids?: number;
 }
 
 function commonPatch(edit: KeyEdit) {
@@ -120,20 +125,29 @@ function commonPatch(edit: KeyEdit) {
   if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
   if (edit.status !== undefined) patch.status = edit.status;
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
+  // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
+  if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
   if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseTimeInput('expiresAt', edit.expiresAt);
   return patch;
 }
 
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit);
-  if (edit.hwid !== undefined) patch.hwid = edit.hwid;
-  if (Object.keys(patch).length > 0) {
-    const result = await repo.updateActiveKey(ctx.db, serviceId, key, patch);
-    if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
-  }
-  const row = await repo.findActiveKey(ctx.db, serviceId, key);
-  if (!row) throw notFound('Key');
-  return row;
+  return ctx.db.transaction().execute(async (trx) => {
+    if (Object.keys(patch).length > 0) {
+      const result = await repo.updateActiveKey(trx, serviceId, key, patch);
+      if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
+    }
+    // null clears every HWID; a string leaves exactly that one.
+    if (edit.hwid !== undefined) {
+      const result = await repo.replaceHwids(trx, serviceId, key, edit.hwid === null ? [] : [edit.hwid]);
+      if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
+    }
+    const row = await repo.findActiveKey(trx, serviceId, key);
+    if (!row) throw notFound('Key');
+    const [withHwids] = await repo.withHwids(trx, [row]);
+    return withHwids!;
+  });
 }
 
 export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>) {
@@ -174,7 +188,8 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = extended(active.expiresAt);
       await repo.updateActiveKey(trx, serviceId, key, { expiresAt });
-      return { type: 'active' as const, view: toActiveKeyView({ ...active, expiresAt }) };
+      const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
+      return { type: 'active' as const, view: toActiveKeyView(withHwids!) };
     }
     const generated = await repo.findGeneratedKey(trx, serviceId, key);
     if (!generated) throw notFound('Key');
@@ -207,7 +222,7 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
   ]);
   const now = ctx.clock();
   const keys = [
-    ...active.map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
+    ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
     ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
   ];
   const anyValid = [...active, ...generated].some((row) => isUsableNow(row, now));
@@ -239,8 +254,12 @@ export async function resetHwid(
     throw notFound('Key');
   }
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
-  const result = await repo.resetHwidIfAllowed(ctx.db, service.id, key, now, now - cooldownMs);
-  if (Number(result.numUpdatedRows) === 1) {
+  const reset = await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, now - cooldownMs);
+    if (Number(result.numUpdatedRows) === 1) await repo.replaceHwids(trx, service.id, key, []);
+    return Number(result.numUpdatedRows) === 1;
+  });
+  if (reset) {
     return { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! };
   }
   // The conditional update refused: find out why from the row as it is now.

@@ -14,7 +14,20 @@ const activeKeyAndBan = preparedQuery(
         'activeKeys.status',
         'activeKeys.expiresAt',
         'activeKeys.lastUsedAt',
+        'activeKeys.maxHwids',
+        'activeKeys.hwidCount',
       ])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('keyHwids')
+              .select('keyHwids.hwid')
+              .whereRef('keyHwids.key', '=', 'activeKeys.key')
+              .where('keyHwids.hwid', '=', hwid),
+          )
+          .as('hwidBound'),
+      )
       .select((eb) =>
         eb
           .exists(
@@ -33,13 +46,13 @@ const activeKeyAndBan = preparedQuery(
 );
 
 /**
- * The hot path of validation in one round trip: the active key and whether the HWID is under a ban
- * in force. Undefined when the key is not an active key of the service.
+ * The hot path of validation in one round trip: the active key, whether the HWID is under a ban
+ * in force and whether it is already one of the key's HWIDs. Undefined when the key is not an active key of the service.
  */
 export async function findActiveKeyAndBan(db: Db, serviceId: string, key: string, hwid: string, now: number) {
   const [row] = await activeKeyAndBan(db, serviceId, key, hwid, now);
   if (!row) return undefined;
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
-  const { hwidBanned, ...activeKey } = row;
-  return { activeKey, hwidBanned: Boolean(hwidBanned) };
+  const { hwidBanned, hwidBound, ...activeKey } = row;
+  return { activeKey, hwidBanned: Boolean(hwidBanned), hwidBound: Boolean(hwidBound) };
 }

@@ -52,21 +52,28 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 const TOUCH_INTERVAL_MS = 1000;
 
 /** What judging an active key reads: the hot-path query selects exactly these. */
-type JudgedKey = Pick<keys.ActiveKeyRow, 'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt'>;
+type JudgedKey = Pick<
+  keys.ActiveKeyRow,
+  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt' | 'maxHwids' | 'hwidCount'
+>;
 
-async function checkActive(ctx: AppContext, serviceId: string, row: JudgedKey, hwid: string, now: number): Promise<Verdict> {
+async function checkActive(
+  ctx: AppContext,
+  serviceId: string,
+  row: JudgedKey,
+  hwid: string,
+  hwidBound: boolean,
+  now: number,
+): Promise<Verdict> {
   if (row.status === 'banned') return verdict('KEY_BANNED', row);
   if (row.status === 'paused') return verdict('KEY_PAUSED', row);
   if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
-  if (row.noHwidValidation !== 1) {
-    if (row.hwid === null) {
-      const bound = await keys.bindHwidIfUnbound(ctx.db, serviceId, row.key, hwid, now);
-      if (Number(bound.numUpdatedRows) === 1) return verdict('KEY_VALID', row);
-      const current = await keys.findActiveKey(ctx.db, serviceId, row.key);
-      if (current?.hwid !== hwid) return verdict('KEY_HWID_LOCKED', row);
-    } else if (row.hwid !== hwid) {
-      return verdict('KEY_HWID_LOCKED', row);
-    }
+  if (row.noHwidValidation !== 1 && !hwidBound) {
+    // Full as last read: refuse without a write. Otherwise the database decides who gets a free slot.
+    if (row.hwidCount >= row.maxHwids) return verdict('KEY_HWID_LOCKED', row);
+    const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
+    if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
+    if (outcome === 'bound') return verdict('KEY_VALID', row);
   }
   if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS) await keys.touchKey(ctx.db, serviceId, row.key, now);
   return verdict('KEY_VALID', row);
@@ -81,6 +88,8 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
       key: taken.key,
       serviceId,
       hwid: taken.noHwidValidation === 1 ? null : hwid,
+      maxHwids: taken.maxHwids,
+      hwidCount: taken.noHwidValidation === 1 ? 0 : 1,
       note: taken.note,
       isPremium: taken.isPremium,
       noHwidValidation: taken.noHwidValidation,
@@ -94,6 +103,7 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
       hwidResetAt: null,
       hwidResetCount: 0,
     });
+    if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
     return verdict('KEY_VALID', taken);
   });
 }
@@ -108,7 +118,7 @@ export async function validateKey(ctx: AppContext, serviceId: string, input: { k
   if (key) {
     const found = await findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now);
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
-    if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, now);
+    if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
   }
   if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
 
@@ -129,5 +139,7 @@ export async function validateKey(ctx: AppContext, serviceId: string, input: { k
   // Gone from the generated keys, or another request redeemed it first. A key only moves generated →
   // active, in one committed transaction, so one more look at the active keys is conclusive.
   const redeemedMeanwhile = await keys.findActiveKey(ctx.db, serviceId, key);
-  return redeemedMeanwhile ? checkActive(ctx, serviceId, redeemedMeanwhile, hwid, now) : verdict('KEY_INCORRECT');
+  if (!redeemedMeanwhile) return verdict('KEY_INCORRECT');
+  const bound = await keys.isHwidBound(ctx.db, serviceId, key, hwid);
+  return checkActive(ctx, serviceId, redeemedMeanwhile, hwid, bound, now);
 }
