@@ -1,7 +1,25 @@
 import Fastify from 'fastify';
 
-// The baseline: a bare Fastify route, started the same way and with the same log level as Keyward.
+// The baseline: a bare Fastify route answering the same envelope as a valid verdict, through a
+// response schema as Keyward's routes do, started with the same log level.
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
-app.get('/hello', async () => ({ hello: 'world' }));
+const verdict = {
+  type: 'object',
+  properties: {
+    success: { type: 'boolean' },
+    data: {
+      type: 'object',
+      properties: {
+        valid: { type: 'boolean' },
+        code: { type: 'string' },
+        message: { type: 'string' },
+        isPremium: { type: 'boolean' },
+        expiresAt: { type: ['string', 'null'] },
+      },
+    },
+  },
+};
+const answer = { success: true, data: { valid: true, code: 'KEY_VALID', message: 'The key is valid', isPremium: false, expiresAt: '2026-12-22T10:00:00.000Z' } };
+app.get('/hello', { schema: { response: { 200: verdict } } }, async () => answer);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 console.log(JSON.stringify({ msg: 'listening', address }));

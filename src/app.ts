@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
+import { attachBus, startInvalidationBus } from './lib/invalidation.ts';
 import { Sealer } from './lib/secrets.ts';
 import { systemClock, type Clock } from './lib/time.ts';
 import { ajvOptions } from './plugins/validation.ts';
@@ -78,7 +79,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     redis,
   };
   app.decorate('ctx', ctx);
+  // Tells every instance which cached copies went stale (lib/invalidation.ts).
+  const bus = await startInvalidationBus(config, database.db, redis, app.log);
+  attachBus(ctx, bus);
   app.addHook('onClose', async () => {
+    await bus.close();
     redis?.disconnect();
     if (ownsDatabase) await database.close();
   });

@@ -21,6 +21,10 @@ export interface Config {
   /** How often each instance looks for queued webhook messages; 0 turns the background worker off. */
   webhookWorkerIntervalMs: number;
   logLevel: string;
+  /** In-memory analytics counting on the client routes (ANALYTICS=off lets the benchmark measure its cost). */
+  analytics: boolean;
+  /** Memory each instance may spend on script code it serves (whole blobs, least recently used out). */
+  scriptCacheBytes: number;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
   migrateOnStart: boolean;
   /** Script obfuscation providers (see src/obfuscation): a command per type, and Luraph's HTTP API. */
@@ -112,6 +116,9 @@ export function loadConfig(env: Env = process.env): Config {
   const registration = env.REGISTRATION ?? 'closed';
   if (registration !== 'open' && registration !== 'closed') throw new ConfigError('REGISTRATION must be open or closed');
 
+  const analytics = env.ANALYTICS ?? 'on';
+  if (analytics !== 'on' && analytics !== 'off') throw new ConfigError('ANALYTICS must be on or off');
+
   const chatWebhookOrigins = list(env.CHAT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('CHAT_WEBHOOK_ORIGINS', o).origin);
 
   return {
@@ -139,6 +146,8 @@ export function loadConfig(env: Env = process.env): Config {
     chatWebhookOrigins,
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
+    analytics: analytics === 'on',
+    scriptCacheBytes: int(env, 'SCRIPT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     migrateOnStart: true,
     obfuscation: {
       commands: Object.fromEntries(

@@ -3,16 +3,27 @@ import type { AppContext } from '../../context.ts';
 import { luaError } from '../../lua/quote.ts';
 import { readBlob } from '../scripts/code-store.ts';
 import * as scriptsRepo from '../scripts/scripts.repository.ts';
-import { recordExecution } from '../service-settings/service-settings.service.ts';
 import { validateKey, type Verdict } from '../validation/validation.service.ts';
+import { deliveryCache, type CachedCode } from './delivery-cache.ts';
+import { countFetchExecution } from './loader.repository.ts';
 
-export type Delivery = { kind: 'refused'; status: number; lua: string } | { kind: 'code'; size: number; body: Readable };
+export type Delivery =
+  | { kind: 'refused'; status: number; lua: string }
+  | {
+      kind: 'code';
+      /** The blob id: code is immutable under it, so it is a strong validator. */
+      etag: string;
+      size: number;
+      /** The whole code from memory, or null for code too large to cache (then `stream`). */
+      cached: CachedCode | null;
+      stream: () => Readable;
+    };
 
 const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT_NOT_FOUND', 'No script with this id') };
 
 /** A script that exists, by the id a loadstring carries. */
 export async function deliverableScript(ctx: AppContext, scriptId: string) {
-  return scriptsRepo.isUuid(scriptId) ? scriptsRepo.findScript(ctx.db, scriptId.toLowerCase()) : undefined;
+  return scriptsRepo.isUuid(scriptId) ? deliveryCache(ctx).script(scriptId.toLowerCase()) : undefined;
 }
 
 /** The verdict for a script's service, or null when the script does not exist. */
@@ -37,6 +48,15 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
   }
   const verdict: Verdict = await validateKey(ctx, script.serviceId, input);
   if (!verdict.valid) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
-  await recordExecution(ctx, script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined);
-  return { kind: 'code', size: script.outputSize, body: Readable.from(readBlob(ctx.db, script.outputBlob, script.outputSize), { objectMode: false }) };
+  if (!(await countFetchExecution(ctx.db, script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock()))) {
+    return { kind: 'refused', status: 200, lua: luaError('KEY_INCORRECT', 'The key is incorrect') };
+  }
+  const { outputBlob: blobId, outputSize: size } = script;
+  return {
+    kind: 'code',
+    etag: blobId,
+    size,
+    cached: await deliveryCache(ctx).code(blobId, size),
+    stream: () => Readable.from(readBlob(ctx.db, blobId, size), { objectMode: false }),
+  };
 }

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
 import type { ObfuscatedType } from '../../obfuscation/index.ts';
-import { deleteBlob, writeBlob } from './code-store.ts';
+import { deleteBlob, scriptChanged, writeBlob } from './code-store.ts';
 import type { ScriptCode } from './code.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from './scripts.tables.ts';
@@ -139,6 +139,7 @@ export async function updateScript(ctx: AppContext, worker: ScriptWorker, servic
     if (isUniqueViolation(error)) throw conflict(`A script named ${input.name} already exists`);
     throw error;
   }
+  await scriptChanged(ctx, current.id);
   if (patch.status === 'processing') worker.kick();
   return toScriptView(ctx, { ...current, ...patch });
 }
@@ -150,6 +151,7 @@ export async function deleteScript(ctx: AppContext, serviceId: string, idOrName:
     await deleteBlob(trx, current.sourceBlob);
     if (current.outputBlob && current.outputBlob !== current.sourceBlob) await deleteBlob(trx, current.outputBlob);
   });
+  await scriptChanged(ctx, current.id);
 }
 
 export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {

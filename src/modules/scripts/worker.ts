@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { ObfuscationFailed, providersFrom, type ObfuscatedType, type ObfuscationProvider } from '../../obfuscation/index.ts';
-import { collectOutput, deleteBlob, readBlob, writeBlob } from './code-store.ts';
+import { collectOutput, deleteBlob, readBlob, scriptChanged, writeBlob } from './code-store.ts';
 import * as repo from './scripts.repository.ts';
 
 // A job is held for this long and renewed while it runs; a crashed instance's jobs free up after it.
@@ -103,6 +103,7 @@ export class ScriptWorker {
       });
       // The script changed (or went away) while the obfuscator ran: this result is stale.
       if (!done) await deleteBlob(this.ctx.db, blob.blobId);
+      else await scriptChanged(this.ctx, scriptId);
     } catch (error) {
       if (controller.signal.aborted) {
         await repo.releaseJob(this.ctx.db, scriptId, jobId).catch(() => {});
@@ -125,6 +126,7 @@ export class ScriptWorker {
       leaseUntil: null,
       updatedAt: this.ctx.clock(),
     });
+    await scriptChanged(this.ctx, scriptId);
   }
 }
 

@@ -1,0 +1,296 @@
+/**
+ * npm run bench [-- --quick]: every figure of the performance goals in one run, written to bench/results.json.
+ *
+ * Each target is its own server process; the load generator (bench/load.ts: wrk, else autocannon) is
+ * another. All servers stay up and the targets take turns over several rounds, so a drift in the
+ * machine's speed touches the baseline and the targets alike; medians are reported, as ratios to a
+ * bare Fastify hello-world (bench/hello-server.ts) measured in the same run. Then p99 at half of each
+ * target's median rate, the 40 MB upload's memory (bench/memory.ts) and, when present, the keys
+ * helper's scripts (bench/list-keys.ts, bench/export-import.ts), each in its own process.
+ *
+ * Settings: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ONLY (comma-separated target names),
+ * BENCH_PIN=0 to leave CPUs unpinned, BENCH_PROFILE_DIR=dir to write a CPU profile of each Keyward server
+ * (node --cpu-prof; open it in Chrome's DevTools or summarise it with bench/profile-summary.ts). --quick: 2 rounds of 4 s (about two minutes).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { migrate, openDatabase } from '../src/db/database.ts';
+import { Sealer } from '../src/lib/secrets.ts';
+import { createAccount } from '../src/modules/accounts/accounts.service.ts';
+import { createService } from '../src/modules/services/services.service.ts';
+import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECRET = 'bench-secret-0123456789abcdef';
+const PG_ADMIN = process.env.KEYWARD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const quick = process.argv.includes('--quick');
+const SETTINGS = {
+  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
+  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 4 : 10)),
+  warmupSeconds: quick ? 2 : 3,
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+};
+const SCRIPT_BYTES = 220 * 1024;
+// Rate limits stay on (their cost is part of the hot path) with a budget the run cannot exhaust.
+const SERVER_ENV = { LOG_LEVEL: 'warn', KEYWARD_SECRET: SECRET, RATE_LIMIT_CLIENT_PER_MINUTE: '1000000000', RATE_LIMIT_API_PER_MINUTE: '1000000000' };
+
+interface Target {
+  name: string;
+  label: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** Whether p99 at half load is part of its goal. */
+  halfLoad?: boolean;
+}
+
+const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && canPin();
+// Servers share CPU 0 (only one is under load at a time); the generator runs on the others.
+const SERVER_CPU = '0';
+const LOAD_CPUS = `1-${availableParallelism() - 1}`;
+const pinServer = (pid: number | undefined) => {
+  if (pin && pid) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { stdio: 'ignore' });
+};
+
+/** src/server.ts as `npm start` runs it, with a CPU profile when asked (node refuses --cpu-prof in NODE_OPTIONS). */
+function startKeywardProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /^Keyward listening on (http:\/\/\S+)/.exec(line);
+      if (match) resolve({ url: match[1]!, child, stop });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+}
+
+function startHello(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/hello-server.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /"address":"([^"]+)"/.exec(line);
+      if (match) {
+        pinServer(child.pid);
+        resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`hello server exited with ${code}`)));
+  });
+}
+
+/** Lua that looks like an obfuscator's output (escaped bytes), so gzip gains what it would in practice. */
+function obfuscatedLookingScript(size: number): string {
+  let out = '';
+  while (out.length < size) {
+    const bytes = randomBytes(48);
+    out += `local v${out.length} = "${Array.from(bytes, (b) => `\\${b % 200}`).join('')}"\n`;
+  }
+  return out.slice(0, size - 12) + '\nprint("ok")';
+}
+
+async function api(url: string, key: string, method: string, body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as { data: Record<string, unknown> };
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** A server process on a fresh database with an account, a service, a key bound to one HWID, and (for fetch) a script. */
+async function startKeyward(env: Record<string, string>, what: 'validate' | 'fetch') {
+  const config = loadConfig({ ...env, KEYWARD_SECRET: SECRET });
+  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(handle.db);
+  const ctx = { config, db: handle.db, dialect: handle.dialect, sealer: new Sealer(SECRET), clock: Date.now, redis: null };
+  const account = await createAccount(ctx, { username: `bench${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
+  const service = await createService(ctx, account.id, { name: 'bench' });
+  const serviceKey = ctx.sealer.open(service.apiKeySealed);
+  await handle.close();
+
+  const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
+  pinServer(server.child.pid);
+  const base = server.url;
+  const generated = await api(`${base}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
+  const key = (generated.keys as Array<{ key: string }>)[0]!.key;
+  let url = `${base}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
+  if (what === 'fetch') {
+    const script = await api(`${base}/api/v1/vss/api/scripts`, serviceKey, 'POST', { name: 'bench', code: obfuscatedLookingScript(SCRIPT_BYTES) });
+    url = `${base}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
+  }
+  // The first request binds the HWID; every measured request is then the steady-state "valid" answer.
+  const first = await fetch(url);
+  const text = await first.text();
+  if (first.status !== 200 || (what === 'validate' ? !text.includes('"KEY_VALID"') : text.length !== SCRIPT_BYTES)) {
+    throw new Error(`seeded ${what} target does not answer as expected: ${first.status} ${text.slice(0, 200)}`);
+  }
+  return { url, stop: server.stop };
+}
+
+async function pgDatabase(admin: pg.Client, created: string[]): Promise<Record<string, string>> {
+  const name = `kw_bench_${process.pid}_${created.length}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  created.push(name);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return { DATABASE_URL: url.toString() };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+
+/** Runs a helper script in its own process and keeps every JSON object it prints on a line of its own. */
+async function runScript(file: string): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const found: unknown[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      console.log(`  ${line}`);
+      if (line.startsWith('{')) {
+        try {
+          found.push(JSON.parse(line));
+        } catch {
+          // Not a figure: progress text that happens to start with a brace.
+        }
+      }
+    });
+    child.once('exit', (code) => (code === 0 ? resolve(found) : reject(new Error(`${file} exited with ${code}`))));
+  });
+}
+
+async function main() {
+  const useWrk = ensureWrk();
+  const load = (target: Target, options: LoadOptions): Promise<LoadResult> =>
+    (useWrk && !options.rate ? wrk : autocannon)(target.url, { ...options, headers: target.headers, cpus: pin ? LOAD_CPUS : undefined });
+  console.log(
+    `${useWrk ? 'wrk' : 'autocannon'}: ${SETTINGS.connections} connections, ${SETTINGS.seconds} s per target, ${SETTINGS.rounds} interleaved rounds; ` +
+      `medians reported${pin ? `; servers on CPU ${SERVER_CPU}, generator on CPUs ${LOAD_CPUS}` : ''}\n`,
+  );
+
+  const only = process.env.BENCH_ONLY?.split(',');
+  const wanted = (name: string) => !only || name === 'baseline' || only.includes(name);
+  const targets: Target[] = [];
+  const stops: Array<() => unknown> = [];
+  const dirs: string[] = [];
+  const sqlite = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
+    dirs.push(dir);
+    return { DATA_DIR: dir };
+  };
+  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 2000 });
+  const pgCreated: string[] = [];
+  const pgUp = await admin.connect().then(
+    () => true,
+    () => false,
+  );
+  const results: Record<string, unknown> = { settings: { ...SETTINGS, generator: useWrk ? 'wrk' : 'autocannon', pinned: pin, scriptBytes: SCRIPT_BYTES } };
+  try {
+    const hello = await startHello();
+    stops.push(hello.stop);
+    targets.push({ name: 'baseline', label: 'baseline (hello)', url: `${hello.url}/hello`, halfLoad: true });
+
+    const add = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>, what: 'validate' | 'fetch', extra: Partial<Target> = {}) => {
+      if (!wanted(name)) return;
+      const server = await startKeyward(await env(), what);
+      stops.push(server.stop);
+      targets.push({ name, label, url: server.url, ...extra });
+    };
+    await add('validateSqlite', 'validate sqlite', sqlite, 'validate', { halfLoad: true });
+    if (pgUp) await add('validatePostgres', 'validate postgres', () => pgDatabase(admin, pgCreated), 'validate', { halfLoad: true });
+    else console.log('validate postgres skipped: PostgreSQL does not answer');
+    await add('validateSqliteNoAnalytics', 'validate, no analytics', () => ({ ...sqlite(), ANALYTICS: 'off' }), 'validate');
+    await add('fetchScriptSqlite', 'fetch 220 KB', sqlite, 'fetch');
+    await add('fetchScriptSqliteGzip', 'fetch 220 KB gzip', sqlite, 'fetch', { headers: { 'accept-encoding': 'gzip' } });
+
+    const options = { connections: SETTINGS.connections, seconds: SETTINGS.seconds };
+    for (const target of targets) await load(target, { ...options, seconds: SETTINGS.warmupSeconds });
+    const samples = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+    for (let round = 1; round <= SETTINGS.rounds; round++) {
+      console.log(`round ${round}`);
+      for (const target of targets) {
+        const r = await load(target, options);
+        if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
+        samples.get(target.name)!.push(r);
+        console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms`);
+      }
+    }
+    const medians: Record<string, { rps: number; p50: number; p99: number; ratio?: number; p99AtHalfLoad?: number }> = {};
+    for (const [name, list] of samples) medians[name] = { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) };
+    const baseline = medians.baseline!;
+    for (const [name, m] of Object.entries(medians)) if (name !== 'baseline') m.ratio = ratio(m.rps, baseline.rps);
+
+    // Latency where a server is not saturated: half of its own median rate, from a paced generator.
+    console.log('\np99 at half load');
+    for (const target of targets.filter((t) => t.halfLoad)) {
+      const r = await load(target, { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 });
+      medians[target.name]!.p99AtHalfLoad = r.p99;
+      console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p99 ${r.p99} ms`);
+    }
+    Object.assign(results, medians);
+
+    const goals: Record<string, { value: number | null; goal: string; met: boolean | null }> = {};
+    const goal = (name: string, value: number | undefined, text: string, met: (v: number) => boolean) =>
+      (goals[name] = { value: value ?? null, goal: text, met: value === undefined ? null : met(value) });
+    goal('validateSqliteRatio', medians.validateSqlite?.ratio, '>= 0.6', (v) => v >= 0.6);
+    goal('validatePostgresRatio', medians.validatePostgres?.ratio, '>= 0.4', (v) => v >= 0.4);
+    const halfP99 = (name: string) => (medians[name]?.p99AtHalfLoad === undefined ? undefined : ratio(medians[name]!.p99AtHalfLoad!, Math.max(baseline.p99AtHalfLoad!, 0.001)));
+    goal('validateSqliteP99AtHalfLoadToHello', halfP99('validateSqlite'), '<= 3', (v) => v <= 3);
+    goal('validatePostgresP99AtHalfLoadToHello', halfP99('validatePostgres'), '<= 3', (v) => v <= 3);
+    goal('fetchScriptRatio', medians.fetchScriptSqlite?.ratio, '>= 0.25', (v) => v >= 0.25);
+    goal('fetchScriptGzipRatio', medians.fetchScriptSqliteGzip?.ratio, '>= 0.25', (v) => v >= 0.25);
+    const analytics = medians.validateSqlite && medians.validateSqliteNoAnalytics ? ratio(medians.validateSqlite.rps, medians.validateSqliteNoAnalytics.rps) : undefined;
+    goal('analyticsOnToOff', analytics, '>= 0.95', (v) => v >= 0.95);
+
+    if (!only || only.includes('memory')) {
+      console.log('\nmemory: 40 MB upload and fetch (bench/memory.ts)');
+      const memory = (await runScript('bench/memory.ts')) as Array<{ ratioToScriptSize?: number }>;
+      results.memory = memory;
+      const worst = Math.max(...memory.map((m) => m.ratioToScriptSize ?? 0));
+      goal('memoryPeakGrowthToScriptSize', memory.length ? worst : undefined, '<= 3', (v) => v <= 3);
+    }
+    for (const [name, file] of [
+      ['listKeys', 'bench/list-keys.ts'],
+      ['exportImport', 'bench/export-import.ts'],
+    ] as const) {
+      if (!existsSync(join(ROOT, file)) || (only && !only.includes(name))) continue;
+      console.log(`\n${name} (${file})`);
+      results[name] = await runScript(file);
+    }
+    results.goals = goals;
+
+    console.log('\nmedians, ratio to the baseline:');
+    for (const [name, m] of Object.entries(medians)) {
+      console.log(`  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`);
+    }
+    console.log('\ngoals:');
+    for (const [name, g] of Object.entries(goals)) console.log(`  ${name.padEnd(38)} ${String(g.value).padStart(7)}  (${g.goal})  ${g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met'}`);
+    writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
+    console.log('written to bench/results.json');
+  } finally {
+    for (const stop of stops) await stop();
+    for (const name of pgCreated) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end().catch(() => {});
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

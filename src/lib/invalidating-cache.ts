@@ -1,0 +1,42 @@
+import type { Db, Dialect } from '../db/database.ts';
+import { busOf } from './invalidation.ts';
+import type { Clock } from './time.ts';
+
+/**
+ * A small per-instance cache of rows read from the database, kept true by the invalidation bus: every
+ * change publishes (topic, key) after it commits and every instance drops that key. The TTL is a
+ * backstop that bounds the effect of a lost message; a read that raced an invalidation is not stored
+ * (the generation check), so a stale row can never outlive the message that should have removed it.
+ */
+export class InvalidatingCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+  private generation = 0;
+
+  constructor(
+    owner: { db: Db; dialect: Dialect; clock: Clock },
+    readonly topic: string,
+    private readonly ttlMs: number,
+    private readonly limit: number,
+    private readonly clock: Clock = owner.clock,
+  ) {
+    busOf(owner).subscribe(topic, (key) => {
+      this.generation++;
+      if (key === '*') this.entries.clear();
+      else this.entries.delete(key);
+    });
+  }
+
+  /** The cached value, or `load`'s; undefined (nothing found) is not cached, so a new row shows at once. */
+  async get(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const now = this.clock();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    const generation = this.generation;
+    const value = await load();
+    if (value !== undefined && generation === this.generation) {
+      if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { value, until: now + this.ttlMs });
+    }
+    return value;
+  }
+}

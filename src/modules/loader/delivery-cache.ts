@@ -1,0 +1,98 @@
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { AppContext } from '../../context.ts';
+import { InvalidatingCache } from '../../lib/invalidating-cache.ts';
+import { readBlob, SCRIPT_TOPIC } from '../scripts/code-store.ts';
+import * as scriptsRepo from '../scripts/scripts.repository.ts';
+
+const gzip = promisify(gzipCallback);
+
+/** What the fetch route needs of a script row. */
+export interface DeliverableScript {
+  id: string;
+  serviceId: string;
+  status: string;
+  outputBlob: string | null;
+  outputSize: number | null;
+}
+
+export interface CachedCode {
+  body: Buffer;
+  /** Compressed once, the first time a client that accepts gzip asks. */
+  gzip: Promise<Buffer> | null;
+}
+
+/** A backstop only: every change publishes an invalidation, this bounds a lost message's effect. */
+const ROW_TTL_MS = 30_000;
+const ROW_LIMIT = 10_000;
+
+/**
+ * Per app instance: script rows by id (invalidated through the bus on every change) and code blobs by
+ * blob id. Blobs are immutable (new code is a new blob), so a cached blob is never stale; the byte
+ * budget only bounds memory, least recently used first. Blobs over a quarter of the budget are
+ * streamed from the database each time instead, so a 40 MB script never sits in memory.
+ */
+export class DeliveryCache {
+  private readonly rows: InvalidatingCache<DeliverableScript>;
+  private readonly blobs = new Map<string, CachedCode>();
+  private readonly loading = new Map<string, Promise<CachedCode>>();
+  private bytes = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    readonly maxBytes: number,
+  ) {
+    this.rows = new InvalidatingCache(ctx, SCRIPT_TOPIC, ROW_TTL_MS, ROW_LIMIT);
+  }
+
+  script(id: string): Promise<DeliverableScript | undefined> {
+    return this.rows.get(id, async () => {
+      const row = await scriptsRepo.findScript(this.ctx.db, id);
+      return row && { id: row.id, serviceId: row.serviceId, status: row.status, outputBlob: row.outputBlob, outputSize: row.outputSize };
+    });
+  }
+
+  /** The whole blob from memory, or null when it is too large to keep (the caller streams it). */
+  async code(blobId: string, size: number): Promise<CachedCode | null> {
+    if (size > this.maxBytes / 4) return null;
+    const hit = this.blobs.get(blobId);
+    if (hit) {
+      // Re-inserted so the Map's order is least recently used first.
+      this.blobs.delete(blobId);
+      this.blobs.set(blobId, hit);
+      return hit;
+    }
+    let pending = this.loading.get(blobId);
+    if (!pending) {
+      pending = this.load(blobId, size).finally(() => this.loading.delete(blobId));
+      this.loading.set(blobId, pending);
+    }
+    return pending;
+  }
+
+  gzipped(entry: CachedCode): Promise<Buffer> {
+    return (entry.gzip ??= gzip(entry.body, { level: 9 }));
+  }
+
+  private async load(blobId: string, size: number): Promise<CachedCode> {
+    const parts: Buffer[] = [];
+    for await (const chunk of readBlob(this.ctx.db, blobId, size)) parts.push(chunk);
+    const entry: CachedCode = { body: parts.length === 1 ? parts[0]! : Buffer.concat(parts), gzip: null };
+    this.bytes += entry.body.length;
+    this.blobs.set(blobId, entry);
+    for (const [id, old] of this.blobs) {
+      if (this.bytes <= this.maxBytes) break;
+      this.blobs.delete(id);
+      this.bytes -= old.body.length;
+    }
+    return entry;
+  }
+}
+
+const caches = new WeakMap<AppContext, DeliveryCache>();
+
+export function deliveryCache(ctx: AppContext): DeliveryCache {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new DeliveryCache(ctx, ctx.config.scriptCacheBytes)));
+  return cache;
+}
