@@ -17,6 +17,7 @@ import loaderRoutes from './loader/loader.routes.ts';
 import luaRoutes from './lua/lua.routes.ts';
 import webhookRoutes from './webhook/webhook.routes.ts';
 import chatRoutes from './chat/chat.routes.ts';
+import dashboardRoutes from './dashboard/dashboard.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
 export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
@@ -41,4 +42,5 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: luaRoutes, prefix: '/api/v1' },
   { plugin: webhookRoutes, prefix: '/api/v1' },
   { plugin: chatRoutes, prefix: '/api/v1' },
+  { plugin: dashboardRoutes, prefix: '' },
 ];

@@ -52,7 +52,18 @@ export function presentedKey(request: FastifyRequest): string | null {
 
 async function authenticateService(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const key = presentedKey(request);
-  if (!key) throw unauthorized('An API key is required in the X-API-Key or Authorization header');
+  if (!key) {
+    // The dashboard acts as the signed-in owner (like an account key) without holding any key in the page.
+    const session = await authenticateSession(ctx, request);
+    if (!session) throw unauthorized('An API key is required in the X-API-Key or Authorization header');
+    const ref = request.headers['x-service-id'];
+    if (typeof ref !== 'string' || !ref.trim()) {
+      throw new AppError('SERVICE_ID_REQUIRED', 'A signed-in session needs the X-Service-Id header on service routes');
+    }
+    const service = await findAccountService(ctx.db, session.account.id, ref.trim());
+    if (!service) throw notFound('Service');
+    return { ...session, service };
+  }
   if (key.startsWith('kws_')) {
     const service = await findServiceByKeyDigest(ctx.db, digest(key));
     if (!service) throw unauthorized('The API key is not valid');

@@ -1,0 +1,124 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+
+/** The error envelope of contract §1, kept whole so pages can show `field`, `errors`, `duplicates`… */
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code: string;
+  field?: string;
+  retryAfter?: number;
+  errors?: Array<{ index: number; field: string; error: string }>;
+  duplicates?: string[];
+  [extra: string]: unknown;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.error || `Request failed (${status})`);
+  }
+  get code() {
+    return this.body.code;
+  }
+}
+
+let csrfToken: string | null = null;
+/** Set from GET /auth/session; every cookie-authenticated mutation must carry it (contract §2). */
+export function setCsrfToken(token: string | null) {
+  csrfToken = token;
+}
+
+type UnauthorizedHandler = () => void;
+let onUnauthorized: UnauthorizedHandler = () => {
+  const here = window.location.pathname + window.location.search;
+  window.location.assign(`/login?next=${encodeURIComponent(here)}`);
+};
+/** The router installs a handler that navigates without reloading the page. */
+export function setUnauthorizedHandler(handler: UnauthorizedHandler) {
+  onUnauthorized = handler;
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+// Sign-in routes answer 401 for wrong credentials: those are shown on the form, not redirected.
+const NO_REDIRECT = ['/api/v1/auth/login', '/api/v1/auth/register', '/api/v1/auth/session', '/api/v1/auth/logout'];
+
+const sessionMiddleware: Middleware = {
+  onRequest({ request }) {
+    if (!SAFE.has(request.method) && csrfToken) request.headers.set('x-csrf-token', csrfToken);
+    return request;
+  },
+  onResponse({ request, response }) {
+    if (response.status === 401 && !NO_REDIRECT.some((p) => new URL(request.url).pathname.startsWith(p))) onUnauthorized();
+    return response;
+  },
+};
+
+/** The typed client: paths and bodies come from the server's own OpenAPI document (npm run gen:api). */
+export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
+api.use(sessionMiddleware);
+
+type Payload<R> = NonNullable<R> extends { data: infer T } ? T : never;
+
+/** Unwraps `{ success, data }`, throwing ApiError for the error envelope. */
+export function unwrap<R extends { data?: unknown; error?: unknown; response: Response }>(result: R): Payload<R['data']> {
+  if (result.response.ok && result.data !== undefined) return (result.data as { data: Payload<R['data']> }).data;
+  const body = (result.error ?? {}) as Partial<ErrorBody>;
+  throw new ApiError(result.response.status, {
+    ...body,
+    success: false,
+    error: body.error ?? `Request failed (${result.response.status})`,
+    code: body.code ?? 'UNKNOWN',
+  });
+}
+
+/**
+ * For routes another helper is adding right now (not yet in the generated schema) and for
+ * downloads: the same session, CSRF and 401 handling as the typed client.
+ */
+export interface RequestOptions {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  /** Service routes (/api/v1/keys/api/…, /vss/api/…) name their service in X-Service-Id. */
+  serviceId?: string;
+}
+
+/** Headers for the typed client on a service route: `api.GET(path, { headers: serviceHeaders(id) })`. */
+export const serviceHeaders = (serviceId: string) => ({ 'x-service-id': serviceId });
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await rawFetch(method, path, options);
+  const body = (await response.json().catch(() => ({}))) as { data?: T } & Partial<ErrorBody>;
+  if (!response.ok) {
+    throw new ApiError(response.status, { ...body, success: false, error: body.error ?? `Request failed (${response.status})`, code: body.code ?? 'UNKNOWN' });
+  }
+  return body.data as T;
+}
+
+export async function rawFetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  const url = new URL(path, window.location.origin);
+  for (const [name, value] of Object.entries(options.query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
+  }
+  const headers = new Headers();
+  if (options.body !== undefined) headers.set('content-type', 'application/json');
+  if (options.serviceId) headers.set('x-service-id', options.serviceId);
+  if (!SAFE.has(method) && csrfToken) headers.set('x-csrf-token', csrfToken);
+  const response = await fetch(url, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  if (response.status === 401 && !NO_REDIRECT.some((p) => url.pathname.startsWith(p))) onUnauthorized();
+  return response;
+}
+
+/** A sentence for a toast or an inline error. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) return error.body.field ? `${error.message}` : error.message;
+  if (error instanceof Error) return error.message;
+  return 'Something went wrong';
+}

@@ -1,0 +1,117 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError, api, messageOf, unwrap } from '../api/client';
+import { Captcha } from './Captcha';
+import { SESSION_KEY, fetchSession, useSession } from './session';
+
+/** Only same-site paths are followed after sign-in, never another origin. */
+export function safeNext(next: string | null): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/login')) return '/services';
+  return next;
+}
+
+function describeLoginError(error: unknown): string {
+  if (!(error instanceof ApiError)) return messageOf(error);
+  if (error.code === 'RATE_LIMITED' || error.status === 429) {
+    const wait = error.body.retryAfter;
+    return `Too many attempts: sign-in is locked for now${wait ? `; try again in ${Math.ceil(wait / 60)} minute(s)` : ''}. The account key still signs you in.`;
+  }
+  if (error.code === 'TOTP_INVALID' || /code/i.test(error.message)) return error.message;
+  return error.message;
+}
+
+export function LoginPage() {
+  const session = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+
+  const [withKey, setWithKey] = useState(false);
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [accountKey, setAccountKey] = useState('');
+  const [totp, setTotp] = useState('');
+  const [askTotp, setAskTotp] = useState(false);
+  const [captcha, setCaptcha] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (session.data) return <Navigate to={next} replace />;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    if (!captcha) return setError('Complete the captcha first.');
+    setBusy(true);
+    try {
+      const body = withKey
+        ? { apiKey: accountKey.trim(), captcha }
+        : { username: username.trim(), password, captcha, ...(askTotp && totp ? { totp: totp.trim() } : {}) };
+      unwrap(await api.POST('/api/v1/auth/login', { body }));
+      queryClient.setQueryData(SESSION_KEY, await fetchSession());
+      navigate(next, { replace: true });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'TOTP_REQUIRED') {
+        setAskTotp(true);
+        setError('Enter the code from your authenticator app.');
+      } else {
+        setError(describeLoginError(err));
+      }
+      // A solved challenge is spent by the attempt; the widget fetches a new one.
+      setGeneration((g) => g + 1);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="lg" radius="md" w="100%" maw={420}>
+        <form onSubmit={submit} noValidate>
+          <Stack>
+            <Title order={1} size="h2">
+              Sign in to Keyward
+            </Title>
+            <Switch label="Sign in with API key" checked={withKey} onChange={(e) => setWithKey(e.currentTarget.checked)} />
+            {withKey ? (
+              <PasswordInput label="Account key" value={accountKey} onChange={(e) => setAccountKey(e.currentTarget.value)} autoComplete="off" required />
+            ) : (
+              <>
+                <TextInput label="Username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoComplete="username" required />
+                <PasswordInput label="Password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} autoComplete="current-password" required />
+                {askTotp && (
+                  <TextInput
+                    label="Two-factor code"
+                    value={totp}
+                    onChange={(e) => setTotp(e.currentTarget.value)}
+                    inputMode="numeric"
+                    autoComplete="one-time-code"
+                    maxLength={6}
+                    data-autofocus
+                    required
+                  />
+                )}
+              </>
+            )}
+            <Captcha onSolved={setCaptcha} generation={generation} />
+            {error && (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            )}
+            <Button type="submit" loading={busy}>
+              Sign in
+            </Button>
+            <Text size="sm" c="dimmed">
+              No account? <Anchor component={Link} to="/register">Register</Anchor> (when this server allows it).
+            </Text>
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}

@@ -1,0 +1,16 @@
+/** A service's sections: the link names are part of contract §9 (browser tests find them by name). */
+export const SECTIONS = [
+  { slug: 'keys', label: 'Keys' },
+  { slug: 'keyless', label: 'Keyless' },
+  { slug: 'blacklist', label: 'Blacklist' },
+  { slug: 'scripts', label: 'Scripts' },
+  { slug: 'key-system', label: 'Key system' },
+  { slug: 'analytics', label: 'Analytics' },
+  { slug: 'audit-log', label: 'Audit log' },
+  { slug: 'settings', label: 'Settings' },
+  { slug: 'api-access', label: 'API access' },
+] as const;
+
+export type SectionSlug = (typeof SECTIONS)[number]['slug'];
+
+export const sectionPath = (serviceId: string, slug: SectionSlug) => `/services/${encodeURIComponent(serviceId)}/${slug}`;

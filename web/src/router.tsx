@@ -1,0 +1,61 @@
+import { lazy } from 'react';
+import { Navigate, createBrowserRouter, useParams } from 'react-router';
+import { LoginPage } from './auth/LoginPage';
+import { RegisterPage } from './auth/RegisterPage';
+import { RequireSession } from './auth/RequireSession';
+import { Shell } from './layout/Shell';
+import { ServicesPage } from './services/ServicesPage';
+import { Empty } from './components/states';
+
+// Each page is its own chunk: the sign-in page does not ship the keys table.
+const KeysPage = lazy(() => import('./keys/KeysPage'));
+const KeylessPage = lazy(() => import('./pages/KeylessPage'));
+const BlacklistPage = lazy(() => import('./pages/BlacklistPage'));
+const ScriptsPage = lazy(() => import('./pages/ScriptsPage'));
+const KeySystemPage = lazy(() => import('./pages/KeySystemPage'));
+const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage'));
+const AuditLogPage = lazy(() => import('./pages/AuditLogPage'));
+const SettingsPage = lazy(() => import('./pages/SettingsPage'));
+const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
+const AccountPage = lazy(() => import('./pages/AccountPage'));
+const StaffPage = lazy(() => import('./pages/StaffPage'));
+
+function ServiceIndex() {
+  const { serviceId } = useParams();
+  return <Navigate to={`/services/${serviceId}/keys`} replace />;
+}
+
+export const router = createBrowserRouter([
+  { path: '/login', element: <LoginPage /> },
+  { path: '/register', element: <RegisterPage /> },
+  {
+    element: <RequireSession />,
+    children: [
+      {
+        element: <Shell />,
+        children: [
+          { index: true, element: <Navigate to="/services" replace /> },
+          { path: 'services', element: <ServicesPage /> },
+          { path: 'account', element: <AccountPage /> },
+          { path: 'staff', element: <StaffPage /> },
+          {
+            path: 'services/:serviceId',
+            children: [
+              { index: true, element: <ServiceIndex /> },
+              { path: 'keys', element: <KeysPage /> },
+              { path: 'keyless', element: <KeylessPage /> },
+              { path: 'blacklist', element: <BlacklistPage /> },
+              { path: 'scripts', element: <ScriptsPage /> },
+              { path: 'key-system', element: <KeySystemPage /> },
+              { path: 'analytics', element: <AnalyticsPage /> },
+              { path: 'audit-log', element: <AuditLogPage /> },
+              { path: 'settings', element: <SettingsPage /> },
+              { path: 'api-access', element: <ApiAccessPage /> },
+            ],
+          },
+          { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },
+        ],
+      },
+    ],
+  },
+]);
