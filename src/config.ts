@@ -18,6 +18,8 @@ export interface Config {
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
   chatWebhookOrigins: string[];
+  /** Key-system provider APIs (contract §8); the bases are overridable for tests only, like CHAT_WEBHOOK_ORIGINS. */
+  keySystem: { workinkApiUrl: string; linkvertiseApiUrl: string; lootlabsApiUrl: string; providerTimeoutMs: number };
   /** How often each instance looks for queued webhook messages; 0 turns the background worker off. */
   webhookWorkerIntervalMs: number;
   logLevel: string;
@@ -71,6 +73,9 @@ function parseUrl(name: string, raw: string): URL {
     throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
   }
 }
+
+/** An API base URL without a trailing slash. */
+const apiBase = (env: Env, name: string, fallback: string) => parseUrl(name, (env[name] || fallback).replace(/\/+$/, '')).href.replace(/\/+$/, '');
 
 /** The secret is generated once and kept beside the embedded database, so restarts keep revealing keys. */
 function loadOrCreateSecret(dataDir: string): string {
@@ -144,6 +149,12 @@ export function loadConfig(env: Env = process.env): Config {
       sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),
     },
     chatWebhookOrigins,
+    keySystem: {
+      workinkApiUrl: apiBase(env, 'WORKINK_API_URL', 'https://work.ink'),
+      linkvertiseApiUrl: apiBase(env, 'LINKVERTISE_API_URL', 'https://publisher.linkvertise.com'),
+      lootlabsApiUrl: apiBase(env, 'LOOTLABS_API_URL', 'https://be.lootlabs.gg'),
+      providerTimeoutMs: int(env, 'KEY_SYSTEM_PROVIDER_TIMEOUT_MS', 5000, 100, 60_000),
+    },
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     analytics: analytics === 'on',

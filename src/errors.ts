@@ -19,6 +19,10 @@ export type ErrorCode =
   | 'HWID_RESET_COOLDOWN'
   | 'RATE_LIMITED'
   | 'WEBHOOK_DELIVERY_FAILED'
+  | 'CHECKPOINT_FAILED'
+  | 'KEY_SYSTEM_DISABLED'
+  | 'KEY_SYSTEM_LIMIT'
+  | 'PROVIDER_UNAVAILABLE'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE';
 
@@ -26,6 +30,7 @@ export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'VALIDATION_ERROR':
     case 'SERVICE_ID_REQUIRED':
+    case 'CHECKPOINT_FAILED':
       return 400;
     case 'UNAUTHORIZED':
     case 'TOTP_REQUIRED':
@@ -41,6 +46,7 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case 'CONFLICT':
     case 'WEBHOOK_DISABLED':
+    case 'KEY_SYSTEM_DISABLED':
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
@@ -49,8 +55,10 @@ export function statusOf(code: ErrorCode): number {
       return 422;
     case 'HWID_RESET_COOLDOWN':
     case 'RATE_LIMITED':
+    case 'KEY_SYSTEM_LIMIT':
       return 429;
     case 'WEBHOOK_DELIVERY_FAILED':
+    case 'PROVIDER_UNAVAILABLE':
       return 502;
     case 'UNAVAILABLE':
       return 503;
@@ -62,6 +70,10 @@ export function statusOf(code: ErrorCode): number {
 export interface ErrorExtras {
   field?: string;
   retryAfter?: number;
+  /** CHECKPOINT_FAILED: too-fast | token-invalid | token-reused. */
+  reason?: string;
+  /** KEY_SYSTEM_LIMIT: when this address may earn its next key. */
+  nextKeyAt?: string;
 }
 
 export class AppError extends Error {
@@ -93,5 +105,7 @@ export interface ErrorBody {
   code: ErrorCode;
   field?: string;
   retryAfter?: number;
+  reason?: string;
+  nextKeyAt?: string;
   requestId?: string;
 }

@@ -67,7 +67,18 @@ async function checkedTarget(url: URL, policy: OutboundPolicy): Promise<{ addres
 }
 
 /** POSTs a JSON body to `rawUrl` under the policy. Resolves with any HTTP answer, 3xx included. */
-export async function postJson(rawUrl: string, payload: unknown, policy: OutboundPolicy): Promise<OutboundResponse> {
+export const postJson = (rawUrl: string, payload: unknown, policy: OutboundPolicy): Promise<OutboundResponse> =>
+  send(rawUrl, policy, { method: 'POST', json: payload, userAgent: 'Keyward (webhook delivery)' });
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST';
+  json?: unknown;
+  headers?: Record<string, string>;
+  userAgent: string;
+}
+
+/** Any request under the policy (provider checks use GET). Resolves with any HTTP answer, 3xx included. */
+export async function send(rawUrl: string, policy: OutboundPolicy, options: OutboundRequest): Promise<OutboundResponse> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -75,7 +86,7 @@ export async function postJson(rawUrl: string, payload: unknown, policy: Outboun
     throw new OutboundRefused('not a URL');
   }
   const target = await checkedTarget(url, policy);
-  const body = Buffer.from(JSON.stringify(payload));
+  const body = options.json === undefined ? null : Buffer.from(JSON.stringify(options.json));
 
   // Answers the address checked above whatever name is asked, in both callback shapes node uses.
   const pinned = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -101,14 +112,14 @@ export async function postJson(rawUrl: string, payload: unknown, policy: Outboun
       hostname: literal ? target.address : url.hostname,
       port: url.port || (isHttps ? 443 : 80),
       path: url.pathname + url.search,
-      method: 'POST',
+      method: options.method,
       lookup: pinned,
       agent: false,
       ...(isHttps && !literal ? { servername: url.hostname } : {}),
       headers: {
-        'content-type': 'application/json',
-        'content-length': String(body.length),
-        'user-agent': 'Keyward (webhook delivery)',
+        ...options.headers,
+        ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+        'user-agent': options.userAgent,
         host: url.host,
       },
     });
@@ -137,6 +148,7 @@ export async function postJson(rawUrl: string, payload: unknown, policy: Outboun
       response.on('end', done);
       response.on('error', (error) => finish(new OutboundNetworkError(error.message)));
     });
-    request.end(body);
+    if (body) request.end(body);
+    else request.end();
   });
 }

@@ -18,6 +18,7 @@ import luaRoutes from './lua/lua.routes.ts';
 import webhookRoutes from './webhook/webhook.routes.ts';
 import chatRoutes from './chat/chat.routes.ts';
 import dashboardRoutes from './dashboard/dashboard.routes.ts';
+import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
 export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
@@ -42,5 +43,8 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: luaRoutes, prefix: '/api/v1' },
   { plugin: webhookRoutes, prefix: '/api/v1' },
   { plugin: chatRoutes, prefix: '/api/v1' },
+  { plugin: keySystemSettingsRoutes, prefix: '/api/v1' },
+  { plugin: publicKeySystemRoutes, prefix: '/api/v1' },
+  { plugin: keySystemPageRoutes, prefix: '' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

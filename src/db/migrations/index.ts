@@ -4,6 +4,7 @@ import * as signin from './0002_signin.ts';
 import * as scripts from './0003_scripts.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
 import * as keyHwids from './0007_key_hwids.ts';
+import * as keySystem from './0010_key_system.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_scripts': scripts,
   '0004_webhook_outbox': webhookOutbox,
   '0007_key_hwids': keyHwids,
+  '0010_key_system': keySystem,
 };

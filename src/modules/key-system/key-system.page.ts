@@ -1,0 +1,169 @@
+import type { ServiceRow } from '../services/services.repository.ts';
+import { escapeHtml, htmlPage } from '../reset-page/html.ts';
+import { iso } from '../../lib/time.ts';
+import type { SessionRow } from './key-system.repository.ts';
+import type { KeySystemSettings } from './key-system.service.ts';
+
+/** Server-rendered pages of the key system; one small script (no inline code, no CDN) drives them. */
+
+const HEAD = '<script src="/reset/assets/altcha.js" defer></script>\n<script src="/key/assets/key-system.js" defer></script>';
+const STYLE = `<style>
+.progress { font-weight: 600; }
+.key { display: block; padding: .75rem; background: #f2f2f2; font-size: 1.1rem; word-break: break-all; }
+a.button { display: inline-block; margin-top: 1rem; padding: .5rem 1rem; border: 1px solid #1d1d1f; border-radius: .25rem; color: inherit; text-decoration: none; }
+</style>`;
+
+const titleOf = (service: ServiceRow, settings: KeySystemSettings) => settings.pageTitle || `Get a key · ${service.name}`;
+
+export const notFoundPage = () =>
+  htmlPage('Key system not found', '<h1>Key system not found</h1><p>This get-key page does not exist or is turned off. Check the link you were given.</p>');
+
+export function keyPage(service: ServiceRow, settings: KeySystemSettings, session: SessionRow | null): string {
+  const title = titleOf(service, settings);
+  const heading = `<h1>${escapeHtml(title)}</h1>`;
+  const attrs = `data-service="${escapeHtml(service.identifier)}"`;
+  let body: string;
+  if (session?.key) {
+    body = `<main id="ks" data-mode="done" ${attrs}>
+<p class="progress" id="progress">All ${session.checkpoints} checkpoints passed</p>
+<p>Your key:</p>
+<code class="key" id="key">${escapeHtml(session.key)}</code>
+<button type="button" id="copy">Copy key</button>
+<p>Valid until <time id="expires" datetime="${iso(session.keyExpiresAt)}">${iso(session.keyExpiresAt)}</time>.</p>
+<div id="result" class="result" role="status" hidden></div>
+</main>`;
+  } else if (session?.nextUrl) {
+    body = `<main id="ks" data-mode="progress" ${attrs}>
+<p class="progress" id="progress">Checkpoint ${session.checkpoint + 1} of ${session.checkpoints}</p>
+<a class="button" id="next" href="${escapeHtml(session.nextUrl)}" rel="noreferrer">Continue to checkpoint ${session.checkpoint + 1}</a>
+<div id="result" class="result" role="status" hidden></div>
+</main>`;
+  } else {
+    body = `<main id="ks" data-mode="start" ${attrs}>
+<p class="progress" id="progress">Checkpoint 1 of ${settings.checkpoints}</p>
+<p>Pass ${settings.checkpoints === 1 ? 'one checkpoint' : `${settings.checkpoints} checkpoints`} to get a key valid for ${settings.keyHours} hours.</p>
+<div id="captcha"></div>
+<button type="button" id="start">Get key</button>
+<div id="result" class="result" role="status" hidden></div>
+</main>`;
+  }
+  return htmlPage(title, heading + '\n' + body, STYLE + '\n' + HEAD);
+}
+
+/** Where the provider sends the user back: the page posts the provider's token for the session. */
+export function returnPage(service: ServiceRow, settings: KeySystemSettings, sessionId: string, token: string | null): string {
+  const title = titleOf(service, settings);
+  return htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<main id="ks" data-mode="return" data-service="${escapeHtml(service.identifier)}" data-session="${escapeHtml(sessionId)}"${token ? ` data-token="${escapeHtml(token)}"` : ''}>
+<p class="progress" id="progress">Checking your checkpoint…</p>
+<div id="result" class="result" role="status" hidden></div>
+<a class="button" id="next" href="/key/${escapeHtml(service.identifier)}" hidden>Continue</a>
+<button type="button" id="retry" hidden>Try again</button>
+</main>`,
+    STYLE + '\n' + HEAD,
+  );
+}
+
+export const KEY_SYSTEM_SCRIPT = `'use strict';
+(function () {
+  var root = document.getElementById('ks');
+  if (!root) return;
+  var service = root.getAttribute('data-service');
+  var mode = root.getAttribute('data-mode');
+  var result = document.getElementById('result');
+  var progress = document.getElementById('progress');
+  var api = '/api/v1/public/key-system/' + encodeURIComponent(service) + '/sessions';
+
+  function show(ok, text) {
+    result.hidden = false;
+    result.className = 'result ' + (ok ? 'ok' : 'fail');
+    result.textContent = text;
+  }
+  function post(url, body) {
+    return fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      .then(function (r) { return r.json(); });
+  }
+
+  if (mode === 'start') {
+    var holder = document.getElementById('captcha');
+    var payload = null;
+    var mount = function () {
+      payload = null;
+      holder.textContent = '';
+      fetch('/api/v1/auth/captcha', { cache: 'no-store' })
+        .then(function (r) { return r.json(); })
+        .then(function (body) {
+          var widget = document.createElement('altcha-widget');
+          widget.setAttribute('challengejson', JSON.stringify(body.data));
+          widget.setAttribute('hidelogo', '');
+          widget.setAttribute('hidefooter', '');
+          widget.addEventListener('statechange', function (ev) {
+            payload = ev.detail && ev.detail.state === 'verified' ? ev.detail.payload : null;
+          });
+          holder.appendChild(widget);
+        })
+        .catch(function () { show(false, 'Could not load the captcha; reload the page.'); });
+    };
+    document.getElementById('start').addEventListener('click', function () {
+      if (!payload) return show(false, 'Complete the captcha first.');
+      post(api, { captcha: payload })
+        .then(function (body) {
+          if (body.success) window.location.href = body.data.next;
+          else { show(false, body.error); mount(); }
+        })
+        .catch(function () { show(false, 'The request failed; try again.'); mount(); });
+    });
+    mount();
+  }
+
+  if (mode === 'done') {
+    var expires = document.getElementById('expires');
+    var at = new Date(expires.getAttribute('datetime'));
+    expires.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+    document.getElementById('copy').addEventListener('click', function () {
+      var key = document.getElementById('key').textContent;
+      var done = function () { show(true, 'Key copied.'); };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(key).then(done, function () { show(false, 'Copy failed; select the key and copy it.'); });
+      else {
+        var range = document.createRange();
+        range.selectNodeContents(document.getElementById('key'));
+        var selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        if (document.execCommand('copy')) done(); else show(false, 'Copy failed; select the key and copy it.');
+      }
+    });
+  }
+
+  if (mode === 'return') {
+    var next = document.getElementById('next');
+    var retry = document.getElementById('retry');
+    var session = root.getAttribute('data-session');
+    var token = root.getAttribute('data-token');
+    var check = function () {
+      retry.hidden = true;
+      post(api + '/' + encodeURIComponent(session) + '/checkpoint', token ? { token: token } : {})
+        .then(function (body) {
+          if (body.success && body.data.key) return window.location.replace('/key/' + encodeURIComponent(service));
+          if (body.success) {
+            progress.textContent = 'Checkpoint ' + (body.data.checkpoint + 1) + ' of ' + body.data.checkpoints;
+            show(true, 'Checkpoint ' + body.data.checkpoint + ' passed.');
+            next.href = body.data.next;
+            next.textContent = 'Continue to checkpoint ' + (body.data.checkpoint + 1);
+            next.hidden = false;
+            return;
+          }
+          progress.textContent = 'Checkpoint not passed';
+          show(false, body.error);
+          if (body.reason === 'too-fast' || body.code === 'PROVIDER_UNAVAILABLE') retry.hidden = false;
+          else { next.textContent = 'Back to the get-key page'; next.hidden = false; }
+        })
+        .catch(function () { show(false, 'The request failed; try again.'); retry.hidden = false; });
+    };
+    retry.addEventListener('click', check);
+    check();
+  }
+})();
+`;

@@ -1,0 +1,146 @@
+import type { AppContext } from '../../context.ts';
+import { safeEqual } from '../../lib/secrets.ts';
+import { AppError } from '../../errors.ts';
+import { OutboundNetworkError, OutboundRefused, send, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
+import type { KeySystemProvider } from './key-system.tables.ts';
+
+/**
+ * Each ad provider's anti-bypass check, server to server through the SSRF-safe outbound client.
+ * A check answers true (the provider vouches for the token) or false (it does not); a provider that
+ * cannot be asked, or answers something we cannot read, is PROVIDER_UNAVAILABLE: never a free key.
+ * The README's "Key system" section lists the request each check makes.
+ */
+
+const MAX_RESPONSE_BYTES = 16 * 1024;
+
+export const PROVIDER_LABEL: Record<KeySystemProvider, string> = {
+  none: 'None',
+  workink: 'Work.ink',
+  linkvertise: 'Linkvertise',
+  lootlabs: 'Lootlabs',
+};
+
+/** The query parameter each provider appends to the return address (the page reads the first one present). */
+export const TOKEN_PARAMS = ['token', 'hash', 'lltoken'] as const;
+
+const DEFAULT_BASES: Record<Exclude<KeySystemProvider, 'none'>, string> = {
+  workink: 'https://work.ink',
+  linkvertise: 'https://publisher.linkvertise.com',
+  lootlabs: 'https://be.lootlabs.gg',
+};
+
+function baseOf(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>): string {
+  const { keySystem } = ctx.config;
+  return { workink: keySystem.workinkApiUrl, linkvertise: keySystem.linkvertiseApiUrl, lootlabs: keySystem.lootlabsApiUrl }[provider];
+}
+
+function policyFor(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>): OutboundPolicy {
+  const base = new URL(baseOf(ctx, provider)).origin;
+  const platform = new URL(DEFAULT_BASES[provider]).origin;
+  return {
+    platformOrigins: [platform],
+    // An overridden base (tests) is the operator's explicit choice, like CHAT_WEBHOOK_ORIGINS.
+    explicitOrigins: base === platform ? [] : [base],
+    timeoutMs: ctx.config.keySystem.providerTimeoutMs,
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+  };
+}
+
+export const unavailable = (provider: KeySystemProvider, why = 'could not be reached') =>
+  new AppError('PROVIDER_UNAVAILABLE', `${PROVIDER_LABEL[provider]} ${why}; your progress is kept, try again in a moment`);
+
+async function ask(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>, url: string, method: 'GET' | 'POST'): Promise<OutboundResponse> {
+  try {
+    return await send(url, policyFor(ctx, provider), { method, userAgent: 'Keyward (key system)', headers: { accept: 'application/json, text/plain' } });
+  } catch (error) {
+    if (error instanceof OutboundNetworkError || error instanceof OutboundRefused) throw unavailable(provider);
+    throw error;
+  }
+}
+
+function json(provider: KeySystemProvider, response: OutboundResponse): Record<string, unknown> {
+  if (response.status < 200 || response.status >= 300) throw unavailable(provider, `answered ${response.status}`);
+  try {
+    const parsed = JSON.parse(response.body) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // falls through to the refusal below
+  }
+  throw unavailable(provider, 'gave an answer that could not be read');
+}
+
+/** Work.ink: GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }. */
+async function verifyWorkink(ctx: AppContext, token: string): Promise<boolean> {
+  const url = `${baseOf(ctx, 'workink')}/_api/v2/token/isValid/${encodeURIComponent(token)}?deleteToken=1`;
+  const body = json('workink', await ask(ctx, 'workink', url, 'GET'));
+  if (typeof body.valid !== 'boolean') throw unavailable('workink', 'gave an answer that could not be read');
+  return body.valid;
+}
+
+/** Linkvertise: POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE | FALSE (plain text). */
+async function verifyLinkvertise(ctx: AppContext, hash: string, sellerToken: string): Promise<boolean> {
+  const url = `${baseOf(ctx, 'linkvertise')}/api/v1/anti_bypassing?token=${encodeURIComponent(sellerToken)}&hash=${encodeURIComponent(hash)}`;
+  const response = await ask(ctx, 'linkvertise', url, 'POST');
+  if (response.status < 200 || response.status >= 300) throw unavailable('linkvertise', `answered ${response.status}`);
+  const verdict = response.body.trim().replace(/^"|"$/g, '').toUpperCase();
+  if (verdict === 'TRUE') return true;
+  if (verdict === 'FALSE') return false;
+  // "Invalid token." and anything else: the seller's token is wrong or the API changed; the user is not at fault.
+  throw unavailable('linkvertise', 'refused the check (is the Linkvertise API token right?)');
+}
+
+/**
+ * Lootlabs: the destination of each checkpoint carries a one-time token we made, and the destination
+ * is encrypted by Lootlabs' url_encryptor with the seller's API token, so only someone who went through
+ * the Lootlabs link learns it. GET /api/lootlabs/url_encryptor?destination_url=…&api_token=… → { message }.
+ */
+async function encryptLootlabsDestination(ctx: AppContext, destination: string, sellerToken: string): Promise<string> {
+  const url = `${baseOf(ctx, 'lootlabs')}/api/lootlabs/url_encryptor?destination_url=${encodeURIComponent(destination)}&api_token=${encodeURIComponent(sellerToken)}`;
+  const body = json('lootlabs', await ask(ctx, 'lootlabs', url, 'GET'));
+  if (typeof body.message !== 'string' || body.message === '' || body.type === 'error') {
+    throw unavailable('lootlabs', 'refused to prepare the link (is the Lootlabs API token right?)');
+  }
+  return body.message;
+}
+
+/** Where the user goes for a checkpoint: the seller's link, carrying the return address as the provider expects it. */
+export async function checkpointLink(
+  ctx: AppContext,
+  provider: KeySystemProvider,
+  link: string | undefined,
+  returnUrl: string,
+  sellerToken: string | null,
+  lootlabsToken: string,
+): Promise<string> {
+  if (provider === 'none' || !link) return returnUrl;
+  const url = new URL(link);
+  if (provider === 'linkvertise' && /\/dynamic\/?$/.test(url.pathname)) {
+    // Linkvertise's dynamic links take the destination base64-encoded in `r`.
+    url.searchParams.set('r', Buffer.from(returnUrl).toString('base64'));
+  } else if (provider === 'lootlabs') {
+    const destination = `${returnUrl}&lltoken=${lootlabsToken}`;
+    url.searchParams.set('data', await encryptLootlabsDestination(ctx, destination, sellerToken ?? ''));
+  }
+  // Work.ink and static Linkvertise links send the user to the destination set in the provider's
+  // dashboard (the return address, see README); the browser's cookie names the session there.
+  return url.href;
+}
+
+/** Whether the provider vouches for this token. Throws PROVIDER_UNAVAILABLE when it cannot say. */
+export async function providerVouches(
+  ctx: AppContext,
+  provider: Exclude<KeySystemProvider, 'none'>,
+  token: string,
+  sellerToken: string,
+  expectedDigest: string | null,
+  digestOf: (token: string) => string,
+): Promise<boolean> {
+  switch (provider) {
+    case 'workink':
+      return verifyWorkink(ctx, token);
+    case 'linkvertise':
+      return verifyLinkvertise(ctx, token, sellerToken);
+    case 'lootlabs':
+      return expectedDigest !== null && safeEqual(digestOf(token), expectedDigest);
+  }
+}

@@ -1,0 +1,164 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
+import { Responses } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { serviceForClient } from '../services/service-lookup.ts';
+import { htmlPage, PAGE_CSP } from '../reset-page/html.ts';
+import { KEY_SYSTEM_SCRIPT, keyPage, notFoundPage, returnPage } from './key-system.page.ts';
+import { TOKEN_PARAMS } from './key-system.providers.ts';
+import * as keySystem from './key-system.service.ts';
+import {
+  CheckpointBody,
+  KeySystemResponses,
+  KeySystemSettings,
+  KeySystemSettingsBody,
+  Progress,
+  ServiceParams,
+  SessionParams,
+  StartBody,
+  Started,
+} from './key-system.schemas.ts';
+
+const tags = ['key-system'];
+
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string) {
+  const secure = request.server.ctx.config.baseUrl.startsWith('https:');
+  // Lax, not Strict: the user comes back from the ad provider by a top-level navigation.
+  reply.setCookie(keySystem.SESSION_COOKIE, value, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    maxAge: keySystem.SESSION_TTL_MS / 1000,
+  });
+}
+
+const sessionCookie = (request: FastifyRequest) => request.cookies[keySystem.SESSION_COOKIE];
+
+/** GET/PUT /api/v1/keys/api/key-system: the seller's settings (contract §8). */
+export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const read = { auth: 'service', limit: 'api' } as const;
+
+  app.get('/keys/api/key-system', { config: read, schema: { tags, response: Responses(KeySystemSettings) } }, async (request) => {
+    const service = serviceOf(request);
+    return { success: true as const, data: keySystem.settingsView(ctx, service, await keySystem.loadSettings(ctx, service.id)) };
+  });
+
+  app.put(
+    '/keys/api/key-system',
+    { config: { ...read, permission: 'allowManageKeys' }, schema: { tags, body: KeySystemSettingsBody, response: Responses(KeySystemSettings) } },
+    async (request) => ({ success: true as const, data: await keySystem.updateSettings(ctx, serviceOf(request), request.body) }),
+  );
+}
+
+/** The public session API the get-key page calls. Every route spends the client budget of its service. */
+export async function publicKeySystemRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const config = { limit: 'client' } as const;
+
+  app.post(
+    '/public/key-system/:service/sessions',
+    { config, schema: { tags, params: ServiceParams, body: StartBody, response: KeySystemResponses(Started, 201) } },
+    async (request, reply) => {
+      const service = await serviceForClient(ctx, request.params.service);
+      const started = await keySystem.startSession(ctx, service, { captcha: request.body.captcha, address: request.ip });
+      setSessionCookie(request, reply, started.cookie);
+      return reply.status(201).send({ success: true as const, data: started.data });
+    },
+  );
+
+  app.post(
+    '/public/key-system/:service/sessions/:id/checkpoint',
+    {
+      config,
+      schema: { tags, params: SessionParams, body: CheckpointBody, response: KeySystemResponses(Progress) },
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+    },
+    async (request) => {
+      const service = await serviceForClient(ctx, request.params.service);
+      return {
+        success: true as const,
+        data: await keySystem.passCheckpoint(ctx, service, request.params.id, sessionCookie(request), request.body.token),
+      };
+    },
+  );
+
+  app.get(
+    '/public/key-system/:service/sessions/:id',
+    { config, schema: { tags, params: SessionParams, response: KeySystemResponses(Progress) } },
+    async (request) => {
+      const service = await serviceForClient(ctx, request.params.service);
+      return { success: true as const, data: await keySystem.sessionState(ctx, service, request.params.id, sessionCookie(request)) };
+    },
+  );
+}
+
+/** The get-key page and the provider's return page, at /key. */
+export async function keySystemPageRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const hide = { hide: true };
+  const config = { limit: 'client' } as const;
+
+  app.get('/key/assets/key-system.js', { config, schema: hide }, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(KEY_SYSTEM_SCRIPT),
+  );
+
+  /** The service and its settings when its key system is on; null answers the 404 page. */
+  async function enabledService(ref: string) {
+    try {
+      const service = await serviceForClient(ctx, ref);
+      const settings = await keySystem.loadSettings(ctx, service.id);
+      return settings.enabled ? { service, settings } : null;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
+  const html = (reply: FastifyReply) =>
+    reply
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8');
+
+  app.get('/key/:service', { config, schema: { ...hide, params: ServiceParams } }, async (request, reply) => {
+    html(reply);
+    const found = await enabledService(request.params.service);
+    if (!found) return reply.status(404).send(notFoundPage());
+    const session = await keySystem.findServiceSession(ctx, found.service, sessionCookie(request));
+    return reply.send(keyPage(found.service, found.settings, session));
+  });
+
+  const Param = Type.Optional(Type.String({ maxLength: 256 }));
+  const ReturnQuery = Type.Object({ session: Param, token: Param, hash: Param, lltoken: Param });
+
+  app.get(
+    '/key/:service/return',
+    { config, schema: { ...hide, params: ServiceParams, querystring: ReturnQuery } },
+    async (request, reply) => {
+      html(reply);
+      const found = await enabledService(request.params.service);
+      if (!found) return reply.status(404).send(notFoundPage());
+      const query = request.query;
+      // Work.ink and static Linkvertise links return without our session id: the browser's cookie names it.
+      const sessionId = query.session || keySystem.parseSessionCookie(sessionCookie(request))?.id;
+      if (!sessionId) {
+        return reply
+          .status(404)
+          .send(htmlPage('Session not found', `<h1>Session not found</h1><p>Start again from the <a href="/key/${encodeURIComponent(found.service.identifier)}">get-key page</a>.</p>`));
+      }
+      const token = TOKEN_PARAMS.map((name) => query[name]).find((value) => value) ?? null;
+      return reply.send(returnPage(found.service, found.settings, sessionId, token));
+    },
+  );
+}
+

@@ -1,0 +1,99 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '../../src/app.ts';
+import { call, type SeededService } from '../helpers/seed.ts';
+import { solvedCaptcha } from '../signin/helpers.ts';
+
+export function cookieOf(headers: Record<string, unknown>): string {
+  const raw = headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const found = list.find((c): c is string => typeof c === 'string' && c.startsWith('kw_keysystem='));
+  if (!found) throw new Error('no key-system cookie set');
+  return found.split(';')[0]!;
+}
+
+export async function configure(app: App, s: SeededService, body: Record<string, unknown>) {
+  const res = await call(app, 'PUT', '/api/v1/keys/api/key-system', { key: s.serviceKey, body });
+  if (res.status !== 200) throw new Error(`configure failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+/** Starts a session as a browser would: solved captcha, then the cookie it gets back. */
+export async function start(app: App, s: SeededService, remoteAddress?: string) {
+  const res = await call(app, 'POST', `/api/v1/public/key-system/${s.identifier}/sessions`, {
+    body: { captcha: await solvedCaptcha(app) },
+    remoteAddress,
+  });
+  if (res.status !== 201) return { res, cookie: '', id: '' };
+  return { res, cookie: cookieOf(res.headers), id: res.body.data.sessionId as string };
+}
+
+export const checkpoint = (app: App, s: SeededService, id: string, cookie: string, body: Record<string, unknown> = {}) =>
+  call(app, 'POST', `/api/v1/public/key-system/${s.identifier}/sessions/${id}/checkpoint`, { body, headers: cookie ? { cookie } : {} });
+
+/**
+ * The three providers on loopback, answering as their documentation shows:
+ * - Work.ink GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }; the token is deleted when asked.
+ * - Linkvertise POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE / FALSE / "Invalid token." as text.
+ * - Lootlabs GET /api/lootlabs/url_encryptor?destination_url=…&api_token=… → { type, message } (here: base64url of the URL).
+ * Magic tokens misbehave: "slow…" never answers, "down…" is a 503, "garbage…" is not what the docs show.
+ */
+export class FakeProviders {
+  readonly workinkTokens = new Set<string>();
+  readonly linkvertiseHashes = new Set<string>();
+  linkvertiseToken = 'lv-seller-token';
+  lootlabsToken = 'll-seller-token';
+  lootlabsDown = false;
+  requests: string[] = [];
+  private readonly server: Server;
+  private readonly hanging: Array<() => void> = [];
+  url = '';
+
+  constructor() {
+    this.server = createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://fake');
+      this.requests.push(`${request.method} ${url.pathname}`);
+      const text = (status: number, body: string, type = 'text/plain') => {
+        response.writeHead(status, { 'content-type': type });
+        response.end(body);
+      };
+      const json = (body: unknown) => text(200, JSON.stringify(body), 'application/json');
+      const workink = /^\/_api\/v2\/token\/isValid\/(.+)$/.exec(url.pathname);
+      const token = workink ? decodeURIComponent(workink[1]!) : (url.searchParams.get('hash') ?? '');
+      if (token.startsWith('slow')) return void this.hanging.push(() => text(200, '{"valid":true}'));
+      if (token.startsWith('down')) return text(503, 'Service Unavailable');
+      if (token.startsWith('garbage')) return text(200, '<html>maintenance</html>', 'text/html');
+      if (workink && request.method === 'GET') {
+        const valid = this.workinkTokens.has(token);
+        if (valid && url.searchParams.get('deleteToken') === '1') this.workinkTokens.delete(token);
+        return json(
+          valid
+            ? { valid: true, deleted: true, info: { token, createdAt: 1, byIp: '127.0.0.1', linkId: 10345, expiresAfter: 2 } }
+            : { valid: false, deleted: false },
+        );
+      }
+      if (url.pathname === '/api/v1/anti_bypassing' && request.method === 'POST') {
+        if (url.searchParams.get('token') !== this.linkvertiseToken) return text(200, 'Invalid token.');
+        const valid = this.linkvertiseHashes.delete(token);
+        return text(200, valid ? 'TRUE' : 'FALSE');
+      }
+      if (url.pathname === '/api/lootlabs/url_encryptor' && request.method === 'GET') {
+        if (this.lootlabsDown) return text(502, 'Bad Gateway');
+        if (url.searchParams.get('api_token') !== this.lootlabsToken) return json({ type: 'error', message: 'Invalid API token' });
+        return json({ type: 'created', message: Buffer.from(url.searchParams.get('destination_url') ?? '').toString('base64url') });
+      }
+      text(404, 'not found');
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async close() {
+    for (const answer of this.hanging.splice(0)) answer();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
