@@ -44,6 +44,7 @@ export class FakeProviders {
   linkvertiseToken = 'lv-seller-token';
   lootlabsToken = 'll-seller-token';
   lootlabsDown = false;
+  lastWorkinkToken = '';
   requests: string[] = [];
   private readonly server: Server;
   private readonly hanging: Array<() => void> = [];
@@ -58,6 +59,14 @@ export class FakeProviders {
         response.end(body);
       };
       const json = (body: unknown) => text(200, JSON.stringify(body), 'application/json');
+      if (url.pathname === '/workink-link') {
+        // A Work.ink link as the user meets it, minus the ads: a fresh token, then the seller's destination with {TOKEN} filled in.
+        const token = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+        this.workinkTokens.add(token);
+        this.lastWorkinkToken = token;
+        response.writeHead(302, { location: (url.searchParams.get('dest') ?? '').replace('{TOKEN}', token) });
+        return void response.end();
+      }
       const workink = /^\/_api\/v2\/token\/isValid\/(.+)$/.exec(url.pathname);
       const token = workink ? decodeURIComponent(workink[1]!) : (url.searchParams.get('hash') ?? '');
       if (token.startsWith('slow')) return void this.hanging.push(() => text(200, '{"valid":true}'));

@@ -121,7 +121,7 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
   if (mode === 'done') {
     var expires = document.getElementById('expires');
     var at = new Date(expires.getAttribute('datetime'));
-    expires.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+    expires.textContent = at.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
     document.getElementById('copy').addEventListener('click', function () {
       var key = document.getElementById('key').textContent;
       var done = function () { show(true, 'Key copied.'); };

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { useTestApp } from '../helpers/app.ts';
+import { seedService, type SeededService } from '../helpers/seed.ts';
+import { SIGNIN_ENV } from '../signin/helpers.ts';
+import { configure, FakeProviders } from './helpers.ts';
+
+/**
+ * The get-key page as a free user meets it, in Debian's Chromium: captcha solved in the page, the
+ * checkpoints, the key with its copy button; with provider none and with a fake Work.ink on loopback.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const t = useTestApp(SIGNIN_ENV);
+const fake = new FakeProviders();
+let browser: Browser;
+let baseUrl: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium)`);
+  baseUrl = await t().app.listen({ host: '127.0.0.1', port: 0 });
+  t().ctx.config.baseUrl = baseUrl;
+  t().ctx.config.keySystem.workinkApiUrl = await fake.listen();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await fake.close();
+});
+
+async function solveAndStart(page: Page, s: SeededService) {
+  await page.goto(`${baseUrl}/key/${s.identifier}`);
+  await page.locator('altcha-widget input[type="checkbox"]').click();
+  await page.locator('altcha-widget [data-state="verified"]').waitFor();
+  await page.getByRole('button', { name: 'Get key' }).click();
+}
+
+async function workinkService() {
+  const s = await seedService(t().ctx);
+  await configure(t().app, s, {
+    enabled: true,
+    minSecondsPerCheckpoint: 0,
+    maxKeysPerAddressPerDay: 0,
+    provider: 'workink',
+    links: ['https://work.ink/placeholder'],
+    providerToken: 'seller-token',
+  });
+  // The real link is on work.ink (https only); here the fake's link page stands in for it.
+  const dest = `${baseUrl}/key/${s.identifier}/return?token={TOKEN}`;
+  await t()
+    .ctx.db.updateTable('keySystemSettings')
+    .set({ links: JSON.stringify([`${fake.url}/workink-link?dest=${encodeURIComponent(dest)}`]) })
+    .where('serviceId', '=', s.id)
+    .execute();
+  return s;
+}
+
+describe('GET /key/:service in a real browser', () => {
+  it('provider none: captcha, two checkpoints, then the key with a copy button and its expiry in local time', async () => {
+    const s = await seedService(t().ctx);
+    await configure(t().app, s, { enabled: true, checkpoints: 2, minSecondsPerCheckpoint: 0, keyHours: 5 });
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    try {
+      await solveAndStart(page, s);
+      await expect.poll(() => page.locator('#progress').textContent()).toBe('Checkpoint 2 of 2');
+      await page.getByRole('link', { name: 'Continue to checkpoint 2' }).click();
+      await page.waitForURL(`${baseUrl}/key/${s.identifier}`);
+      const key = (await page.locator('#key').textContent())!;
+      expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+      expect(await page.locator('#progress').textContent()).toBe('All 2 checkpoints passed');
+      expect(await page.locator('#expires').textContent()).toMatch(/GMT\+9|JST/);
+      await page.getByRole('button', { name: 'Copy key' }).click();
+      await expect.poll(() => page.locator('#result').textContent()).toBe('Key copied.');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+      // Reloading shows the same key.
+      await page.reload();
+      expect(await page.locator('#key').textContent()).toBe(key);
+      const row = await t().ctx.db.selectFrom('generatedKeys').select(['note', 'serviceId']).where('key', '=', key).executeTakeFirstOrThrow();
+      expect(row).toEqual({ note: 'key-system', serviceId: s.id });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Work.ink: through the (fake) Work.ink link and back with its token to the key', async () => {
+    const s = await workinkService();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await solveAndStart(page, s);
+      await page.locator('#key').waitFor();
+      expect(page.url()).toBe(`${baseUrl}/key/${s.identifier}`);
+      expect(await page.locator('#key').textContent()).toMatch(/^[A-Za-z0-9]{32}$/);
+      expect(fake.workinkTokens.has(fake.lastWorkinkToken)).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the refusals: too fast (with a retry), a token Work.ink rejects, a token already spent', async () => {
+    const slow = await seedService(t().ctx);
+    await configure(t().app, slow, { enabled: true, minSecondsPerCheckpoint: 30 });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await solveAndStart(page, slow);
+      await expect.poll(() => page.locator('#result').textContent()).toMatch(/too quickly; wait 30 more seconds/);
+      await expect.poll(() => page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+      t().clock.advance(30_000);
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await page.locator('#key').waitFor();
+      expect(await page.locator('#key').textContent()).toMatch(/^[A-Za-z0-9]{32}$/);
+
+      const s = await workinkService();
+      await solveAndStart(page, s);
+      await page.locator('#key').waitFor();
+      const spent = fake.lastWorkinkToken;
+
+      // A new session in this browser that stops at the ad page; then a made-up token, then the spent one.
+      await page.context().clearCookies();
+      await page.route(`${fake.url}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>an ad</p>' }));
+      await solveAndStart(page, s);
+      await page.waitForURL(`${fake.url}/**`);
+      await page.unroute(`${fake.url}/**`);
+      await page.goto(`${baseUrl}/key/${s.identifier}/return?token=made-up-token`);
+      await expect.poll(() => page.locator('#result').textContent()).toMatch(/did not confirm this checkpoint/);
+      await page.goto(`${baseUrl}/key/${s.identifier}/return?token=${spent}`);
+      await expect.poll(() => page.locator('#result').textContent()).toMatch(/already used/);
+      expect(await page.locator('#key').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
