@@ -6,6 +6,7 @@ import { luaString } from './quote.ts';
  *   api.script_id = "<script id>"
  *   local status = api.check_key(script_key)   -- { code, message, data }
  *   if status.code == "KEY_VALID" then api.load_script() end
+ *   if status.code == "KEY_INCORRECT" then print("Get a key: " .. (api.get_key_link() or "ask the seller")) end
  * check_key never raises: a refused key, an unknown script or a network failure all come back as a code.
  * Lua 5.1 with only game:HttpGet (and gethwid when present), so it carries its own small JSON decoder.
  */
@@ -153,6 +154,25 @@ function api.check_key(key)
     return { code = answer.data.code, message = answer.data.message, data = answer.data }
   end
   return { code = answer.code or "ERROR", message = answer.error or "The key could not be checked", data = nil }
+end
+
+-- The get-key page of the script's service, for a script to show when check_key answers KEY_INCORRECT.
+-- Returns the address, or nil and a message (key system off, unknown script, network failure).
+function api.get_key_link()
+  if type(api.script_id) ~= "string" or api.script_id == "" then
+    return nil, "Set api.script_id before calling get_key_link"
+  end
+  local ok, body = pcall(function()
+    return game:HttpGet(api.base_url .. "/api/v1/lua/key-link/" .. encode(api.script_id))
+  end)
+  if not ok then return nil, tostring(body) end
+  local decoded_ok, answer = pcall(json.decode, body)
+  if not decoded_ok or type(answer) ~= "table" then return nil, "The server's answer could not be read" end
+  if answer.success and type(answer.data) == "table" then
+    if type(answer.data.link) == "string" then return answer.data.link end
+    return nil, "The key system is turned off"
+  end
+  return nil, answer.error or "The key link could not be read"
 end
 
 function api.load_script(key)

@@ -61,6 +61,11 @@ export const loadSettings = async (ctx: AppContext, serviceId: string) => fromRo
 
 export const pageUrl = (ctx: AppContext, service: Pick<ServiceRow, 'identifier'>) => `${ctx.config.baseUrl}/key/${service.identifier}`;
 
+/** The get-key page of a service for the Lua library's api.get_key_link(); null while the key system is off. */
+export async function keyLinkOf(ctx: AppContext, service: ServiceRow): Promise<string | null> {
+  return (await loadSettings(ctx, service.id)).enabled ? pageUrl(ctx, service) : null;
+}
+
 export function settingsView(ctx: AppContext, service: ServiceRow, s: KeySystemSettings) {
   return {
     enabled: s.enabled,

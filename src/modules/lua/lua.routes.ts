@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../../errors.ts';
 import { librarySource } from '../../lua/library.ts';
-import { Responses } from '../../schemas.ts';
+import { NullableString, Responses } from '../../schemas.ts';
+import { Type } from 'typebox';
+import { keyLinkOf } from '../key-system/key-system.service.ts';
+import { serviceForClient } from '../services/service-lookup.ts';
+import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
 import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.routes.ts';
 
@@ -15,6 +19,17 @@ export default async function luaRoutes(fastify: FastifyInstance) {
 
   app.get('/lua/library.lua', { config, schema: { tags } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(librarySource(ctx.config.baseUrl)),
+  );
+
+  // What api.get_key_link calls: the get-key page of the script's service (null while its key system is off).
+  app.get(
+    '/lua/key-link/:scriptId',
+    { config, schema: { tags, params: ScriptIdParams, response: Responses(Type.Object({ link: NullableString })) } },
+    async (request) => {
+      const script = await deliverableScript(ctx, request.params.scriptId);
+      if (!script) throw notFound('Script');
+      return { success: true as const, data: { link: await keyLinkOf(ctx, await serviceForClient(ctx, script.serviceId)) } };
+    },
   );
 
   // What api.check_key calls: /keys/validate's verdict for the script's service, named by the script id.
