@@ -151,6 +151,21 @@ describe('Lootlabs', () => {
     expect((await checkpoint(t().app, s, id, cookie, { token: second })).body.data.key).not.toBeNull();
   });
 
+  it('Lootlabs down while preparing the next checkpoint: a 502, and the same token passes once it is back', async () => {
+    const s = await providerService('lootlabs', { checkpoints: 2, links: ['https://loot-link.com/s?One', 'https://loot-link.com/s?Two'] });
+    const { res, cookie, id } = await start(t().app, s);
+    const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get('lltoken')!;
+    fake.lootlabsDown = true;
+    try {
+      const down = await checkpoint(t().app, s, id, cookie, { token });
+      expect(down.status).toBe(502);
+      expect(down.body.error).toContain('Lootlabs');
+    } finally {
+      fake.lootlabsDown = false;
+    }
+    expect((await checkpoint(t().app, s, id, cookie, { token })).body.data).toMatchObject({ checkpoint: 1, key: null });
+  });
+
   it('cannot start a session while Lootlabs is down (502), and makes no session', async () => {
     const s = await providerService('lootlabs');
     fake.lootlabsDown = true;

@@ -268,7 +268,14 @@ export async function passCheckpoint(ctx: AppContext, service: ServiceRow, id: s
   }
 
   if (!last) {
-    const link = await linkFor(ctx, service, settings, session.id, session.checkpoint + 1);
+    let link;
+    try {
+      link = await linkFor(ctx, service, settings, session.id, session.checkpoint + 1);
+    } catch (error) {
+      // Lootlabs could not prepare the next link: the checkpoint stands unpassed and its token usable again.
+      if (token && settings.provider !== 'none') await repo.releaseToken(ctx.db, settings.provider, digest(token));
+      throw error;
+    }
     await repo.advanceSession(ctx.db, session.id, session.checkpoint, {
       checkpointStartedAt: now,
       expectedTokenDigest: link.expectedTokenDigest,
