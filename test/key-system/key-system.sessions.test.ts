@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
 import { HOUR_MS } from '../../src/lib/time.ts';
@@ -126,6 +126,33 @@ describe('key-system sessions with provider none', () => {
     expect((await start(t().app, s, '203.0.113.8')).res.status).toBe(201);
     t().clock.advance(24 * HOUR_MS - 2000);
     expect((await start(t().app, s, '203.0.113.7')).res.status).toBe(201);
+  });
+
+  it('a session that reaches its last checkpoint over the limit is refused there too, without a key', async () => {
+    const s = await noneService({ minSecondsPerCheckpoint: 0, maxKeysPerAddressPerDay: 1 });
+    const a = await start(t().app, s, '203.0.113.9');
+    const b = await start(t().app, s, '203.0.113.9');
+    expect((await checkpoint(t().app, s, a.id, a.cookie)).body.data.key).not.toBeNull();
+    const over = await checkpoint(t().app, s, b.id, b.cookie);
+    expect(over.status).toBe(429);
+    expect(over.body.code).toBe('KEY_SYSTEM_LIMIT');
+    expect((await call(t().app, 'GET', sessionUrl(s.identifier, b.id), { headers: { cookie: b.cookie } })).body.data.key).toBeNull();
+  });
+
+  it('two instances finishing one session at once issue one key, and both answer it', async () => {
+    const s = await noneService({ minSecondsPerCheckpoint: 0 });
+    const other = await anotherInstance(t());
+    try {
+      const { cookie, id } = await start(t().app, s);
+      const [a, b] = await Promise.all([checkpoint(t().app, s, id, cookie), checkpoint(other, s, id, cookie)]);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(a.body.data.key).toEqual(b.body.data.key);
+      const keys = await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute();
+      expect(keys).toEqual([{ key: a.body.data.key.key }]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('the sweep deletes expired sessions and spent tokens, and keeps live ones', async () => {

@@ -10,7 +10,7 @@ export const findSettings = (db: Db, serviceId: string) =>
 
 /** Insert or replace the whole row: the service computes the merged settings. */
 export async function saveSettings(db: Db, row: Insertable<KeySystemSettingsTable>) {
-  const { serviceId, ...rest } = row;
+  const { serviceId: _serviceId, ...rest } = row;
   await db
     .insertInto('keySystemSettings')
     .values(row)
