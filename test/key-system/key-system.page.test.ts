@@ -55,11 +55,11 @@ describe('GET /key/:service and its return page', () => {
     expect(stranger.body).toContain('Get key');
   });
 
-  it('the return page hands the provider’s token (token, hash or lltoken) and the session to the page script', async () => {
+  it('the return page hands the provider’s token (token or hash) and the session to the page script', async () => {
     const s = await seedService(t().ctx);
     await configure(t().app, s, { enabled: true });
     const { cookie, id } = await start(t().app, s);
-    for (const param of ['token', 'hash', 'lltoken']) {
+    for (const param of ['token', 'hash']) {
       const res = await page(`/key/${s.identifier}/return?session=${id}&${param}=abc-123`);
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain(`data-session="${id}"`);

@@ -139,14 +139,14 @@ describe('Lootlabs', () => {
     const first = destinationOf(res.body.data.next);
     expect(first.pathname).toBe(`/key/${s.identifier}/return`);
     expect(first.searchParams.get('session')).toBe(id);
-    const token = first.searchParams.get('lltoken')!;
+    const token = first.searchParams.get('token')!;
 
     expect((await checkpoint(t().app, s, id, cookie, { token: 'guessed-token' })).body.reason).toBe('token-invalid');
     const passed = await checkpoint(t().app, s, id, cookie, { token });
     expect(passed.body.data).toMatchObject({ checkpoint: 1, key: null });
     expect(new URL(passed.body.data.next).searchParams.get('One')).toBeNull();
     expect((await checkpoint(t().app, s, id, cookie, { token })).body.reason).toBe('token-reused');
-    const second = destinationOf(passed.body.data.next).searchParams.get('lltoken')!;
+    const second = destinationOf(passed.body.data.next).searchParams.get('token')!;
     expect(second).not.toBe(token);
     expect((await checkpoint(t().app, s, id, cookie, { token: second })).body.data.key).not.toBeNull();
   });
@@ -154,7 +154,7 @@ describe('Lootlabs', () => {
   it('Lootlabs down while preparing the next checkpoint: a 502, and the same token passes once it is back', async () => {
     const s = await providerService('lootlabs', { checkpoints: 2, links: ['https://loot-link.com/s?One', 'https://loot-link.com/s?Two'] });
     const { res, cookie, id } = await start(t().app, s);
-    const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get('lltoken')!;
+    const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get('token')!;
     fake.lootlabsDown = true;
     try {
       const down = await checkpoint(t().app, s, id, cookie, { token });

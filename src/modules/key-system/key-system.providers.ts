@@ -21,7 +21,8 @@ export const PROVIDER_LABEL: Record<KeySystemProvider, string> = {
 };
 
 /** The query parameter each provider appends to the return address (the page reads the first one present). */
-export const TOKEN_PARAMS = ['token', 'hash', 'lltoken'] as const;
+// Both are names the request log redacts (contract §10); Lootlabs' one-time token travels as `token` too.
+export const TOKEN_PARAMS = ['token', 'hash'] as const;
 
 const DEFAULT_BASES: Record<Exclude<KeySystemProvider, 'none'>, string> = {
   workink: 'https://work.ink',
@@ -118,7 +119,7 @@ export async function checkpointLink(
     // Linkvertise's dynamic links take the destination base64-encoded in `r`.
     url.searchParams.set('r', Buffer.from(returnUrl).toString('base64'));
   } else if (provider === 'lootlabs') {
-    const destination = `${returnUrl}&lltoken=${lootlabsToken}`;
+    const destination = `${returnUrl}&token=${lootlabsToken}`;
     url.searchParams.set('data', await encryptLootlabsDestination(ctx, destination, sellerToken ?? ''));
   }
   // Work.ink and static Linkvertise links send the user to the destination set in the provider's

@@ -139,7 +139,7 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
   });
 
   const Param = Type.Optional(Type.String({ maxLength: 256 }));
-  const ReturnQuery = Type.Object({ session: Param, token: Param, hash: Param, lltoken: Param });
+  const ReturnQuery = Type.Object({ session: Param, token: Param, hash: Param });
 
   app.get(
     '/key/:service/return',
