@@ -42,6 +42,7 @@ describe('GET /key/:service and its return page', () => {
     const progress = await page(`/key/${s.identifier}`, cookie);
     expect(progress.body).toContain('Checkpoint 1 of 2');
     expect(progress.body).toContain(`href="${res.body.data.next.replace(/&/g, '&amp;')}"`);
+    expect((await page(`/key/${s.identifier}?restart=1`, cookie)).body).toContain('Get key');
     await checkpoint(t().app, s, id, cookie);
     expect((await page(`/key/${s.identifier}`, cookie)).body).toContain('Checkpoint 2 of 2');
     const done = await checkpoint(t().app, s, id, cookie);

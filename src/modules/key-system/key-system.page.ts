@@ -36,6 +36,7 @@ export function keyPage(service: ServiceRow, settings: KeySystemSettings, sessio
     body = `<main id="ks" data-mode="progress" ${attrs}>
 <p class="progress" id="progress">Checkpoint ${session.checkpoint + 1} of ${session.checkpoints}</p>
 <a class="button" id="next" href="${escapeHtml(session.nextUrl)}" rel="noreferrer">Continue to checkpoint ${session.checkpoint + 1}</a>
+<p><a href="/key/${escapeHtml(service.identifier)}?restart=1">Start over</a></p>
 <div id="result" class="result" role="status" hidden></div>
 </main>`;
   } else {

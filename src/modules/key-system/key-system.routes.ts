@@ -134,7 +134,9 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
     html(reply);
     const found = await enabledService(request.params.service);
     if (!found) return reply.status(404).send(notFoundPage());
-    const session = await keySystem.findServiceSession(ctx, found.service, sessionCookie(request));
+    // ?restart=1 offers a fresh start to a user whose session is stuck (a new session replaces the cookie).
+    const restart = (request.query as { restart?: unknown }).restart === '1';
+    const session = restart ? null : await keySystem.findServiceSession(ctx, found.service, sessionCookie(request));
     return reply.send(keyPage(found.service, found.settings, session));
   });
 
