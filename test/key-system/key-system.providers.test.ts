@@ -46,6 +46,19 @@ describe('Work.ink', () => {
     expect(fake.requests).toContain(`GET /_api/v2/token/isValid/${token}`);
   });
 
+  it('with link ids as the token setting, refuses a valid token of someone else’s Work.ink link', async () => {
+    const mine = await providerService('workink', { providerToken: '777,10345' });
+    const a = await start(t().app, mine);
+    const token = tokens();
+    fake.workinkTokens.add(token);
+    expect((await checkpoint(t().app, mine, a.id, a.cookie, { token })).body.data.key).not.toBeNull();
+    const strict = await providerService('workink', { providerToken: '777' });
+    const b = await start(t().app, strict);
+    const foreign = tokens();
+    fake.workinkTokens.add(foreign);
+    expect((await checkpoint(t().app, strict, b.id, b.cookie, { token: foreign })).body).toMatchObject({ code: 'CHECKPOINT_FAILED', reason: 'token-invalid' });
+  });
+
   it('refuses a token Work.ink does not know (token-invalid) and a missing one', async () => {
     const { cookie, id } = await start(t().app, s);
     const bad = await checkpoint(t().app, s, id, cookie, { token: tokens() });

@@ -70,12 +70,19 @@ function json(provider: KeySystemProvider, response: OutboundResponse): Record<s
   throw unavailable(provider, 'gave an answer that could not be read');
 }
 
-/** Work.ink: GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }. */
-async function verifyWorkink(ctx: AppContext, token: string): Promise<boolean> {
+/**
+ * Work.ink: GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info: { linkId, … } }.
+ * Work.ink vouches for a token of any link, a bypasser's own ad-free link included; when the seller's
+ * token setting lists their link ids (digits, comma-separated), the token must come from one of them.
+ */
+async function verifyWorkink(ctx: AppContext, token: string, sellerToken: string): Promise<boolean> {
   const url = `${baseOf(ctx, 'workink')}/_api/v2/token/isValid/${encodeURIComponent(token)}?deleteToken=1`;
   const body = json('workink', await ask(ctx, 'workink', url, 'GET'));
   if (typeof body.valid !== 'boolean') throw unavailable('workink', 'gave an answer that could not be read');
-  return body.valid;
+  if (!body.valid) return false;
+  if (!/^\d+(,\d+)*$/.test(sellerToken)) return true;
+  const linkId = (body.info as { linkId?: unknown } | undefined)?.linkId;
+  return sellerToken.split(',').map(Number).includes(Number(linkId));
 }
 
 /** Linkvertise: POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE | FALSE (plain text). */
@@ -138,7 +145,7 @@ export async function providerVouches(
 ): Promise<boolean> {
   switch (provider) {
     case 'workink':
-      return verifyWorkink(ctx, token);
+      return verifyWorkink(ctx, token, sellerToken);
     case 'linkvertise':
       return verifyLinkvertise(ctx, token, sellerToken);
     case 'lootlabs':
