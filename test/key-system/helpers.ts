@@ -33,7 +33,8 @@ export const checkpoint = (app: App, s: SeededService, id: string, cookie: strin
 
 /**
  * The three providers on loopback, answering as their documentation shows:
- * - Work.ink GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }; the token is deleted when asked.
+ * - Work.ink GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }; the token is deleted when asked;
+ *   GET /_api/v2/override?destination=… → { sr } (here: base64url of the destination), which a link takes as ?sr=.
  * - Linkvertise POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE / FALSE / "Invalid token." as text.
  * - Lootlabs GET /api/lootlabs/url_encryptor?destination_url=…&api_token=… → { type, message } (here: base64url of the URL).
  * Magic tokens misbehave: "slow…" never answers, "down…" is a 503, "garbage…" is not what the docs show.
@@ -45,6 +46,7 @@ export class FakeProviders {
   lootlabsToken = 'll-seller-token';
   lootlabsDown = false;
   lastWorkinkToken = '';
+  workinkOverrideDown = false;
   requests: string[] = [];
   private readonly server: Server;
   private readonly hanging: Array<() => void> = [];
@@ -64,7 +66,9 @@ export class FakeProviders {
         const token = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
         this.workinkTokens.add(token);
         this.lastWorkinkToken = token;
-        response.writeHead(302, { location: (url.searchParams.get('dest') ?? '').replace('{TOKEN}', token) });
+        const sr = url.searchParams.get('sr');
+        const dest = sr ? Buffer.from(sr, 'base64url').toString() : (url.searchParams.get('dest') ?? '');
+        response.writeHead(302, { location: dest.replace('{TOKEN}', token) });
         return void response.end();
       }
       const workink = /^\/_api\/v2\/token\/isValid\/(.+)$/.exec(url.pathname);
@@ -72,6 +76,10 @@ export class FakeProviders {
       if (token.startsWith('slow')) return void this.hanging.push(() => text(200, '{"valid":true}'));
       if (token.startsWith('down')) return text(503, 'Service Unavailable');
       if (token.startsWith('garbage')) return text(200, '<html>maintenance</html>', 'text/html');
+      if (url.pathname === '/_api/v2/override' && request.method === 'GET') {
+        if (this.workinkOverrideDown) return text(503, 'Service Unavailable');
+        return json({ sr: Buffer.from(url.searchParams.get('destination') ?? '').toString('base64url') });
+      }
       if (workink && request.method === 'GET') {
         const valid = this.workinkTokens.has(token);
         if (valid && url.searchParams.get('deleteToken') === '1') this.workinkTokens.delete(token);

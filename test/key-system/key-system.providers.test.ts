@@ -36,7 +36,12 @@ describe('Work.ink', () => {
 
   it('sends the user to the seller’s link and accepts a token Work.ink calls valid, deleting it there', async () => {
     const { res, cookie, id } = await start(t().app, s);
-    expect(res.body.data.next).toBe('https://work.ink/1a2b/script');
+    const next = new URL(res.body.data.next);
+    expect(next.origin + next.pathname).toBe('https://work.ink/1a2b/script');
+    // The link override carries our return address, with Work.ink's {TOKEN} placeholder.
+    expect(Buffer.from(next.searchParams.get('sr')!, 'base64url').toString()).toBe(
+      `http://keyward.test/key/${s.identifier}/return?session=${id}&token={TOKEN}`,
+    );
     const token = tokens();
     fake.workinkTokens.add(token);
     const passed = await checkpoint(t().app, s, id, cookie, { token });
@@ -57,6 +62,17 @@ describe('Work.ink', () => {
     const foreign = tokens();
     fake.workinkTokens.add(foreign);
     expect((await checkpoint(t().app, strict, b.id, b.cookie, { token: foreign })).body).toMatchObject({ code: 'CHECKPOINT_FAILED', reason: 'token-invalid' });
+  });
+
+  it('without the link override (Work.ink down), the plain link still starts the session', async () => {
+    fake.workinkOverrideDown = true;
+    try {
+      const { res } = await start(t().app, s);
+      expect(res.status).toBe(201);
+      expect(res.body.data.next).toBe('https://work.ink/1a2b/script');
+    } finally {
+      fake.workinkOverrideDown = false;
+    }
   });
 
   it('refuses a token Work.ink does not know (token-invalid) and a missing one', async () => {

@@ -111,6 +111,13 @@ async function encryptLootlabsDestination(ctx: AppContext, destination: string, 
   return body.message;
 }
 
+/** Work.ink: GET /_api/v2/override?destination=<url> → { sr }, the value of the link's `sr` parameter. */
+async function workinkOverride(ctx: AppContext, destination: string): Promise<string> {
+  const body = json('workink', await ask(ctx, 'workink', `${baseOf(ctx, 'workink')}/_api/v2/override?destination=${encodeURIComponent(destination)}`, 'GET'));
+  if (typeof body.sr !== 'string' || body.sr === '') throw unavailable('workink', 'gave an answer that could not be read');
+  return body.sr;
+}
+
 /** Where the user goes for a checkpoint: the seller's link, carrying the return address as the provider expects it. */
 export async function checkpointLink(
   ctx: AppContext,
@@ -125,12 +132,17 @@ export async function checkpointLink(
   if (provider === 'linkvertise' && /\/dynamic\/?$/.test(url.pathname)) {
     // Linkvertise's dynamic links take the destination base64-encoded in `r`.
     url.searchParams.set('r', Buffer.from(returnUrl).toString('base64'));
+  } else if (provider === 'workink') {
+    // Work.ink's link override sends this user to our return address with its token in {TOKEN}. If it
+    // cannot be had, the link still works through the destination set in Work.ink's dashboard (README).
+    const sr = await workinkOverride(ctx, `${returnUrl}&token={TOKEN}`).catch(() => null);
+    if (sr) url.searchParams.set('sr', sr);
   } else if (provider === 'lootlabs') {
     const destination = `${returnUrl}&token=${lootlabsToken}`;
     url.searchParams.set('data', await encryptLootlabsDestination(ctx, destination, sellerToken ?? ''));
   }
-  // Work.ink and static Linkvertise links send the user to the destination set in the provider's
-  // dashboard (the return address, see README); the browser's cookie names the session there.
+  // A static Linkvertise link sends the user to the destination set in Linkvertise's dashboard (the
+  // return address, see README); the browser's cookie names the session there.
   return url.href;
 }
 
