@@ -10,7 +10,7 @@ import { openDatabase, migrate, type DbHandle } from './db/database.ts';
 import { attachBus, startInvalidationBus } from './lib/invalidation.ts';
 import { Sealer } from './lib/secrets.ts';
 import { systemClock, type Clock } from './lib/time.ts';
-import { ajvOptions } from './plugins/validation.ts';
+import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimits } from './plugins/rate-limit.ts';
@@ -116,6 +116,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   installErrorHandlers(app);
+  // Every route, schema or not: text the databases cannot store is a 400 before any handler runs.
+  app.addHook('preValidation', rejectUnstorableText);
   // Parses the dashboard session cookie before the auth hook reads it.
   await app.register(cookie);
   installAuth(app, ctx);

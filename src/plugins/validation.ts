@@ -1,6 +1,7 @@
-import type { FastifyServerOptions, FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions, FastifySchemaValidationError } from 'fastify';
 import ajvFormats from 'ajv-formats';
 import type { Ajv } from 'ajv';
+import { invalid } from '../errors.ts';
 
 /**
  * The contract forbids coercion ("7" is not a number) and silent dropping of unknown fields,
@@ -25,6 +26,8 @@ export const ajvOptions: NonNullable<FastifyServerOptions['ajv']> = {
         type: 'string',
         schemaType: 'array',
         validate: (range: [number, number], data: string) => {
+          // Leading zeros are refused: `0100` is not how anyone writes 100, and a cache keyed on the text would split.
+          if (!/^(0|[1-9][0-9]*)$/.test(data)) return false;
           const n = Number(data);
           return Number.isSafeInteger(n) && n >= range[0] && n <= range[1];
         },
@@ -77,4 +80,38 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
     return { field, message: `The request ${context} must be a JSON object` };
   }
   return { field, message: `${field} ${sentence(chosen)}` };
+}
+
+// A NUL (PostgreSQL cannot store it in text) or a lone surrogate (not encodable as UTF-8; the dialects disagree).
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The path of the first string (value or property name) in `value` the databases cannot store, else null. */
+function unstorableAt(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [name, child] of Object.entries(value)) {
+    const at = path ? `${path}.${name}` : name;
+    if (UNSTORABLE.test(name)) return at;
+    const found = unstorableAt(child, at, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * Installed once for every route (app.ts), whatever its schema says, so no new route can let such text
+ * reach a query: contract §10 wants a 400 naming the field on both databases.
+ */
+export async function rejectUnstorableText(request: FastifyRequest): Promise<void> {
+  const parts: Array<[string, unknown]> = [
+    ['params', request.params],
+    ['querystring', request.query],
+    ['body', request.body],
+  ];
+  for (const [context, value] of parts) {
+    const field = unstorableAt(value, '');
+    if (field !== null) {
+      throw invalid(field || context, `${field || `The request ${context}`} must not contain a NUL character or an unpaired surrogate`);
+    }
+  }
 }
