@@ -4,6 +4,7 @@ import * as signin from './0002_signin.ts';
 import * as scripts from './0003_scripts.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
 import * as keyHwids from './0007_key_hwids.ts';
+import * as auditAnalytics from './0009_audit_analytics.ts';
 import * as keySystem from './0010_key_system.ts';
 
 /**
@@ -16,5 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0003_scripts': scripts,
   '0004_webhook_outbox': webhookOutbox,
   '0007_key_hwids': keyHwids,
+  '0009_audit_analytics': auditAnalytics,
   '0010_key_system': keySystem,
 };
