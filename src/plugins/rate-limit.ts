@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey } from './auth.ts';
 import { serviceForClient } from '../modules/services/service-lookup.ts';
+import { deliverableScript } from '../modules/loader/loader.service.ts';
 
 /** Which budget a route spends (contract §5). Routes name one in `config.limit`. */
 export type LimitKind = 'client' | 'api' | 'login';
@@ -15,22 +16,31 @@ declare module 'fastify' {
   }
 }
 
-/** The script or service a public client call names; a service counts once whether named by id or identifier. */
+/**
+ * The service a public client call names (contract §10: one budget per address and service, whatever
+ * spelling, case or route names it). A script counts as its service. Both lookups are the ones the route
+ * makes next (cached per instance). Every name that resolves to nothing shares one budget, so inventing
+ * names buys no extra requests.
+ */
 async function clientTarget(ctx: AppContext, request: FastifyRequest): Promise<string> {
   const sources = [request.params, request.query, request.body] as Array<Record<string, unknown> | undefined>;
   for (const source of sources) {
     if (!source || typeof source !== 'object') continue;
     if (typeof source.service === 'string') {
-      // The lookup is the one the route makes next (cached briefly); an unknown service keeps its raw name.
       return serviceForClient(ctx, source.service).then(
         (row) => row.id,
-        () => source.service as string,
+        () => UNKNOWN_TARGET,
       );
     }
-    if (typeof source.scriptId === 'string') return source.scriptId;
+    if (typeof source.scriptId === 'string') {
+      const script = await deliverableScript(ctx, source.scriptId).catch(() => undefined);
+      return script ? script.serviceId : UNKNOWN_TARGET;
+    }
   }
   return '';
 }
+
+const UNKNOWN_TARGET = '?';
 
 const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequest) => string | Promise<string>> => ({
   // Per address and service: one busy game server must not starve another seller's users.
