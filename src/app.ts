@@ -9,6 +9,8 @@ import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
 import { attachBus, startInvalidationBus } from './lib/invalidation.ts';
 import { Sealer } from './lib/secrets.ts';
+import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
+import { requestLogValue } from './lib/redact.ts';
 import { systemClock, type Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
@@ -47,13 +49,21 @@ async function mergeBodyIntoQuery(request: FastifyRequest) {
   request.body = undefined;
 }
 
+/** Whatever logger is asked for, request lines carry the URL with secret query values redacted (lib/redact.ts). */
+function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger || typeof logger !== 'object') return logger;
+  return { ...logger, serializers: { ...logger.serializers, req: requestLogValue as never } };
+}
+
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
-    },
+    logger: withRedactedUrls(
+      options.logger ?? {
+        level: config.logLevel,
+        redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      },
+    ),
     // Fastify also takes a hop count here at runtime; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string | string[],
     bodyLimit: BODY_LIMIT_BYTES,
@@ -77,6 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     sealer: new Sealer(config.secret),
     clock: options.clock ?? systemClock,
     redis,
+    analytics: new AnalyticsAggregator(options.clock ?? systemClock, config.analytics),
   };
   app.decorate('ctx', ctx);
   // Tells every instance which cached copies went stale (lib/invalidation.ts).
