@@ -13,7 +13,7 @@ export interface Config {
   /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   trustProxy: boolean | number | string[];
   hwidHeaders: string[];
-  rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number };
+  rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number; authFailuresPerMinute: number };
   registration: 'open' | 'closed';
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
@@ -25,6 +25,10 @@ export interface Config {
   logLevel: string;
   /** In-memory analytics counting on the client routes (ANALYTICS=off lets the benchmark measure its cost). */
   analytics: boolean;
+  /** How often each instance writes its analytics counts (contract §7.5: at most 5 s late). */
+  analyticsFlushMs: number;
+  /** Audit entries older than this are pruned (contract §7.6). */
+  auditRetentionDays: number;
   /** Memory each instance may spend on script code it serves (whole blobs, least recently used out). */
   scriptCacheBytes: number;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
@@ -140,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       clientPerMinute: int(env, 'RATE_LIMIT_CLIENT_PER_MINUTE', 120, 0, 1e9),
       apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 600, 0, 1e9),
       loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 10, 0, 1e9),
+      authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 0, 1e9),
     },
     registration,
     signin: {
@@ -158,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     analytics: analytics === 'on',
+    analyticsFlushMs: int(env, 'ANALYTICS_FLUSH_MS', 2000, 100, 5000),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     scriptCacheBytes: int(env, 'SCRIPT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     migrateOnStart: true,
     obfuscation: {

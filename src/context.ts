@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
 import type { Config } from './config.ts';
 import type { Db, Dialect } from './db/database.ts';
 import type { Sealer } from './lib/secrets.ts';
@@ -12,4 +13,6 @@ export interface AppContext {
   sealer: Sealer;
   clock: Clock;
   redis: Redis | null;
+  /** This instance's analytics counts not yet written (contract §7.5). */
+  analytics: AnalyticsAggregator;
 }

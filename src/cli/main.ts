@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { Sealer } from '../lib/secrets.ts';
 import { systemClock } from '../lib/time.ts';
 import type { AppContext } from '../context.ts';
+import { AnalyticsAggregator } from '../modules/analytics/aggregator.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
 
 const USAGE = `Usage:
@@ -18,7 +19,7 @@ async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrate(database.db);
-    return await run({ config, db: database.db, dialect: database.dialect, sealer: new Sealer(config.secret), clock: systemClock, redis: null });
+    return await run({ config, db: database.db, dialect: database.dialect, sealer: new Sealer(config.secret), clock: systemClock, redis: null, analytics: new AnalyticsAggregator(systemClock, false) });
   } finally {
     await database.close();
   }

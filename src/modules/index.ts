@@ -18,6 +18,8 @@ import luaRoutes from './lua/lua.routes.ts';
 import webhookRoutes from './webhook/webhook.routes.ts';
 import chatRoutes from './chat/chat.routes.ts';
 import dashboardRoutes from './dashboard/dashboard.routes.ts';
+import auditRoutes from './audit/audit.routes.ts';
+import analyticsRoutes from './analytics/analytics.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -46,5 +48,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: keySystemSettingsRoutes, prefix: '/api/v1' },
   { plugin: publicKeySystemRoutes, prefix: '/api/v1' },
   { plugin: keySystemPageRoutes, prefix: '' },
+  { plugin: auditRoutes, prefix: '/api/v1' },
+  { plugin: analyticsRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

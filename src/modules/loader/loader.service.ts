@@ -51,6 +51,7 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
   if (!(await countFetchExecution(ctx.db, script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock()))) {
     return { kind: 'refused', status: 200, lua: luaError('KEY_INCORRECT', 'The key is incorrect') };
   }
+  ctx.analytics.countExecution(script.serviceId, script.id);
   const { outputBlob: blobId, outputSize: size } = script;
   return {
     kind: 'code',

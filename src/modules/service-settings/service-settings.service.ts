@@ -48,7 +48,7 @@ export async function serviceStatus(ctx: AppContext, row: ServiceRow) {
 /** Counts one execution for the service, and for the key when one is named (404 if it is not the service's). */
 export async function recordExecution(ctx: AppContext, serviceId: string, key?: string) {
   const now = ctx.clock();
-  return ctx.db.transaction().execute(async (trx) => {
+  const counted = await ctx.db.transaction().execute(async (trx) => {
     if (key !== undefined) {
       const result = await countKeyExecution(trx, serviceId, key, now);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
@@ -61,6 +61,8 @@ export async function recordExecution(ctx: AppContext, serviceId: string, key?: 
     const row = await trx.selectFrom('services').select(['executions', 'lastActiveAt']).where('id', '=', serviceId).executeTakeFirstOrThrow();
     return { executions: row.executions, lastActiveAt: iso(row.lastActiveAt) };
   });
+  ctx.analytics.countExecution(serviceId, null);
+  return counted;
 }
 
 export async function executionCount(ctx: AppContext, serviceId: string) {

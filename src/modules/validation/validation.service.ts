@@ -81,7 +81,7 @@ async function checkActive(
 
 /** Redeems a generated key: it leaves generated_keys and becomes active in one transaction. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
-  return ctx.db.transaction().execute(async (trx) => {
+  const redeemed = await ctx.db.transaction().execute(async (trx) => {
     const taken = await keys.takeGeneratedKey(trx, serviceId, key);
     if (!taken) return null;
     await keys.insertActiveKey(trx, {
@@ -106,9 +106,18 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
     if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
     return verdict('KEY_VALID', taken);
   });
+  if (redeemed) ctx.analytics.countRedemption(serviceId);
+  return redeemed;
 }
 
+/** The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. */
 export async function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
+  const result = await judge(ctx, serviceId, input);
+  ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+  return result;
+}
+
+async function judge(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
   const now = ctx.clock();
   const hwid = input.hwid;
   if (!hwid) return verdict('HWID_REQUIRED');

@@ -1,0 +1,52 @@
+import type { Db } from '../../db/database.ts';
+import './analytics.tables.ts';
+import '../scripts/scripts.tables.ts';
+
+/** Hourly rows of one service in [from, to). */
+export const hourlyRows = (db: Db, serviceId: string, from: number, to: number) =>
+  db
+    .selectFrom('analyticsBuckets')
+    .select(['at', 'validations', 'valid', 'refused', 'executions', 'redemptions', 'keySystemKeys'])
+    .where('serviceId', '=', serviceId)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .execute();
+
+export async function codeTotals(db: Db, serviceId: string, from: number, to: number) {
+  const rows = await db
+    .selectFrom('analyticsCodes')
+    .select((eb) => ['code', eb.fn.sum<number>('count').as('count')])
+    .where('serviceId', '=', serviceId)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .groupBy('code')
+    .orderBy('code')
+    .execute();
+  return rows.map((r) => ({ code: r.code, count: Number(r.count) }));
+}
+
+/** Executions per script over the range; scripts deleted since are left out (their name is gone). */
+export async function scriptTotals(db: Db, serviceId: string, from: number, to: number) {
+  const rows = await db
+    .selectFrom('analyticsScripts as a')
+    .innerJoin('scripts as s', (join) => join.onRef('s.id', '=', 'a.scriptId').onRef('s.serviceId', '=', 'a.serviceId'))
+    .select((eb) => ['a.scriptId', 's.name', eb.fn.sum<number>('a.executions').as('executions')])
+    .where('a.serviceId', '=', serviceId)
+    .where('a.at', '>=', from)
+    .where('a.at', '<', to)
+    .groupBy(['a.scriptId', 's.name'])
+    .execute();
+  return rows
+    .map((r) => ({ scriptId: r.scriptId, name: r.name, executions: Number(r.executions) }))
+    .sort((a, b) => b.executions - a.executions || (a.scriptId < b.scriptId ? -1 : 1));
+}
+
+/** Removes the rows of services that no longer exist (the tables have no foreign key; see migration 0009). */
+export async function pruneOrphanedAnalytics(db: Db): Promise<void> {
+  for (const table of ['analyticsBuckets', 'analyticsCodes', 'analyticsScripts'] as const) {
+    await db
+      .deleteFrom(table)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('services').select('services.id').whereRef('services.id', '=', `${table}.serviceId`))))
+      .execute();
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Responses, Strict, Time } from '../../schemas.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { analyticsOf } from './analytics.service.ts';
+import { analyticsFlushJob } from './analytics.flush-job.ts';
+
+const QueryTime = Type.String({ maxLength: 40, errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' });
+const AnalyticsQuery = Strict({
+  from: Type.Optional(QueryTime),
+  to: Type.Optional(QueryTime),
+  interval: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { errorMessage: 'must be hour or day' })),
+});
+const Bucket = Type.Object({
+  at: Time,
+  validations: Type.Integer(),
+  valid: Type.Integer(),
+  refused: Type.Integer(),
+  executions: Type.Integer(),
+  redemptions: Type.Integer(),
+  keySystemKeys: Type.Integer(),
+});
+const Analytics = Type.Object({
+  from: Time,
+  to: Time,
+  interval: Type.String(),
+  series: Type.Array(Bucket),
+  codes: Type.Record(Type.String(), Type.Integer()),
+  scripts: Type.Array(Type.Object({ scriptId: Type.String(), name: Type.String(), executions: Type.Integer() })),
+});
+
+export default async function analyticsRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  // Until the shared job runner (src/lib/jobs.ts) exists, the flush job runs on this instance's timer.
+  const intervalMs = analyticsFlushJob.intervalMs(ctx);
+  if (intervalMs > 0) {
+    const timer = setInterval(() => analyticsFlushJob.run(ctx).catch((err) => app.log.error({ err }, 'analytics flush failed')), intervalMs);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      await analyticsFlushJob.onStop(ctx);
+    });
+  }
+
+  app.get(
+    '/keys/api/analytics',
+    { config: { auth: 'service', limit: 'api' }, schema: { tags: ['analytics'], querystring: AnalyticsQuery, response: Responses(Analytics) } },
+    async (request) => ({ success: true as const, data: await analyticsOf(ctx, serviceOf(request).id, request.query) }),
+  );
+}

@@ -1,0 +1,17 @@
+import type { AppContext } from '../../context.ts';
+import { pruneOrphanedAnalytics } from '../analytics/analytics.repository.ts';
+import { pruneExpiredAudit } from './audit.service.ts';
+
+/**
+ * Drops audit entries older than AUDIT_RETENTION_DAYS (contract §7.6) and the analytics rows of
+ * services that are gone (analytics are kept as long as the service). One instance at a time; hourly is plenty for a retention counted in days.
+ */
+export const auditPruneJob = {
+  name: 'prune',
+  intervalMs: 60 * 60_000,
+  exclusive: true,
+  async run(ctx: AppContext): Promise<void> {
+    await pruneExpiredAudit(ctx);
+    await pruneOrphanedAnalytics(ctx.db);
+  },
+};

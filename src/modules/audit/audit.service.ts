@@ -1,0 +1,55 @@
+import type { AppContext } from '../../context.ts';
+import { invalid } from '../../errors.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
+import { DAY_MS, iso, parseTimeInput } from '../../lib/time.ts';
+import { listAudit, pruneAudit, type AuditFilter } from './audit.repository.ts';
+import type { AuditLogTable } from './audit.tables.ts';
+
+export interface AuditQuery {
+  action?: string;
+  from?: string;
+  to?: string;
+}
+
+/** A time in a query string: epoch milliseconds as digits, or an ISO 8601 date-time. */
+export function parseQueryTime(field: string, text: string): number {
+  if (/^[0-9]{1,15}$/.test(text)) return parseTimeInput(field, Number(text));
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(ms)) throw invalid(field, `${field} must be an ISO 8601 date-time or epoch milliseconds`);
+  return parseTimeInput(field, ms);
+}
+
+function filterOf(query: AuditQuery): AuditFilter {
+  const from = query.from === undefined ? undefined : parseQueryTime('from', query.from);
+  const to = query.to === undefined ? undefined : parseQueryTime('to', query.to);
+  if (from !== undefined && to !== undefined && from > to) throw invalid('from', 'from must not be after to');
+  return { action: query.action, from, to };
+}
+
+export function toAuditView(row: AuditLogTable) {
+  return {
+    id: row.id,
+    at: iso(row.at)!,
+    action: row.action,
+    actor: { kind: row.actorKind, accountId: row.actorAccountId },
+    ip: row.ip,
+    target: row.target,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
+}
+
+async function page(ctx: AppContext, filter: AuditFilter, request: PageRequest) {
+  const { rows, total } = await listAudit(ctx.db, filter, request.limit, request.offset);
+  return pageOf(rows.map(toAuditView), total, request);
+}
+
+/** A service's entries (service actions on it, and the account actions that named it). */
+export const listServiceAudit = (ctx: AppContext, serviceId: string, query: AuditQuery, request: PageRequest) =>
+  page(ctx, { ...filterOf(query), serviceId }, request);
+
+/** Everything in an account's log: its account actions and the service actions on all its services. */
+export const listAccountAudit = (ctx: AppContext, accountId: string, query: AuditQuery, request: PageRequest) =>
+  page(ctx, { ...filterOf(query), accountId }, request);
+
+/** Drops entries older than AUDIT_RETENTION_DAYS. */
+export const pruneExpiredAudit = (ctx: AppContext) => pruneAudit(ctx.db, ctx.clock() - ctx.config.auditRetentionDays * DAY_MS);
