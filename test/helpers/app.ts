@@ -32,6 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_CLIENT_PER_MINUTE: '0',
     RATE_LIMIT_API_PER_MINUTE: '0',
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
     ...database.env,
     ...env,
   });
