@@ -3,7 +3,9 @@ import * as core from './0001_core.ts';
 import * as signin from './0002_signin.ts';
 import * as scripts from './0003_scripts.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
+import * as hardening from './0006_hardening.ts';
 import * as keyHwids from './0007_key_hwids.ts';
+import * as keysListing from './0008_keys_listing.ts';
 import * as auditAnalytics from './0009_audit_analytics.ts';
 import * as keySystem from './0010_key_system.ts';
 
@@ -16,7 +18,9 @@ export const migrations: Record<string, Migration> = {
   '0002_signin': signin,
   '0003_scripts': scripts,
   '0004_webhook_outbox': webhookOutbox,
+  '0006_hardening': hardening,
   '0007_key_hwids': keyHwids,
+  '0008_keys_listing': keysListing,
   '0009_audit_analytics': auditAnalytics,
   '0010_key_system': keySystem,
 };

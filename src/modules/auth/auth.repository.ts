@@ -11,6 +11,25 @@ export async function countFailedLogin(db: Db, accountId: string): Promise<numbe
   return Number(row?.failedLoginCount ?? 0);
 }
 
+/** Counts one failed sign-in for a name with no account and answers the new total (one statement, as above). */
+export async function countUnknownLoginFailure(db: Db, username: string, now: number): Promise<number> {
+  const row = await db
+    .insertInto('loginFailures')
+    .values({ username, failures: 1, lockedUntil: null, updatedAt: now })
+    .onConflict((oc) => oc.column('username').doUpdateSet((eb) => ({ failures: eb('loginFailures.failures', '+', 1), updatedAt: now })))
+    .returning('failures')
+    .executeTakeFirst();
+  return Number(row?.failures ?? 0);
+}
+
+export const lockUnknownLogins = (db: Db, username: string, until: number) =>
+  db.updateTable('loginFailures').set({ lockedUntil: until }).where('username', '=', username).execute();
+
+export async function unknownLoginLockedUntil(db: Db, username: string): Promise<number | null> {
+  const row = await db.selectFrom('loginFailures').select('lockedUntil').where('username', '=', username).executeTakeFirst();
+  return row?.lockedUntil ?? null;
+}
+
 export const lockLogins = (db: Db, accountId: string, until: number) =>
   db.updateTable('accounts').set({ loginLockedUntil: until }).where('id', '=', accountId).execute();
 

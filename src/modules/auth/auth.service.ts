@@ -43,6 +43,14 @@ async function failLogin(ctx: AppContext, accountId: string, now: number, error:
   throw error;
 }
 
+/** A name with no account fails and locks exactly like one that has (contract §10: the answers must not differ). */
+async function failUnknownLogin(ctx: AppContext, username: string, now: number, error: AppError): Promise<never> {
+  const failures = await repo.countUnknownLoginFailure(ctx.db, username, now);
+  const lockMs = lockDurationMs(failures);
+  if (lockMs > 0) await repo.lockUnknownLogins(ctx.db, username, now + lockMs);
+  throw error;
+}
+
 /** Checks the credentials and opens a session; the captcha is spent first, whatever the outcome. */
 export async function login(ctx: AppContext, input: LoginInput): Promise<{ account: AccountView; sessionToken: string }> {
   const byKey = input.apiKey !== undefined;
@@ -61,14 +69,17 @@ export async function login(ctx: AppContext, input: LoginInput): Promise<{ accou
     return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id) };
   }
 
+  // The lock applies to password sign-in only: the owner can always sign in with the account key above.
   const account = await accounts.findAccountByUsername(ctx.db, input.username!);
-  if (account?.loginLockedUntil && account.loginLockedUntil > now) {
-    const retryAfter = Math.max(1, Math.ceil((account.loginLockedUntil - now) / 1000));
+  const lockedUntil = account ? account.loginLockedUntil : await repo.unknownLoginLockedUntil(ctx.db, input.username!);
+  if (lockedUntil && lockedUntil > now) {
+    const retryAfter = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
     throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
   }
   // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
   const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
-  if (!account || account.disabled === 1) throw unauthorized(BAD_CREDENTIALS);
+  if (!account) return failUnknownLogin(ctx, input.username!, now, unauthorized(BAD_CREDENTIALS));
+  if (account.disabled === 1) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS));
   if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS));
 
   if (account.totpEnabled === 1 && account.totpSecretSealed) {

@@ -16,6 +16,7 @@ declare module '../../db/types.ts' {
   interface Database {
     sessions: SessionsTable;
     captchaUses: CaptchaUsesTable;
+    loginFailures: LoginFailuresTable;
   }
 }
 
@@ -32,4 +33,12 @@ export interface SessionsTable {
 export interface CaptchaUsesTable {
   signature: string;
   expiresAt: number;
+}
+
+/** Failed sign-ins for names that have no account, so the lockout answers alike (migration 0006). */
+export interface LoginFailuresTable {
+  username: string;
+  failures: number;
+  lockedUntil: number | null;
+  updatedAt: number;
 }
