@@ -74,6 +74,9 @@ export interface ErrorExtras {
   reason?: string;
   /** KEY_SYSTEM_LIMIT: when this address may earn its next key. */
   nextKeyAt?: string;
+  /** Key import (contract §7.4): the records refused (VALIDATION_ERROR) or the keys that already exist (CONFLICT). */
+  errors?: Array<{ index: number; field: string; error: string }>;
+  duplicates?: string[];
 }
 
 export class AppError extends Error {
@@ -107,5 +110,7 @@ export interface ErrorBody {
   retryAfter?: number;
   reason?: string;
   nextKeyAt?: string;
+  errors?: Array<{ index: number; field: string; error: string }>;
+  duplicates?: string[];
   requestId?: string;
 }

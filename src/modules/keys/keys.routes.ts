@@ -7,6 +7,7 @@ import { serviceOf } from '../../plugins/auth.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
 import { scriptLoadstrings } from './loadstrings.ts';
+import keysDataRoutes from './keys-data.routes.ts';
 
 const read = { auth: 'service', limit: 'api' } as const;
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
@@ -23,6 +24,8 @@ function exactlyOne<T extends Record<string, string | undefined>>(query: T, fiel
 export default async function keyRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
+  // Listing, bulk actions, export and import (contract §7.2–7.4) live in their own file.
+  await app.register(keysDataRoutes);
 
   app.post(
     '/keys/api/generate',

@@ -1,0 +1,247 @@
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { containsIgnoringCase } from '../../db/search.ts';
+import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
+import type { KeyStatus } from './keys.service.ts';
+
+/** The list filters of contract §7.2, already parsed. `now` decides what "expired" means. */
+export interface KeyFilter {
+  type: 'active' | 'generated' | 'all';
+  status?: KeyStatus;
+  premium?: boolean;
+  bound?: boolean;
+  expired?: boolean;
+  search?: string;
+  now: number;
+}
+
+export type SortColumn = 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'executions';
+export interface KeySort {
+  sort: SortColumn;
+  order: 'asc' | 'desc';
+}
+
+type KeyTable = 'activeKeys' | 'generatedKeys';
+
+/** Conditions both tables share; the HWID parts differ and are added by the callers. */
+function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: KeyFilter): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [];
+  if (filter.status !== undefined) where.push(eb('status', '=', filter.status));
+  if (filter.premium !== undefined) where.push(eb('isPremium', '=', filter.premium ? 1 : 0));
+  if (filter.expired === true) where.push(eb.and([eb('expiresAt', 'is not', null), eb('expiresAt', '<=', filter.now)]));
+  // Lifetime keys never expire.
+  if (filter.expired === false) where.push(eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', filter.now)]));
+  return where;
+}
+
+const textMatches = (search: string) => [containsIgnoringCase('key', search), containsIgnoringCase('note', search), containsIgnoringCase('chatId', search)];
+
+/** Does this filter select any key of the table at all? Generated keys are never bound. */
+export const includesActive = (filter: KeyFilter) => filter.type !== 'generated';
+export const includesGenerated = (filter: KeyFilter) => filter.type !== 'active' && filter.bound !== true;
+
+function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
+  return db
+    .selectFrom('activeKeys')
+    .where('activeKeys.serviceId', '=', serviceId)
+    .where((eb) => {
+      const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
+      if (filter.bound !== undefined) where.push(eb('hwidCount', filter.bound ? '>' : '=', 0));
+      if (filter.search !== undefined) {
+        const anyHwid = eb.exists(
+          eb
+            .selectFrom('keyHwids')
+            .select('keyHwids.hwid')
+            .whereRef('keyHwids.key', '=', 'activeKeys.key')
+            .where(containsIgnoringCase('keyHwids.hwid', filter.search)),
+        );
+        where.push(eb.or([...textMatches(filter.search), anyHwid]));
+      }
+      return eb.and(where);
+    });
+}
+
+function generatedKeys(db: Db, serviceId: string, filter: KeyFilter) {
+  return db
+    .selectFrom('generatedKeys')
+    .where('generatedKeys.serviceId', '=', serviceId)
+    .where((eb) => {
+      const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
+      if (filter.search !== undefined) where.push(eb.or(textMatches(filter.search)));
+      return eb.and(where);
+    });
+}
+
+export async function countKeys(db: Db, serviceId: string, filter: KeyFilter): Promise<number> {
+  const [active, generated] = await Promise.all([
+    includesActive(filter) ? activeKeys(db, serviceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: 0 },
+    includesGenerated(filter)
+      ? generatedKeys(db, serviceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      : { n: 0 },
+  ]);
+  return Number(active.n) + Number(generated.n);
+}
+
+export interface PageEntry {
+  type: 'active' | 'generated';
+  key: string;
+}
+
+/**
+ * One page of both kinds in one order. Each half selects (type, key, sort value) so the database merges two
+ * index-ordered walks and stops after the page; the full rows of those ≤100 keys are read afterwards.
+ * Missing values (a lifetime expiry, a key never used, a generated key's use) come last in either order.
+ */
+export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, sort: KeySort, limit: number, offset: number): Promise<PageEntry[]> {
+  const active = activeKeys(db, serviceId, filter).select([sql<'active' | 'generated'>`'active'`.as('type'), 'activeKeys.key', `activeKeys.${sort.sort}`]);
+  const generatedSort =
+    sort.sort === 'createdAt' || sort.sort === 'expiresAt'
+      ? sql.ref<number | null>(`generatedKeys.${sort.sort}`)
+      : sort.sort === 'executions'
+        ? sql<number | null>`0`
+        : sql<number | null>`null`;
+  const generated = generatedKeys(db, serviceId, filter).select([
+    sql<'active' | 'generated'>`'generated'`.as('type'),
+    'generatedKeys.key',
+    generatedSort.as(sort.sort),
+  ]);
+  const both =
+    includesActive(filter) && includesGenerated(filter)
+      ? active.unionAll(generated as never)
+      : includesActive(filter)
+        ? active
+        : includesGenerated(filter)
+          ? (generated as never as typeof active)
+          : undefined;
+  if (!both) return [];
+  return db
+    .selectFrom(both.as('k'))
+    .select(['k.type', 'k.key'])
+    .orderBy(sql.ref(`k.${sort.sort}`), (ob) => (sort.order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+    .orderBy('k.key', sort.order)
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export const activeRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
+  keys.length === 0 ? Promise.resolve([]) : db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+
+export const generatedRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
+  keys.length === 0 ? Promise.resolve([]) : db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+
+/** Export's walk: the next `limit` matching active keys after `after`, in key order (keyset, never an offset). */
+export const activeBatchAfter = (db: Db, serviceId: string, filter: KeyFilter, after: string | null, limit: number) =>
+  activeKeys(db, serviceId, filter)
+    .selectAll('activeKeys')
+    .$if(after !== null, (q) => q.where('activeKeys.key', '>', after!))
+    .orderBy('activeKeys.key')
+    .limit(limit)
+    .execute();
+
+export const generatedBatchAfter = (db: Db, serviceId: string, filter: KeyFilter, after: string | null, limit: number) =>
+  generatedKeys(db, serviceId, filter)
+    .selectAll('generatedKeys')
+    .$if(after !== null, (q) => q.where('generatedKeys.key', '>', after!))
+    .orderBy('generatedKeys.key')
+    .limit(limit)
+    .execute();
+
+// ---- bulk actions (contract §7.3); each runs inside the caller's transaction ----
+
+export async function existingOfService(trx: Db, serviceId: string, keys: string[]) {
+  const [active, generated] = await Promise.all([
+    trx.selectFrom('activeKeys').select(['key', 'expiresAt', 'hwidCount']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
+    trx.selectFrom('generatedKeys').select(['key', 'expiresAt']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
+  ]);
+  return { active, generated };
+}
+
+export async function deleteKeys(trx: Db, serviceId: string, active: string[], generated: string[]) {
+  if (active.length > 0) {
+    await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+    await trx.deleteFrom('activeKeys').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+  }
+  if (generated.length > 0) await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+}
+
+export async function patchKeys(
+  trx: Db,
+  serviceId: string,
+  active: string[],
+  generated: string[],
+  patch: { status?: KeyStatus; note?: string | null },
+) {
+  if (active.length > 0) await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+  if (generated.length > 0) await trx.updateTable('generatedKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+}
+
+/** Clears every HWID of the keys; the end-user cooldown clock (hwid_reset_at) is left as it was. */
+export async function clearHwids(trx: Db, serviceId: string, keys: string[]) {
+  if (keys.length === 0) return;
+  await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+  await trx
+    .updateTable('activeKeys')
+    .set((eb) => ({ hwid: null, hwidCount: 0, hwidResetCount: eb('hwidResetCount', '+', 1) }))
+    .where('serviceId', '=', serviceId)
+    .where('key', 'in', keys)
+    .execute();
+}
+
+/** New expiry = the later of now and the old expiry, plus `ms` (as extend-expiration); lifetime keys are not passed in. */
+export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, keys: string[], ms: number, now: number) {
+  if (keys.length === 0) return;
+  await trx
+    .updateTable(table)
+    .set((eb) => ({
+      expiresAt: eb
+        .case()
+        .when('expiresAt', '>', now)
+        .then(eb('expiresAt', '+', ms))
+        .else(now + ms)
+        .end(),
+    }))
+    .where('serviceId', '=', serviceId)
+    .where('key', 'in', keys)
+    .where('expiresAt', 'is not', null)
+    .execute();
+}
+
+// ---- import (contract §7.4) ----
+
+/** Which of these key strings exist anywhere on the server, in either table. */
+export async function existingKeys(db: Db, keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const slice = keys.slice(i, i + 500);
+    const rows = await db
+      .selectFrom('activeKeys')
+      .select('key')
+      .where('key', 'in', slice)
+      .unionAll(db.selectFrom('generatedKeys').select('key').where('key', 'in', slice))
+      .execute();
+    for (const row of rows) found.add(row.key);
+  }
+  return found;
+}
+
+/** Inserts in slices: SQLite caps the number of bound parameters in one statement. */
+export async function insertImported(
+  trx: Db,
+  active: Insertable<ActiveKeysTable>[],
+  hwids: Array<{ key: string; serviceId: string; hwid: string; position: number }>,
+  generated: Insertable<GeneratedKeysTable>[],
+  progress?: (done: number, total: number) => void,
+) {
+  const SLICE = 200;
+  const total = active.length + generated.length;
+  for (let i = 0; i < active.length; i += SLICE) {
+    await trx.insertInto('activeKeys').values(active.slice(i, i + SLICE)).execute();
+    progress?.(Math.min(i + SLICE, active.length), total);
+  }
+  for (let i = 0; i < hwids.length; i += SLICE) await trx.insertInto('keyHwids').values(hwids.slice(i, i + SLICE)).execute();
+  for (let i = 0; i < generated.length; i += SLICE) {
+    await trx.insertInto('generatedKeys').values(generated.slice(i, i + SLICE)).execute();
+    progress?.(active.length + Math.min(i + SLICE, generated.length), total);
+  }
+}

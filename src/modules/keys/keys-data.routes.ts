@@ -1,0 +1,91 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { stringify } from 'csv-stringify/sync';
+import { pageRequest } from '../../lib/pagination.ts';
+import { serviceOf } from '../../plugins/auth.ts';
+import { ErrorEnvelope, Envelope, Page, Responses } from '../../schemas.ts';
+import { actorOf } from '../audit/actor.ts';
+import * as schemas from './keys-data.schemas.ts';
+import * as data from './keys-data.service.ts';
+
+const read = { auth: 'service', limit: 'api' } as const;
+const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
+const tags = ['keys'];
+
+/** Contract §7.4: an import body may be up to 16 MB, far above the 1 MB every other body gets. */
+export const IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const ImportErrorEnvelope = Type.Object({
+  ...ErrorEnvelope.properties,
+  errors: Type.Optional(Type.Array(Type.Object({ index: Type.Integer(), field: Type.String(), error: Type.String() }))),
+  duplicates: Type.Optional(Type.Array(Type.String())),
+});
+
+/** The export as text chunks, one batch of keys at a time: nothing holds the whole set. */
+export async function* exportChunks(records: AsyncIterable<data.ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<string> {
+  if (format === 'csv') {
+    yield stringify([[...data.EXPORT_COLUMNS]], { record_delimiter: 'windows' });
+    for await (const batch of records) yield stringify(batch.map(data.csvValues), { record_delimiter: 'windows' });
+    return;
+  }
+  let first = true;
+  yield '[';
+  for await (const batch of records) {
+    for (const record of batch) {
+      yield (first ? '' : ',') + JSON.stringify(record);
+      first = false;
+    }
+  }
+  yield ']';
+}
+
+export default async function keysDataRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+
+  app.get(
+    '/keys/api/keys',
+    { config: read, schema: { tags, querystring: schemas.ListQuery, response: Responses(Page(schemas.ListedKey)) } },
+    async (request) => ({ success: true as const, data: await data.listKeys(ctx, serviceOf(request).id, request.query, pageRequest(request.query)) }),
+  );
+
+  app.post(
+    '/keys/api/keys/bulk',
+    { config: manage, schema: { tags, body: schemas.BulkBody, response: Responses(schemas.BulkResult) } },
+    async (request) => ({ success: true as const, data: await data.bulkKeys(ctx, actorOf(request), serviceOf(request), request.body) }),
+  );
+
+  app.get(
+    '/keys/api/keys/export',
+    { config: read, schema: { tags, querystring: schemas.ExportQuery, response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope } } },
+    async (request, reply) => {
+      const service = serviceOf(request);
+      const format = request.query.format ?? 'csv';
+      const filename = data.exportFileName(service.identifier, format, ctx.clock());
+      reply
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+      // A stream, not an envelope: the response schemas above describe the failures only.
+      return reply.send(Readable.from(exportChunks(data.exportKeys(ctx, service.id, request.query), format)) as never);
+    },
+  );
+
+  app.post(
+    '/keys/api/keys/import',
+    {
+      config: manage,
+      bodyLimit: IMPORT_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        body: schemas.ImportBody,
+        response: { 201: Envelope(schemas.ImportResult), '4xx': ImportErrorEnvelope, '5xx': ErrorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const result = await data.importKeys(ctx, actorOf(request), serviceOf(request), request.body);
+      return reply.status(201).send({ success: true as const, data: result });
+    },
+  );
+}

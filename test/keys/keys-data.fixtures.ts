@@ -1,0 +1,58 @@
+import type { AppContext } from '../../src/context.ts';
+
+/** A key written straight into the tables, for tests that need exact times and counters. */
+export interface SeedKey {
+  key: string;
+  type: 'active' | 'generated';
+  createdAt: number;
+  expiresAt?: number | null;
+  hwids?: string[];
+  executions?: number;
+  lastUsedAt?: number | null;
+  status?: 'active' | 'paused' | 'banned';
+  isPremium?: boolean;
+  note?: string | null;
+  chatId?: string | null;
+  maxHwids?: number;
+}
+
+export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey[]) {
+  for (const k of keys) {
+    const shared = {
+      key: k.key,
+      serviceId,
+      note: k.note ?? null,
+      isPremium: k.isPremium ? (1 as const) : (0 as const),
+      noHwidValidation: 0 as const,
+      status: k.status ?? 'active',
+      expiresAt: k.expiresAt ?? null,
+      chatId: k.chatId ?? null,
+      createdAt: k.createdAt,
+      maxHwids: k.maxHwids ?? Math.max(1, k.hwids?.length ?? 0),
+    };
+    if (k.type === 'generated') {
+      await ctx.db.insertInto('generatedKeys').values({ ...shared, expirationType: k.expiresAt == null ? 'lifetime' : 'byDate' }).execute();
+      continue;
+    }
+    const hwids = k.hwids ?? [];
+    await ctx.db
+      .insertInto('activeKeys')
+      .values({
+        ...shared,
+        hwid: hwids[0] ?? null,
+        hwidCount: hwids.length,
+        executions: k.executions ?? 0,
+        activatedAt: k.createdAt,
+        lastUsedAt: k.lastUsedAt ?? null,
+        hwidResetAt: null,
+        hwidResetCount: 0,
+      })
+      .execute();
+    if (hwids.length > 0) {
+      await ctx.db
+        .insertInto('keyHwids')
+        .values(hwids.map((hwid, i) => ({ key: k.key, serviceId, hwid, position: i + 1 })))
+        .execute();
+    }
+  }
+}
