@@ -51,6 +51,11 @@ describe('key-system sessions with provider none', () => {
     const count = await t().ctx.db.selectFrom('generatedKeys').select((eb) => eb.fn.countAll<number>().as('n')).where('serviceId', '=', s.id).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
 
+    // Analytics counts the issued key once, in the bucket of its day.
+    await t().ctx.analytics.flush(t().ctx.db);
+    const analytics = await call(t().app, 'GET', '/api/v1/keys/api/analytics', { key: s.serviceKey });
+    expect(analytics.body.data.series.reduce((sum: number, b: { keySystemKeys: number }) => sum + b.keySystemKeys, 0)).toBe(1);
+
     // The key works like any generated key.
     const validated = await call(t().app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key.key}&hwid=pc-1`);
     expect(validated.body.data).toMatchObject({ valid: true, code: 'KEY_VALID' });

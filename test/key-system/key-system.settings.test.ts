@@ -53,6 +53,24 @@ describe('GET/PUT /keys/api/key-system', () => {
     expect(cleared.body.field).toBe('providerToken');
   });
 
+  it('writes one keySystem.update audit entry per change, with what changed and never the token', async () => {
+    const s = await seedService(t().ctx);
+    await call(t().app, 'PUT', url, { key: s.serviceKey, body: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: 'hush-hush-token' } });
+    const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey });
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.items).toHaveLength(1);
+    expect(audit.body.data.items[0]).toMatchObject({
+      action: 'keySystem.update',
+      actor: { kind: 'service-key' },
+      target: null,
+      details: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: '****' },
+    });
+    expect(JSON.stringify(audit.body)).not.toContain('hush-hush-token');
+    // A refused change writes nothing.
+    await call(t().app, 'PUT', url, { key: s.serviceKey, body: { providerToken: null } });
+    expect((await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey })).body.data.items).toHaveLength(1);
+  });
+
   it('refuses a provider without links or without a token, naming the missing one', async () => {
     const s = await seedService(t().ctx);
     const noLinks = await call(t().app, 'PUT', url, { key: s.serviceKey, body: { provider: 'linkvertise', providerToken: 'x' } });

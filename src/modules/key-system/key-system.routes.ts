@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
 import { Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
 import { htmlPage, PAGE_CSP } from '../reset-page/html.ts';
 import { KEY_SYSTEM_SCRIPT, keyPage, notFoundPage, returnPage } from './key-system.page.ts';
@@ -51,7 +52,7 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/key-system',
     { config: { ...read, permission: 'allowManageKeys' }, schema: { tags, body: KeySystemSettingsBody, response: Responses(KeySystemSettings) } },
-    async (request) => ({ success: true as const, data: await keySystem.updateSettings(ctx, serviceOf(request), request.body) }),
+    async (request) => ({ success: true as const, data: await keySystem.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)) }),
   );
 }
 

@@ -8,6 +8,7 @@ import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';
 import { insertGeneratedKeys } from '../keys/keys.repository.ts';
 import { newLicenseKey } from '../keys/keys.service.ts';
 import type { ServiceRow } from '../services/services.repository.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import { checkpointLink, providerVouches } from './key-system.providers.ts';
 import * as repo from './key-system.repository.ts';
 import type { KeySystemProvider } from './key-system.tables.ts';
@@ -99,7 +100,7 @@ export function changedFields(patch: SettingsPatch): Record<string, unknown> {
   return providerToken === undefined ? rest : { ...rest, providerToken: providerToken === null ? null : '****' };
 }
 
-export async function updateSettings(ctx: AppContext, service: ServiceRow, patch: SettingsPatch) {
+export async function updateSettings(ctx: AppContext, service: ServiceRow, patch: SettingsPatch, actor: Actor) {
   const current = await loadSettings(ctx, service.id);
   const { providerToken, ...plain } = patch;
   const next: KeySystemSettings = { ...current, ...plain };
@@ -122,9 +123,10 @@ export async function updateSettings(ctx: AppContext, service: ServiceRow, patch
     }
     if (!next.providerTokenSealed) throw invalid('providerToken', `providerToken is required with provider ${name}`);
   }
-  await repo.saveSettings(ctx.db, {
+  const now = ctx.clock();
+  const row = {
     serviceId: service.id,
-    enabled: next.enabled ? 1 : 0,
+    enabled: next.enabled ? (1 as const) : (0 as const),
     checkpoints: next.checkpoints,
     keyHours: next.keyHours,
     minSecondsPerCheckpoint: next.minSecondsPerCheckpoint,
@@ -133,7 +135,11 @@ export async function updateSettings(ctx: AppContext, service: ServiceRow, patch
     providerTokenSealed: next.providerTokenSealed,
     pageTitle: next.pageTitle,
     maxKeysPerAddressPerDay: next.maxKeysPerAddressPerDay,
-    updatedAt: ctx.clock(),
+    updatedAt: now,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.saveSettings(trx, row);
+    await recordServiceAudit(trx, actor, service, 'keySystem.update', null, changedFields(patch), now);
   });
   return settingsView(ctx, service, next);
 }
@@ -291,6 +297,7 @@ export async function passCheckpoint(ctx: AppContext, service: ServiceRow, id: s
 async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySystemSettings, session: repo.SessionRow, now: number) {
   const key = newLicenseKey();
   const expiresAt = now + settings.keyHours * HOUR_MS;
+  let issued = false;
   await ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -311,11 +318,13 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
         },
       ]);
       await repo.insertGrant(trx, { serviceId: service.id, address: session.address, key, issuedAt: now });
+      issued = true;
     })
     .catch((error: unknown) => {
       // Another request finished this session first; its key is the answer.
       if (!(error instanceof LostRace)) throw error;
     });
+  if (issued) ctx.analytics.countKeySystemKey(service.id);
 }
 
 class LostRace extends Error {}
