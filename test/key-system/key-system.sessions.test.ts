@@ -51,6 +51,12 @@ describe('key-system sessions with provider none', () => {
     const count = await t().ctx.db.selectFrom('generatedKeys').select((eb) => eb.fn.countAll<number>().as('n')).where('serviceId', '=', s.id).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
 
+    // The audit log has it as a key.generate by an end user.
+    const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=key.generate', { key: s.serviceKey });
+    expect(audit.body.data.items).toEqual([
+      expect.objectContaining({ actor: { kind: 'end-user', accountId: null }, target: key.key, details: { count: 1, source: 'key-system' } }),
+    ]);
+
     // Analytics counts the issued key once, in the bucket of its day.
     await t().ctx.analytics.flush(t().ctx.db);
     const analytics = await call(t().app, 'GET', '/api/v1/keys/api/analytics', { key: s.serviceKey });

@@ -318,6 +318,9 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
         },
       ]);
       await repo.insertGrant(trx, { serviceId: service.id, address: session.address, key, issuedAt: now });
+      // Contract §7.6: the key system acts for an end user.
+      const actor: Actor = { kind: 'end-user', accountId: null, ip: session.address };
+      await recordServiceAudit(trx, actor, service, 'key.generate', key, { count: 1, source: 'key-system' }, now);
       issued = true;
     })
     .catch((error: unknown) => {
