@@ -34,6 +34,9 @@ export function openDatabase(options: DbOptions): DbHandle {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client can error (server restart); without a listener that would crash the process.
     pool.on('error', () => {});
+    // A connection cut while a query runs fails that query (answered 503 by the error handler), but pg also
+    // emits 'error' on the checked-out client, where the pool has no listener: unhandled, it would end the process.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins });
     directRunners.set(db, async (sql, parameters) => {
       const result = await pool.query({ name: namedStatements.get(sql), text: sql, values: [...parameters] });

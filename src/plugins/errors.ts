@@ -18,6 +18,29 @@ const FRAMEWORK: Record<string, [ErrorCode, string, string?]> = {
   FST_ERR_CTP_INVALID_TYPE: ['VALIDATION_ERROR', 'The Content-Type header is invalid', 'body'],
 };
 
+// Failures of the connection to the database, not of the query: retrying shortly can succeed (contract §10).
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  // PostgreSQL: admin/crash shutdown, cannot connect now (starting, failing over), too many connections.
+  '57P01', '57P02', '57P03', '53300',
+  'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+]);
+// Errors the drivers raise without a code: pg on a dropped or unobtainable connection, Kysely and
+// better-sqlite3 once the handle is closed (shutting down).
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|driver has already been destroyed|database connection is not open/i;
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Whether an error (or its cause, or any error of an AggregateError) is a lost or refused database connection. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  if (Array.isArray(errors) && errors.some((e) => isDatabaseUnavailable(e, depth + 1))) return true;
+  return isDatabaseUnavailable(cause, depth + 1);
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
@@ -37,6 +60,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.warn({ err: error }, 'client error without a mapping');
       return send(reply, request, 'VALIDATION_ERROR', 'The request is malformed');
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return send(reply, request, 'UNAVAILABLE', 'The service is briefly unavailable; try again shortly', {
+        retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
     }
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, request, 'INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in the logs');

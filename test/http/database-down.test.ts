@@ -22,12 +22,13 @@ describe('when the database does not answer', () => {
     expect(res.body.status).not.toBe('ok');
   });
 
-  it('an API call answers 500 INTERNAL_ERROR with a generic sentence, a request id and no internals', async () => {
+  it('an API call answers 503 UNAVAILABLE with Retry-After, a generic sentence, a request id and no internals (contract §10)', async () => {
     const res = await call(t.app, 'GET', '/api/v1/account', { key: account.accountKey });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ success: false, code: 'INTERNAL_ERROR' });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ success: false, code: 'UNAVAILABLE', retryAfter: 5 });
+    expect(res.headers['retry-after']).toBe('5');
     expect(res.body.requestId).toBe(res.headers['x-request-id']);
-    expect(Object.keys(res.body).sort()).toEqual(['code', 'error', 'requestId', 'success']);
+    expect(Object.keys(res.body).sort()).toEqual(['code', 'error', 'requestId', 'retryAfter', 'success']);
     const text = JSON.stringify(res.body);
     expect(text).not.toMatch(/\.ts\b|\.js\b|node_modules|\/src\/|\bat \S+ \(/);
     expect(text).not.toMatch(/select|sqlite|postgres|pool|destroy|closed/i);
