@@ -96,17 +96,35 @@ export async function recordAudit(db: Db, actor: Actor, entry: AuditEntryInput):
     .execute();
 }
 
-/** Shorthand for a service action: the entry belongs to the service and its owner. */
-export function recordServiceAudit(
+/**
+ * A service action: the entry belongs to the service and to the service's owner. Callers holding only the
+ * service id pass it alone; the owner is then read from the services table inside the same statement.
+ */
+export async function recordServiceAudit(
   db: Db,
   actor: Actor,
-  service: { id: string; accountId: string },
+  service: string | { id: string; accountId: string },
   action: ServiceAuditAction,
   target: string | null,
   details: AuditDetails,
   at: number,
 ): Promise<void> {
-  return recordAudit(db, actor, { action, accountId: service.accountId, serviceId: service.id, target, details, at });
+  const serviceId = typeof service === 'string' ? service : service.id;
+  await db
+    .insertInto('auditLog')
+    .values({
+      id: newId(),
+      at,
+      accountId: typeof service === 'string' ? db.selectFrom('services').select('accountId').where('id', '=', serviceId) : service.accountId,
+      serviceId,
+      action,
+      actorKind: actor.kind,
+      actorAccountId: actor.accountId,
+      ip: actor.ip,
+      target,
+      details: JSON.stringify(details),
+    })
+    .execute();
 }
 
 export const SYSTEM_ACTOR: Actor = { kind: 'system', accountId: null, ip: null };

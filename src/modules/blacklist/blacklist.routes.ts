@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Deleted, Hwid, NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import * as blacklist from './blacklist.service.ts';
 
@@ -42,12 +43,12 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
   );
 
   app.post('/keys/api/blacklist', { config: manage, schema: { tags, body: AddBody, response: Responses(Entry, 201) } }, async (request, reply) => {
-    const row = await blacklist.addToBlacklist(ctx, serviceOf(request).id, request.body);
+    const row = await blacklist.addToBlacklist(ctx, serviceOf(request).id, request.body, actorOf(request));
     return reply.status(201).send({ success: true as const, data: blacklist.toBlacklistView(row) });
   });
 
   app.delete('/keys/api/blacklist', { config: manage, schema: { tags, querystring: HwidQuery, response: Responses(Deleted) } }, async (request) => {
-    await blacklist.removeFromBlacklist(ctx, serviceOf(request).id, request.query.hwid);
+    await blacklist.removeFromBlacklist(ctx, serviceOf(request).id, request.query.hwid, actorOf(request));
     return { success: true as const, data: { deleted: 1 } };
   });
 

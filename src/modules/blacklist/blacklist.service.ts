@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './blacklist.repository.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
   hwid: row.hwid,
@@ -21,6 +22,7 @@ export async function addToBlacklist(
   ctx: AppContext,
   serviceId: string,
   input: { hwid: string; reason?: string; expiresAt?: string | number },
+  actor: Actor,
 ) {
   const now = ctx.clock();
   let expiresAt: number | null = null;
@@ -32,6 +34,7 @@ export async function addToBlacklist(
     await ctx.db.transaction().execute(async (trx) => {
       await repo.deleteLapsedBlacklistEntry(trx, serviceId, input.hwid, now);
       await repo.insertBlacklistEntry(trx, row);
+      await recordServiceAudit(trx, actor, serviceId, 'blacklist.add', input.hwid, { reason: row.reason, expiresAt: iso(expiresAt) }, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('This HWID is already blacklisted');
@@ -40,9 +43,12 @@ export async function addToBlacklist(
   return row;
 }
 
-export async function removeFromBlacklist(ctx: AppContext, serviceId: string, hwid: string) {
-  const result = await repo.deleteBlacklistEntry(ctx.db, serviceId, hwid);
-  if (Number(result.numDeletedRows) === 0) throw notFound('Blacklist entry');
+export async function removeFromBlacklist(ctx: AppContext, serviceId: string, hwid: string, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.deleteBlacklistEntry(trx, serviceId, hwid);
+    if (Number(result.numDeletedRows) === 0) throw notFound('Blacklist entry');
+    await recordServiceAudit(trx, actor, serviceId, 'blacklist.delete', hwid, {}, ctx.clock());
+  });
 }
 
 export async function checkBlacklist(ctx: AppContext, serviceId: string, hwid: string) {

@@ -5,6 +5,7 @@ import secureJson from 'secure-json-parse';
 import { invalid } from '../../errors.ts';
 import { ErrorEnvelope, Responses, Strict } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { Settings } from '../service-settings/service-settings.routes.ts';
 import * as chat from './chat.service.ts';
 
@@ -75,13 +76,13 @@ export default async function chatRoutes(fastify: FastifyInstance) {
 
   app.post('/keys/api/chat/connect', { config: manage, schema: { tags, body: ConnectBody, response: Responses(Settings) } }, async (request) => ({
     success: true as const,
-    data: await chat.connectGuild(ctx, serviceOf(request), request.body.guildId, request.body.guildName),
+    data: await chat.connectGuild(ctx, serviceOf(request), request.body.guildId, request.body.guildName, actorOf(request)),
   }));
 
   app.post(
     '/keys/api/chat/disconnect',
     { config: manage, schema: { tags, body: DisconnectBody, response: Responses(Settings) } },
-    async (request) => ({ success: true as const, data: await chat.disconnectGuild(ctx, serviceOf(request)) }),
+    async (request) => ({ success: true as const, data: await chat.disconnectGuild(ctx, serviceOf(request), actorOf(request)) }),
   );
 
   await app.register(interactionRoutes);

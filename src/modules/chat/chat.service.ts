@@ -6,19 +6,29 @@ import { forgetService } from '../services/service-lookup.ts';
 import { settingsOf } from '../service-settings/service-settings.service.ts';
 import { isUsableNow, keysByChat, resetHwid } from '../keys/keys.service.ts';
 import { scriptLoadstrings } from '../keys/loadstrings.ts';
+import { endUserActor, recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import * as repo from './chat.repository.ts';
+
+// A chat command is an end user acting; the request comes from the platform's servers, so no user address is known.
+const CHAT_USER = endUserActor(null);
 
 // ---- Server binding -------------------------------------------------------------------------
 
-export async function connectGuild(ctx: AppContext, service: ServiceRow, guildId: string, guildName: string) {
-  await repo.bindGuild(ctx.db, service.id, guildId, guildName);
+export async function connectGuild(ctx: AppContext, service: ServiceRow, guildId: string, guildName: string, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.bindGuild(trx, service.id, guildId, guildName);
+    await recordServiceAudit(trx, actor, service, 'chat.connect', guildId, { guildName }, ctx.clock());
+  });
   forgetService(ctx, service);
   return settingsOf({ ...service, chatGuildId: guildId, chatGuildName: guildName });
 }
 
-export async function disconnectGuild(ctx: AppContext, service: ServiceRow) {
-  const result = await repo.unbindGuild(ctx.db, service.id);
-  if (Number(result.numUpdatedRows) === 0) throw notFound('Chat server binding');
+export async function disconnectGuild(ctx: AppContext, service: ServiceRow, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.unbindGuild(trx, service.id);
+    if (Number(result.numUpdatedRows) === 0) throw notFound('Chat server binding');
+    await recordServiceAudit(trx, actor, service, 'chat.disconnect', service.chatGuildId, {}, ctx.clock());
+  });
   forgetService(ctx, service);
   return settingsOf({ ...service, chatGuildId: null, chatGuildName: null });
 }
@@ -107,7 +117,11 @@ export async function handleInteraction(ctx: AppContext, service: ServiceRow, in
 
 async function redeem(ctx: AppContext, service: ServiceRow, userId: string, key: string | null): Promise<InteractionResponse> {
   if (!key || key.length > 64 || !/^[\x21-\x7E]+$/.test(key)) return reply('Give your key: `/redeem key:<your key>`.');
-  const linked = await repo.linkKeyToChat(ctx.db, service.id, key, userId);
+  const linked = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await repo.linkKeyToChat(trx, service.id, key, userId))) return false;
+    await recordServiceAudit(trx, CHAT_USER, service.id, 'key.update', key, { chatId: userId }, ctx.clock());
+    return true;
+  });
   if (linked) return reply('Your key is now linked to your account. Use `/script` to get the script.');
   if (await repo.keyExists(ctx.db, service.id, key)) return reply('This key is already linked to another user.');
   return reply('That key does not exist.');
@@ -121,7 +135,7 @@ async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId: string
     .sort((a, b) => (b.lastUsedAt ?? b.activatedAt) - (a.lastUsedAt ?? a.activatedAt) || a.key.localeCompare(b.key));
   if (bound.length === 0) return reply('Your key is not bound to a device, so there is nothing to reset.');
   try {
-    const result = await resetHwid(ctx, service, bound[0]!.key);
+    const result = await resetHwid(ctx, service, bound[0]!.key, CHAT_USER);
     const next = Math.floor(Date.parse(result.nextResetAt) / 1000);
     return reply(`Your HWID has been reset. The next reset is possible <t:${next}:R>.`);
   } catch (error) {

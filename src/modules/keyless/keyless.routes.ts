@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Deleted, Hwid, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import * as keyless from './keyless.service.ts';
 
 const Entry = Type.Object({ hwid: Type.String(), isPremium: Type.Boolean(), expiresAt: Time, createdAt: Time });
@@ -22,12 +23,12 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
   }));
 
   app.post('/keys/api/keyless', { config: manage, schema: { tags, body: AddBody, response: Responses(Entry, 201) } }, async (request, reply) => {
-    const row = await keyless.addKeyless(ctx, serviceOf(request).id, request.body);
+    const row = await keyless.addKeyless(ctx, serviceOf(request).id, request.body, actorOf(request));
     return reply.status(201).send({ success: true as const, data: keyless.toKeylessView(row) });
   });
 
   app.delete('/keys/api/keyless', { config: manage, schema: { tags, querystring: HwidQuery, response: Responses(Deleted) } }, async (request) => {
-    await keyless.removeKeyless(ctx, serviceOf(request).id, request.query.hwid);
+    await keyless.removeKeyless(ctx, serviceOf(request).id, request.query.hwid, actorOf(request));
     return { success: true as const, data: { deleted: 1 } };
   });
 }

@@ -3,6 +3,7 @@ import { conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { addCalendarYear, iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './keyless.repository.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 
 export const toKeylessView = (row: repo.KeylessRow) => ({
   hwid: row.hwid,
@@ -21,6 +22,7 @@ export async function addKeyless(
   ctx: AppContext,
   serviceId: string,
   input: { hwid: string; isPremium?: boolean; expiresAt?: string | number },
+  actor: Actor,
 ) {
   const now = ctx.clock();
   let expiresAt = addCalendarYear(now);
@@ -30,6 +32,7 @@ export async function addKeyless(
     await ctx.db.transaction().execute(async (trx) => {
       await repo.deleteExpiredKeyless(trx, serviceId, input.hwid, now);
       await repo.insertKeyless(trx, row);
+      await recordServiceAudit(trx, actor, serviceId, 'keyless.add', input.hwid, { isPremium: row.isPremium === 1, expiresAt: iso(expiresAt) }, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('This HWID is already whitelisted');
@@ -38,7 +41,10 @@ export async function addKeyless(
   return row;
 }
 
-export async function removeKeyless(ctx: AppContext, serviceId: string, hwid: string) {
-  const result = await repo.deleteKeyless(ctx.db, serviceId, hwid);
-  if (Number(result.numDeletedRows) === 0) throw notFound('Keyless entry');
+export async function removeKeyless(ctx: AppContext, serviceId: string, hwid: string, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.deleteKeyless(trx, serviceId, hwid);
+    if (Number(result.numDeletedRows) === 0) throw notFound('Keyless entry');
+    await recordServiceAudit(trx, actor, serviceId, 'keyless.delete', hwid, {}, ctx.clock());
+  });
 }

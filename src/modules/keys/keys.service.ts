@@ -5,6 +5,7 @@ import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
 import * as repo from './keys.repository.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
@@ -75,7 +76,7 @@ function expiryFor(input: GenerateInput, now: number): number | null {
   }
 }
 
-export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput) {
+export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
   const now = ctx.clock();
   const expiresAt = expiryFor(input, now);
   const rows = Array.from({ length: input.count ?? 1 }, () => ({
@@ -91,7 +92,11 @@ export async function generateKeys(ctx: AppContext, serviceId: string, input: Ge
     createdAt: now,
     maxHwids: input.maxHwids ?? 1,
   }));
-  await ctx.db.transaction().execute((trx) => repo.insertGeneratedKeys(trx, rows));
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertGeneratedKeys(trx, rows);
+    const details = { count: rows.length, expirationType: input.expirationType, isPremium: input.isPremium === true };
+    await recordServiceAudit(trx, actor, serviceId, 'key.generate', rows.length === 1 ? rows[0]!.key : null, details, now);
+  });
   return rows;
 }
 
@@ -131,7 +136,7 @@ function commonPatch(edit: KeyEdit) {
   return patch;
 }
 
-export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit) {
+export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit);
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
@@ -145,37 +150,47 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
     }
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, ctx.clock());
     const [withHwids] = await repo.withHwids(trx, [row]);
     return withHwids!;
   });
 }
 
-export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>) {
+export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>, actor: Actor) {
   if (edit.expiresAt === null) throw invalid('expiresAt', 'expiresAt of a generated key cannot be null');
   const patch = commonPatch(edit);
-  if (Object.keys(patch).length > 0) {
-    const result = await repo.updateGeneratedKey(ctx.db, serviceId, key, patch);
-    if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
-  }
-  const row = await repo.findGeneratedKey(ctx.db, serviceId, key);
-  if (!row) throw notFound('Generated key');
-  return row;
+  return ctx.db.transaction().execute(async (trx) => {
+    if (Object.keys(patch).length > 0) {
+      const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
+      if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
+    }
+    const row = await repo.findGeneratedKey(trx, serviceId, key);
+    if (!row) throw notFound('Generated key');
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...edit }, ctx.clock());
+    return row;
+  });
 }
 
-export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string) {
-  const result = await repo.deleteActiveKey(ctx.db, serviceId, key);
-  if (Number(result.numDeletedRows) === 0) throw notFound('Key');
+export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.deleteActiveKey(trx, serviceId, key);
+    if (Number(result.numDeletedRows) === 0) throw notFound('Key');
+    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'active' }, ctx.clock());
+  });
 }
 
-export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string) {
-  const result = await repo.deleteGeneratedKey(ctx.db, serviceId, key);
-  if (Number(result.numDeletedRows) === 0) throw notFound('Generated key');
+export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.deleteGeneratedKey(trx, serviceId, key);
+    if (Number(result.numDeletedRows) === 0) throw notFound('Generated key');
+    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, ctx.clock());
+  });
 }
 
 const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be extended');
 
 /** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
-export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number) {
+export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number, actor: Actor) {
   const now = ctx.clock();
   const extended = (old: number) => {
     const expiresAt = Math.max(now, old) + days * DAY_MS;
@@ -188,6 +203,7 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = extended(active.expiresAt);
       await repo.updateActiveKey(trx, serviceId, key, { expiresAt });
+      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'active', days, expiresAt: iso(expiresAt) }, now);
       const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
       return { type: 'active' as const, view: toActiveKeyView(withHwids!) };
     }
@@ -196,6 +212,7 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
     if (generated.expiresAt === null) throw lifetime();
     const expiresAt = extended(generated.expiresAt);
     await repo.updateGeneratedKey(trx, serviceId, key, { expiresAt });
+    await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, expiresAt: iso(expiresAt) }, now);
     return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };
   });
 }
@@ -229,8 +246,13 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
   return { keys, anyValid };
 }
 
-export async function compensate(ctx: AppContext, serviceId: string, days: number) {
-  const shifted = await ctx.db.transaction().execute((trx) => repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_TIME_MS));
+export async function compensate(ctx: AppContext, serviceId: string, days: number, actor: Actor) {
+  const shifted = await ctx.db.transaction().execute(async (trx) => {
+    const counts = await repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_TIME_MS);
+    const details = { days, activeKeysUpdated: counts.active, generatedKeysUpdated: counts.generated };
+    await recordServiceAudit(trx, actor, serviceId, 'keys.compensate', null, details, ctx.clock());
+    return counts;
+  });
   return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
 }
 
@@ -246,6 +268,7 @@ export async function resetHwid(
   ctx: AppContext,
   service: { id: string; hwidResetCooldownFreeHours: number; hwidResetCooldownPremiumHours: number },
   key: string,
+  actor: Actor,
 ): Promise<ResetResult> {
   const now = ctx.clock();
   const row = await repo.findActiveKey(ctx.db, service.id, key);
@@ -256,8 +279,10 @@ export async function resetHwid(
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
   const reset = await ctx.db.transaction().execute(async (trx) => {
     const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, now - cooldownMs);
-    if (Number(result.numUpdatedRows) === 1) await repo.replaceHwids(trx, service.id, key, []);
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await repo.replaceHwids(trx, service.id, key, []);
+    await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, {}, now);
+    return true;
   });
   if (reset) {
     return { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! };

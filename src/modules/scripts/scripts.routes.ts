@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Deleted, Page, Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { invalid } from '../../errors.ts';
 import { installScriptBodyParser, uploadedCode } from './body-parser.ts';
@@ -37,7 +38,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
       { config: vss, schema: { tags, body: schemas.CreateBody, response: Responses(schemas.Script, 201) } },
       async (request, reply) => {
         const { name, obfuscationType, visible } = request.body;
-        const data = await scripts.createScript(ctx, worker, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) });
+        const data = await scripts.createScript(ctx, worker, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) }, actorOf(request));
         return reply.status(201).send({ success: true as const, data });
       },
     );
@@ -50,7 +51,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         const code = request.body.code === undefined ? undefined : codeOf(request);
         return {
           success: true as const,
-          data: await scripts.updateScript(ctx, worker, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }),
+          data: await scripts.updateScript(ctx, worker, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }, actorOf(request)),
         };
       },
     );
@@ -75,7 +76,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
     '/vss/api/scripts/:idOrSlug',
     { config: vss, schema: { tags, params: schemas.ScriptParams, response: Responses(Deleted) } },
     async (request) => {
-      await scripts.deleteScript(ctx, serviceOf(request).id, request.params.idOrSlug);
+      await scripts.deleteScript(ctx, serviceOf(request).id, request.params.idOrSlug, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
     },
   );

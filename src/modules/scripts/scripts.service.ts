@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
@@ -49,7 +50,7 @@ export interface CreateInput {
   visible?: boolean;
 }
 
-export async function createScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, input: CreateInput) {
+export async function createScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, input: CreateInput, actor: Actor) {
   const type = input.obfuscationType ?? 'NONE';
   requireProvider(worker, type);
   // Checked before the code is written, so a duplicate costs no 40 MB of writes; the unique key still settles races.
@@ -73,6 +74,8 @@ export async function createScript(ctx: AppContext, worker: ScriptWorker, servic
         updatedAt: now,
       };
       await repo.insertScript(trx, row);
+      const details = { name: input.name, obfuscationType: type, visible: row.visible === 1, size: source.size };
+      await recordServiceAudit(trx, actor, serviceId, 'script.create', id, details, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`A script named ${input.name} already exists`);
@@ -109,7 +112,7 @@ export interface UpdateInput {
   visible?: boolean;
 }
 
-export async function updateScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, idOrName: string, input: UpdateInput) {
+export async function updateScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
   const current = await requireScript(ctx, serviceId, idOrName);
   const type = input.obfuscationType ?? current.obfuscationType;
   // Re-run when the code or the type changes, or when a failed script is sent its type again (a retry).
@@ -134,6 +137,9 @@ export async function updateScript(ctx: AppContext, worker: ScriptWorker, servic
       }
       await repo.updateScript(trx, current.id, patch);
       for (const blobId of garbage) await deleteBlob(trx, blobId);
+      // The code itself never goes in the log: only that it changed, and its size.
+      const details = { name: input.name, obfuscationType: input.obfuscationType, visible: input.visible, codeChanged: input.code !== undefined, size: patch.size };
+      await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`A script named ${input.name} already exists`);
@@ -144,12 +150,13 @@ export async function updateScript(ctx: AppContext, worker: ScriptWorker, servic
   return toScriptView(ctx, { ...current, ...patch });
 }
 
-export async function deleteScript(ctx: AppContext, serviceId: string, idOrName: string) {
+export async function deleteScript(ctx: AppContext, serviceId: string, idOrName: string, actor: Actor) {
   const current = await requireScript(ctx, serviceId, idOrName);
   await ctx.db.transaction().execute(async (trx) => {
     await repo.deleteScript(trx, current.id);
     await deleteBlob(trx, current.sourceBlob);
     if (current.outputBlob && current.outputBlob !== current.sourceBlob) await deleteBlob(trx, current.outputBlob);
+    await recordServiceAudit(trx, actor, serviceId, 'script.delete', current.id, { name: current.name }, ctx.clock());
   });
   await scriptChanged(ctx, current.id);
 }

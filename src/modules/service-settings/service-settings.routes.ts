@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { LicenseKey, NullableString, NullableTime, Responses, Strict, Time } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import * as settings from './service-settings.service.ts';
 
 export const Settings = Type.Object({
@@ -76,6 +77,6 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
 
   app.put('/keys/api/settings', { config: manage, schema: { tags, body: SettingsBody, response: Responses(Settings) } }, async (request) => ({
     success: true as const,
-    data: await settings.updateSettings(ctx, serviceOf(request), request.body),
+    data: await settings.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)),
   }));
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import { invalid, notFound } from '../../errors.ts';
 import { iso } from '../../lib/time.ts';
 import { maskWebhookUrl, parseChatWebhookUrl } from '../../lib/webhook-url.ts';
@@ -79,7 +80,7 @@ export interface SettingsPatch {
   chatInteractionsPublicKey?: string | null;
 }
 
-export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: SettingsPatch) {
+export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: SettingsPatch, actor: Actor) {
   const set: Updateable<ServicesTable> = {};
   if (patch.webhookUrl !== undefined) {
     if (patch.webhookUrl === null) set.webhookUrl = null;
@@ -94,7 +95,12 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
   if (patch.hwidResetCooldownPremiumHours !== undefined) set.hwidResetCooldownPremiumHours = patch.hwidResetCooldownPremiumHours;
   if (patch.chatInteractionsPublicKey !== undefined) set.chatInteractionsPublicKey = patch.chatInteractionsPublicKey?.toLowerCase() ?? null;
   if (Object.keys(set).length > 0) {
-    await updateService(ctx.db, row.id, set);
+    // The webhook URL carries the platform's token: the entry says only whether one is set.
+    const details = { ...patch, ...(patch.webhookUrl !== undefined && { webhookUrl: patch.webhookUrl === null ? null : 'set' }) };
+    await ctx.db.transaction().execute(async (trx) => {
+      await updateService(trx, row.id, set);
+      await recordServiceAudit(trx, actor, row, 'settings.update', null, details, ctx.clock());
+    });
     forgetService(ctx, row);
   }
   return settingsOf({ ...row, ...set } as ServiceRow);
