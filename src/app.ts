@@ -49,6 +49,23 @@ async function mergeBodyIntoQuery(request: FastifyRequest) {
   request.body = undefined;
 }
 
+/**
+ * A slow or stalled client never holds a connection for ever (contract §10): headers and body must arrive
+ * within REQUEST_TIMEOUT_SECONDS, else Node answers 408 and closes. Node checks that every
+ * connectionsCheckingInterval (30 s by default), so the check is tightened to match; a socket silent in both
+ * directions closes a little later (after the 408 had its chance), and an idle keep-alive connection is a
+ * request that has not arrived: the same limit.
+ */
+function timeouts(ms: number) {
+  const checkEvery = Math.min(5000, Math.max(250, Math.round(ms / 4)));
+  return {
+    requestTimeout: ms,
+    connectionTimeout: ms + 2 * checkEvery,
+    keepAliveTimeout: ms,
+    http: { headersTimeout: ms, connectionsCheckingInterval: checkEvery },
+  };
+}
+
 /** Whatever logger is asked for, request lines carry the URL with secret query values redacted (lib/redact.ts). */
 function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
   if (!logger || typeof logger !== 'object') return logger;
@@ -68,6 +85,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     trustProxy: config.trustProxy as boolean | string | string[],
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
+    ...timeouts(config.requestTimeoutSeconds * 1000),
     ajv: ajvOptions,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -14,6 +14,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   hwidHeaders: string[];
   rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number; authFailuresPerMinute: number };
+  /** Contract §10: headers and body must arrive within this, else 408 and the connection closes. */
+  requestTimeoutSeconds: number;
   registration: 'open' | 'closed';
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
       loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 10, 0, 1e9),
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 0, 1e9),
     },
+    requestTimeoutSeconds: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     registration,
     signin: {
       captchaMaxNumber: int(env, 'CAPTCHA_MAX_NUMBER', 100_000, 10, 10_000_000),
