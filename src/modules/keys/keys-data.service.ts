@@ -246,6 +246,8 @@ interface ImportedKey {
   activatedAt: number | null;
   lastUsedAt: number | null;
   hwidResetCount: number;
+  /** A generated key's, when a JSON export carries it; else derived from expiresAt. */
+  expirationType?: 'byDays' | 'byDate';
 }
 
 class RecordInvalid extends Error {
@@ -325,16 +327,22 @@ function fromKeyward(record: unknown): ImportedKey {
   const hwidResetCount = r.hwidResetCount === undefined ? 0 : checkCount(r.hwidResetCount, 'hwidResetCount');
   const active = r.type === 'active' || (r.type === undefined && (hwids.length > 0 || executions > 0));
   if (r.type === 'generated' && (hwids.length > 0 || executions > 0)) throw bad('type', 'a generated key cannot have HWIDs or executions');
+  const expiresAt = checkTime(r.expiresAt, 'expiresAt');
+  const expirationType = r.expirationType === 'byDays' || r.expirationType === 'byDate' ? r.expirationType : undefined;
+  if (r.expirationType !== undefined && (expiresAt === null) !== (r.expirationType === 'lifetime')) {
+    throw bad('expirationType', 'must be lifetime exactly when expiresAt is empty, else byDays or byDate');
+  }
   return {
     key: checkKey(r.key, 'key'),
     active,
+    expirationType,
     status,
     hwids,
     note: checkNote(r.note, 'note'),
     isPremium: checkBoolean(r.isPremium, 'isPremium', false),
     noHwidValidation: checkBoolean(r.noHwidValidation, 'noHwidValidation', false),
     maxHwids,
-    expiresAt: checkTime(r.expiresAt, 'expiresAt'),
+    expiresAt,
     chatId: checkChatId(r.chatId, 'chatId'),
     executions,
     createdAt: checkTime(r.createdAt, 'createdAt'),
@@ -508,7 +516,7 @@ export async function importKeys(
         });
         k.hwids.forEach((hwid, i) => hwids.push({ key: k.key, serviceId: serviceId, hwid, position: i + 1 }));
       } else {
-        generated.push({ ...shared, expirationType: k.expiresAt === null ? 'lifetime' : 'byDate' });
+        generated.push({ ...shared, expirationType: k.expiresAt === null ? 'lifetime' : (k.expirationType ?? 'byDate') });
       }
     }
     await repo.insertImported(trx, active, hwids, generated, progress);

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import { Deleted, Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
-import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
 import { scriptLoadstrings } from './loadstrings.ts';
@@ -32,7 +31,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/generate',
     { config: manage, schema: { tags, body: schemas.GenerateBody, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) }), 201) } },
     async (request, reply) => {
-      const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
+      const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body);
       return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
     },
   );
@@ -51,7 +50,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     { config: manage, schema: { tags, body: schemas.EditActiveKeyBody, response: Responses(schemas.ActiveKey) } },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
+      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit)) };
     },
   );
 
@@ -59,7 +58,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/key',
     { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
     async (request) => {
-      await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
+      await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key);
       return { success: true as const, data: { deleted: 1 } };
     },
   );
@@ -68,7 +67,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/key/extend-expiration',
     { config: manage, schema: { tags, body: schemas.ExtendBody, response: Responses(Type.Union([schemas.ActiveKey, schemas.GeneratedKey])) } },
     async (request) => {
-      const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days, actorOf(request));
+      const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days);
       return { success: true as const, data: result.view };
     },
   );
@@ -87,7 +86,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     { config: manage, schema: { tags, body: schemas.EditGeneratedKeyBody, response: Responses(schemas.GeneratedKey) } },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
+      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit)) };
     },
   );
 
@@ -95,7 +94,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/generated-key',
     { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
     async (request) => {
-      await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
+      await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key);
       return { success: true as const, data: { deleted: 1 } };
     },
   );
@@ -128,7 +127,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/reset-hwid',
     // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
     { config: read, schema: { tags, body: schemas.ResetBody, response: Responses(schemas.ResetResult) } },
-    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request)) }),
+    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key) }),
   );
 
   app.post(
@@ -141,6 +140,6 @@ export default async function keyRoutes(fastify: FastifyInstance) {
         response: Responses(Type.Object({ activeKeysUpdated: Type.Integer(), generatedKeysUpdated: Type.Integer() })),
       },
     },
-    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days, actorOf(request)) }),
+    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days) }),
   );
 }
