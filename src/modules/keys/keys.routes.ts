@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import { Deleted, Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
 import { scriptLoadstrings } from './loadstrings.ts';
@@ -31,7 +32,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/generate',
     { config: manage, schema: { tags, body: schemas.GenerateBody, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) }), 201) } },
     async (request, reply) => {
-      const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body);
+      const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
       return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
     },
   );
@@ -50,7 +51,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     { config: manage, schema: { tags, body: schemas.EditActiveKeyBody, response: Responses(schemas.ActiveKey) } },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit)) };
+      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
     },
   );
 
@@ -58,7 +59,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/key',
     { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
     async (request) => {
-      await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key);
+      await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
     },
   );
@@ -67,7 +68,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/key/extend-expiration',
     { config: manage, schema: { tags, body: schemas.ExtendBody, response: Responses(Type.Union([schemas.ActiveKey, schemas.GeneratedKey])) } },
     async (request) => {
-      const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days);
+      const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days, actorOf(request));
       return { success: true as const, data: result.view };
     },
   );
@@ -86,7 +87,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     { config: manage, schema: { tags, body: schemas.EditGeneratedKeyBody, response: Responses(schemas.GeneratedKey) } },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit)) };
+      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
     },
   );
 
@@ -94,7 +95,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/api/generated-key',
     { config: manage, schema: { tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
     async (request) => {
-      await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key);
+      await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
     },
   );
@@ -127,7 +128,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/reset-hwid',
     // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
     { config: read, schema: { tags, body: schemas.ResetBody, response: Responses(schemas.ResetResult) } },
-    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key) }),
+    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request)) }),
   );
 
   app.post(
@@ -140,6 +141,6 @@ export default async function keyRoutes(fastify: FastifyInstance) {
         response: Responses(Type.Object({ activeKeysUpdated: Type.Integer(), generatedKeysUpdated: Type.Integer() })),
       },
     },
-    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days) }),
+    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days, actorOf(request)) }),
   );
 }
