@@ -16,6 +16,7 @@ export interface Config {
   rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number; authFailuresPerMinute: number };
   /** Contract §10: headers and body must arrive within this, else 408 and the connection closes. */
   requestTimeoutSeconds: number;
+  maintenance: { pruneIntervalMs: number; outboxRetentionDays: number };
   registration: 'open' | 'closed';
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
@@ -149,6 +150,10 @@ export function loadConfig(env: Env = process.env): Config {
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 0, 1e9),
     },
     requestTimeoutSeconds: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
+    maintenance: {
+      pruneIntervalMs: int(env, 'PRUNE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
+      outboxRetentionDays: int(env, 'OUTBOX_RETENTION_DAYS', 7, 1, 3650),
+    },
     registration,
     signin: {
       captchaMaxNumber: int(env, 'CAPTCHA_MAX_NUMBER', 100_000, 10, 10_000_000),

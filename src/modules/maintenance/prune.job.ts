@@ -1,0 +1,40 @@
+import type { AppContext } from '../../context.ts';
+import * as repo from './prune.repository.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface Pruned {
+  outbox: number;
+  captchas: number;
+  sessions: number;
+  loginFailures: number;
+}
+
+/**
+ * Removes rows nothing reads any more: settled webhook messages older than OUTBOX_RETENTION_DAYS (kept that
+ * long so a seller can see what failed), spent captchas past their lifetime, dead sessions, and the
+ * failure counts of unknown sign-in names after a quiet day.
+ */
+export async function pruneOnce(ctx: AppContext): Promise<Pruned> {
+  const now = ctx.clock();
+  const { maintenance, signin } = ctx.config;
+  return {
+    outbox: await repo.deleteSettledOutboxRows(ctx.db, now - maintenance.outboxRetentionDays * DAY_MS),
+    captchas: await repo.deleteUsedCaptchas(ctx.db, now),
+    sessions: await repo.deleteDeadSessions(ctx.db, now, signin.sessionIdleMinutes * 60_000),
+    loginFailures: await repo.deleteQuietLoginFailures(ctx.db, now - DAY_MS, now),
+  };
+}
+
+/**
+ * The pruning job for the shared runner (src/lib/jobs.ts `Job`; registered in src/jobs.ts). Exclusive: one
+ * instance at a time is enough, though the deletes are safe to run concurrently.
+ */
+export const pruneJob = {
+  name: 'prune',
+  intervalMs: (ctx: AppContext) => ctx.config.maintenance.pruneIntervalMs,
+  exclusive: true,
+  async run(ctx: AppContext): Promise<void> {
+    await pruneOnce(ctx);
+  },
+};
