@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Responses, Time } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from './accounts.repository.ts';
 import { regenerateAccountKey, revealAccountKey, toAccountView } from './accounts.service.ts';
 
@@ -31,6 +32,6 @@ export default async function accountRoutes(fastify: FastifyInstance) {
 
   app.post('/account/api-key/regenerate', { config, schema: { tags: ['account'], response: Responses(ApiKey) } }, async (request) => ({
     success: true as const,
-    data: { apiKey: await regenerateAccountKey(app.ctx, accountIdOf(request)) },
+    data: { apiKey: await regenerateAccountKey(app.ctx, accountIdOf(request), actorOf(request)) },
   }));
 }

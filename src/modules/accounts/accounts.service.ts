@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { recordAudit, type Actor } from '../audit/audit.repository.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
@@ -75,13 +76,13 @@ export async function revealAccountKey(ctx: AppContext, accountId: string): Prom
 }
 
 /** Replacing the digest is what revokes the old key: lookups are by digest, on every instance. */
-export async function regenerateAccountKey(ctx: AppContext, accountId: string): Promise<string> {
+export async function regenerateAccountKey(ctx: AppContext, accountId: string, actor: Actor): Promise<string> {
   const key = newAccountKey();
-  const result = await repo.updateAccount(ctx.db, accountId, {
-    apiKeyDigest: digest(key),
-    apiKeySealed: ctx.sealer.seal(key),
-    apiKeyCreatedAt: ctx.clock(),
+  const now = ctx.clock();
+  await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.updateAccount(trx, accountId, { apiKeyDigest: digest(key), apiKeySealed: ctx.sealer.seal(key), apiKeyCreatedAt: now });
+    if (Number(result.numUpdatedRows) === 0) throw notFound('Account');
+    await recordAudit(trx, actor, { action: 'accountKey.regenerate', accountId, serviceId: null, target: null, details: {}, at: now });
   });
-  if (Number(result.numUpdatedRows) === 0) throw notFound('Account');
   return key;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { issueCaptcha } from '../../lib/captcha.ts';
 import { csrfTokenFor, SESSION_COOKIE, sessionCookieOptions } from '../../lib/session.ts';
 import { unauthorized } from '../../errors.ts';
@@ -33,7 +34,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
     '/auth/login',
     { config: { limit: 'login' }, schema: { tags, body: schemas.LoginBody, response: Responses(schemas.LoginResult) } },
     async (request, reply) => {
-      const { account, sessionToken } = await auth.login(ctx, request.body);
+      const { account, sessionToken } = await auth.login(ctx, request.body, request.ip);
       reply.setCookie(SESSION_COOKIE, sessionToken, cookieOptions());
       return { success: true as const, data: { account } };
     },
@@ -62,13 +63,13 @@ export default async function authRoutes(fastify: FastifyInstance) {
   app.post(
     '/account/2fa/enable',
     { config: session, schema: { tags, body: schemas.TotpBody, response: Responses(schemas.TwoFactorState) } },
-    async (request) => ({ success: true as const, data: await auth.enableTwoFactor(ctx, accountIdOf(request), request.body.totp) }),
+    async (request) => ({ success: true as const, data: await auth.enableTwoFactor(ctx, accountIdOf(request), request.body.totp, actorOf(request)) }),
   );
 
   app.post(
     '/account/2fa/disable',
     { config: session, schema: { tags, body: schemas.TotpBody, response: Responses(schemas.TwoFactorState) } },
-    async (request) => ({ success: true as const, data: await auth.disableTwoFactor(ctx, accountIdOf(request), request.body.totp) }),
+    async (request) => ({ success: true as const, data: await auth.disableTwoFactor(ctx, accountIdOf(request), request.body.totp, actorOf(request)) }),
   );
 }
 

@@ -9,6 +9,7 @@ import * as accounts from '../accounts/accounts.repository.ts';
 import { createAccount, toAccountView, type AccountView } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
 import * as sessions from './sessions.repository.ts';
+import { recordAudit, type Actor } from '../audit/audit.repository.ts';
 
 /** After this many failures in a row an account refuses sign-in for a while, doubling each further failure. */
 export const LOCK_AFTER_FAILURES = 5;
@@ -36,10 +37,15 @@ export interface LoginInput {
   captcha: string;
 }
 
-async function failLogin(ctx: AppContext, accountId: string, now: number, error: AppError): Promise<never> {
-  const failures = await repo.countFailedLogin(ctx.db, accountId);
-  const lockMs = lockDurationMs(failures);
-  if (lockMs > 0) await repo.lockLogins(ctx.db, accountId, now + lockMs);
+/** A failed sign-in to an existing account is in that account's log; the caller is not known, so an end user. */
+async function failLogin(ctx: AppContext, accountId: string, now: number, error: AppError, ip: string | null, reason: string): Promise<never> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const failures = await repo.countFailedLogin(trx, accountId);
+    const lockMs = lockDurationMs(failures);
+    if (lockMs > 0) await repo.lockLogins(trx, accountId, now + lockMs);
+    const actor: Actor = { kind: 'end-user', accountId: null, ip };
+    await recordAudit(trx, actor, { action: 'login.failed', accountId, serviceId: null, target: null, details: { reason, lockedForSeconds: lockMs / 1000 }, at: now });
+  });
   throw error;
 }
 
@@ -52,7 +58,7 @@ async function failUnknownLogin(ctx: AppContext, username: string, now: number, 
 }
 
 /** Checks the credentials and opens a session; the captcha is spent first, whatever the outcome. */
-export async function login(ctx: AppContext, input: LoginInput): Promise<{ account: AccountView; sessionToken: string }> {
+export async function login(ctx: AppContext, input: LoginInput, ip: string | null): Promise<{ account: AccountView; sessionToken: string }> {
   const byKey = input.apiKey !== undefined;
   const byPassword = input.username !== undefined || input.password !== undefined;
   if (byKey === byPassword) throw invalid('apiKey', 'Send either username and password, or apiKey');
@@ -66,7 +72,8 @@ export async function login(ctx: AppContext, input: LoginInput): Promise<{ accou
     // The account key is 40 random characters: guessing is hopeless, so it skips two-factor (spec).
     const account = input.apiKey!.startsWith('kw_') ? await accounts.findEnabledAccountByKeyDigest(ctx.db, digest(input.apiKey!)) : undefined;
     if (!account) throw unauthorized('The account key is not valid');
-    return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id) };
+    const actor: Actor = { kind: 'account-key', accountId: account.id, ip };
+    return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'accountKey') };
   }
 
   // The lock applies to password sign-in only: the owner can always sign in with the account key above.
@@ -79,30 +86,35 @@ export async function login(ctx: AppContext, input: LoginInput): Promise<{ accou
   // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
   const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
   if (!account) return failUnknownLogin(ctx, input.username!, now, unauthorized(BAD_CREDENTIALS));
-  if (account.disabled === 1) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS));
-  if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS));
+  if (account.disabled === 1) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS), ip, 'disabled');
+  if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS), ip, 'password');
 
   if (account.totpEnabled === 1 && account.totpSecretSealed) {
     if (input.totp === undefined) throw new AppError('TOTP_REQUIRED', 'Two-factor authentication is on: send the 6-digit code as totp');
     const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
     if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {
-      return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'));
+      return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'), ip, 'twoFactor');
     }
   }
   if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
-  return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id) };
+  const actor: Actor = { kind: 'session', accountId: account.id, ip };
+  return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'password') };
 }
 
-export async function openSession(ctx: AppContext, accountId: string): Promise<string> {
+/** Opens a dashboard session and writes its `login` entry in the same transaction. */
+async function openSession(ctx: AppContext, accountId: string, actor: Actor, method: 'password' | 'accountKey'): Promise<string> {
   const token = newSessionToken();
   const now = ctx.clock();
-  await sessions.deleteExpiredSessions(ctx.db, now);
-  await sessions.insertSession(ctx.db, {
-    tokenDigest: sessionDigest(token),
-    accountId,
-    createdAt: now,
-    lastSeenAt: now,
-    expiresAt: now + ctx.config.signin.sessionAbsoluteHours * 3_600_000,
+  await ctx.db.transaction().execute(async (trx) => {
+    await sessions.deleteExpiredSessions(trx, now);
+    await sessions.insertSession(trx, {
+      tokenDigest: sessionDigest(token),
+      accountId,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: now + ctx.config.signin.sessionAbsoluteHours * 3_600_000,
+    });
+    await recordAudit(trx, actor, { action: 'login', accountId, serviceId: null, target: null, details: { method }, at: now });
   });
   return token;
 }
@@ -132,19 +144,27 @@ async function requireCode(ctx: AppContext, accountId: string, sealed: string, c
   }
 }
 
-export async function enableTwoFactor(ctx: AppContext, accountId: string, code: string) {
+export async function enableTwoFactor(ctx: AppContext, accountId: string, code: string, actor: Actor) {
   const account = await signedInAccount(ctx, accountId);
   if (account.totpEnabled === 1) throw conflict('Two-factor authentication is already on');
   if (!account.totpSecretSealed) throw conflict('Call POST /api/v1/account/2fa/setup first');
   await requireCode(ctx, accountId, account.totpSecretSealed, code);
-  await repo.setTotpEnabled(ctx.db, accountId, true);
+  await setTwoFactor(ctx, accountId, true, actor);
   return { twoFactorEnabled: true };
 }
 
-export async function disableTwoFactor(ctx: AppContext, accountId: string, code: string) {
+export async function disableTwoFactor(ctx: AppContext, accountId: string, code: string, actor: Actor) {
   const account = await signedInAccount(ctx, accountId);
   if (account.totpEnabled !== 1 || !account.totpSecretSealed) throw conflict('Two-factor authentication is not on');
   await requireCode(ctx, accountId, account.totpSecretSealed, code);
-  await repo.setTotpEnabled(ctx.db, accountId, false);
+  await setTwoFactor(ctx, accountId, false, actor);
   return { twoFactorEnabled: false };
+}
+
+function setTwoFactor(ctx: AppContext, accountId: string, enabled: boolean, actor: Actor) {
+  return ctx.db.transaction().execute(async (trx) => {
+    await repo.setTotpEnabled(trx, accountId, enabled);
+    const action = enabled ? 'twoFactor.enable' : 'twoFactor.disable';
+    await recordAudit(trx, actor, { action, accountId, serviceId: null, target: null, details: {}, at: ctx.clock() });
+  });
 }

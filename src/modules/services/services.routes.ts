@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import * as schemas from './services.schemas.ts';
 import * as services from './services.service.ts';
 import { listAccountServices } from './services.repository.ts';
@@ -24,7 +25,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     '/services',
     { config, schema: { tags, body: schemas.CreateServiceBody, response: Responses(schemas.Service, 201) } },
     async (request, reply) => {
-      const row = await services.createService(ctx, accountIdOf(request), request.body);
+      const row = await services.createService(ctx, accountIdOf(request), request.body, actorOf(request));
       return reply.status(201).send({ success: true as const, data: services.toServiceView(row) });
     },
   );
@@ -39,13 +40,13 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     { config, schema: { tags, params, body: schemas.RenameServiceBody, response: Responses(schemas.Service) } },
     async (request) => ({
       success: true as const,
-      data: services.toServiceView(await services.renameService(ctx, accountIdOf(request), request.params.id, request.body.name)),
+      data: services.toServiceView(await services.renameService(ctx, accountIdOf(request), request.params.id, request.body.name, actorOf(request))),
     }),
   );
 
   app.delete('/services/:id', { config, schema: { tags, params, response: Responses(schemas.Service) } }, async (request) => ({
     success: true as const,
-    data: services.toServiceView(await services.deleteService(ctx, accountIdOf(request), request.params.id)),
+    data: services.toServiceView(await services.deleteService(ctx, accountIdOf(request), request.params.id, actorOf(request))),
   }));
 
   app.get('/services/:id/api-key', { config, schema: { tags, params, response: Responses(schemas.ApiKey) } }, async (request) => ({
@@ -58,7 +59,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     { config, schema: { tags, params, response: Responses(schemas.ApiKey) } },
     async (request) => ({
       success: true as const,
-      data: { apiKey: await services.regenerateServiceKey(ctx, accountIdOf(request), request.params.id) },
+      data: { apiKey: await services.regenerateServiceKey(ctx, accountIdOf(request), request.params.id, actorOf(request)) },
     }),
   );
 
@@ -72,7 +73,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     { config, schema: { tags, params, body: schemas.PermissionsPatch, response: Responses(schemas.Permissions) } },
     async (request) => ({
       success: true as const,
-      data: await services.updatePermissions(ctx, accountIdOf(request), request.params.id, request.body),
+      data: await services.updatePermissions(ctx, accountIdOf(request), request.params.id, request.body, actorOf(request)),
     }),
   );
 
@@ -86,7 +87,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     { config, schema: { tags, params, body: schemas.AllowlistBody, response: Responses(schemas.Allowlist) } },
     async (request) => ({
       success: true as const,
-      data: { entries: await services.replaceAllowlist(ctx, accountIdOf(request), request.params.id, request.body.entries) },
+      data: { entries: await services.replaceAllowlist(ctx, accountIdOf(request), request.params.id, request.body.entries, actorOf(request)) },
     }),
   );
 }

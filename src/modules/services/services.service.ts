@@ -7,6 +7,12 @@ import { digest } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './services.repository.ts';
 import { forgetService } from './service-lookup.ts';
+import { recordAudit, SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/audit.repository.ts';
+import type { Db } from '../../db/database.ts';
+
+/** An account action on one of its services: the entry shows in the account's log and in the service's. */
+const audit = (db: Db, actor: Actor, service: { id: string; accountId: string }, action: AccountAuditAction, details: AuditDetails, at: number) =>
+  recordAudit(db, actor, { action, accountId: service.accountId, serviceId: service.id, target: service.id, details, at });
 
 export type ServiceRow = repo.ServiceRow;
 export type PermissionFlag = 'allowUrlShortener' | 'allowManageKeys' | 'allowVss';
@@ -50,33 +56,38 @@ export async function getAccountService(ctx: AppContext, accountId: string, ref:
   return service;
 }
 
-export async function createService(ctx: AppContext, accountId: string, input: { name: string; identifier?: string }) {
+/** The actor defaults to the system for services made outside the API (the CLI, seeds). */
+export async function createService(ctx: AppContext, accountId: string, input: { name: string; identifier?: string }, actor: Actor = SYSTEM_ACTOR) {
   if (input.identifier !== undefined) validateIdentifier(input.identifier);
   const identifier = input.identifier ?? identifierFromName(input.name);
   const key = newServiceKey();
   const id = newId();
+  const now = ctx.clock();
   try {
-    await repo.insertService(ctx.db, {
-      id,
-      accountId,
-      identifier,
-      name: input.name,
-      apiKeyDigest: digest(key),
-      apiKeySealed: ctx.sealer.seal(key),
-      allowUrlShortener: 1,
-      allowManageKeys: 1,
-      allowVss: 1,
-      ipAllowlist: '[]',
-      webhookUrl: null,
-      webhookEnabled: 0,
-      hwidResetCooldownFreeHours: 24,
-      hwidResetCooldownPremiumHours: 6,
-      chatInteractionsPublicKey: null,
-      chatGuildId: null,
-      chatGuildName: null,
-      executions: 0,
-      lastActiveAt: null,
-      createdAt: ctx.clock(),
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.insertService(trx, {
+        id,
+        accountId,
+        identifier,
+        name: input.name,
+        apiKeyDigest: digest(key),
+        apiKeySealed: ctx.sealer.seal(key),
+        allowUrlShortener: 1,
+        allowManageKeys: 1,
+        allowVss: 1,
+        ipAllowlist: '[]',
+        webhookUrl: null,
+        webhookEnabled: 0,
+        hwidResetCooldownFreeHours: 24,
+        hwidResetCooldownPremiumHours: 6,
+        chatInteractionsPublicKey: null,
+        chatGuildId: null,
+        chatGuildName: null,
+        executions: 0,
+        lastActiveAt: null,
+        createdAt: now,
+      });
+      await audit(trx, actor, { id, accountId }, 'service.create', { name: input.name, identifier }, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`The identifier ${identifier} is taken`);
@@ -85,16 +96,22 @@ export async function createService(ctx: AppContext, accountId: string, input: {
   return (await repo.findServiceByRef(ctx.db, id))!;
 }
 
-export async function renameService(ctx: AppContext, accountId: string, ref: string, name: string) {
+export async function renameService(ctx: AppContext, accountId: string, ref: string, name: string, actor: Actor) {
   const service = await getAccountService(ctx, accountId, ref);
-  await repo.updateService(ctx.db, service.id, { name });
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.updateService(trx, service.id, { name });
+    await audit(trx, actor, service, 'service.update', { name, previousName: service.name }, ctx.clock());
+  });
   forgetService(ctx, service);
   return { ...service, name };
 }
 
-export async function deleteService(ctx: AppContext, accountId: string, ref: string) {
+export async function deleteService(ctx: AppContext, accountId: string, ref: string, actor: Actor) {
   const service = await getAccountService(ctx, accountId, ref);
-  await repo.deleteService(ctx.db, service.id);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.deleteService(trx, service.id);
+    await audit(trx, actor, service, 'service.delete', { name: service.name, identifier: service.identifier }, ctx.clock());
+  });
   // Client routes cache service rows; a deleted service must stop answering on this instance at once.
   forgetService(ctx, service);
   return service;
@@ -105,10 +122,13 @@ export async function revealServiceKey(ctx: AppContext, accountId: string, ref: 
   return ctx.sealer.open(service.apiKeySealed);
 }
 
-export async function regenerateServiceKey(ctx: AppContext, accountId: string, ref: string) {
+export async function regenerateServiceKey(ctx: AppContext, accountId: string, ref: string, actor: Actor) {
   const service = await getAccountService(ctx, accountId, ref);
   const key = newServiceKey();
-  await repo.updateService(ctx.db, service.id, { apiKeyDigest: digest(key), apiKeySealed: ctx.sealer.seal(key) });
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.updateService(trx, service.id, { apiKeyDigest: digest(key), apiKeySealed: ctx.sealer.seal(key) });
+    await audit(trx, actor, service, 'serviceKey.regenerate', {}, ctx.clock());
+  });
   return key;
 }
 
@@ -117,6 +137,7 @@ export async function updatePermissions(
   accountId: string,
   ref: string,
   patch: Partial<Record<PermissionFlag, boolean>>,
+  actor: Actor,
 ) {
   const service = await getAccountService(ctx, accountId, ref);
   const set: Partial<Record<PermissionFlag, 0 | 1>> = {};
@@ -124,11 +145,16 @@ export async function updatePermissions(
     const value = patch[flag];
     if (value !== undefined) set[flag] = value ? 1 : 0;
   }
-  if (Object.keys(set).length > 0) await repo.updateService(ctx.db, service.id, set);
+  if (Object.keys(set).length > 0) {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.updateService(trx, service.id, set);
+      await audit(trx, actor, service, 'permissions.update', patch, ctx.clock());
+    });
+  }
   return permissionsOf({ ...service, ...set });
 }
 
-export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: string, entries: string[]) {
+export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: string, entries: string[], actor: Actor) {
   const service = await getAccountService(ctx, accountId, ref);
   entries.forEach((entry, index) => {
     if (!isAllowlistEntry(entry)) {
@@ -136,6 +162,9 @@ export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: 
     }
   });
   const unique = [...new Set(entries)];
-  await repo.updateService(ctx.db, service.id, { ipAllowlist: JSON.stringify(unique) });
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.updateService(trx, service.id, { ipAllowlist: JSON.stringify(unique) });
+    await audit(trx, actor, service, 'ipAllowlist.update', { entries: unique }, ctx.clock());
+  });
   return unique;
 }
