@@ -7,10 +7,12 @@ import { systemClock } from '../lib/time.ts';
 import type { AppContext } from '../context.ts';
 import { AnalyticsAggregator } from '../modules/analytics/aggregator.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
+import { keysCommand, KEYS_USAGE } from './keys.ts';
 
 const USAGE = `Usage:
   keyward account create --username <name> --password <password> [--role user|moderator|admin] [--json]
   keyward migrate
+${KEYS_USAGE}
 
 Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
 
@@ -37,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
       await database.close();
     }
     return 0;
+  }
+  if (command === 'keys') {
+    const code = await keysCommand(withContext, argv.slice(1));
+    if (code !== undefined) return code;
   }
   if (command === 'account' && subcommand === 'create') {
     const { values } = parseArgs({

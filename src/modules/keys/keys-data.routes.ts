@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { stringify } from 'csv-stringify/sync';
 import { pageRequest } from '../../lib/pagination.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { ErrorEnvelope, Envelope, Page, Responses } from '../../schemas.ts';
@@ -22,24 +21,6 @@ const ImportErrorEnvelope = Type.Object({
   errors: Type.Optional(Type.Array(Type.Object({ index: Type.Integer(), field: Type.String(), error: Type.String() }))),
   duplicates: Type.Optional(Type.Array(Type.String())),
 });
-
-/** The export as text chunks, one batch of keys at a time: nothing holds the whole set. */
-export async function* exportChunks(records: AsyncIterable<data.ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<string> {
-  if (format === 'csv') {
-    yield stringify([[...data.EXPORT_COLUMNS]], { record_delimiter: 'windows' });
-    for await (const batch of records) yield stringify(batch.map(data.csvValues), { record_delimiter: 'windows' });
-    return;
-  }
-  let first = true;
-  yield '[';
-  for await (const batch of records) {
-    for (const record of batch) {
-      yield (first ? '' : ',') + JSON.stringify(record);
-      first = false;
-    }
-  }
-  yield ']';
-}
 
 export default async function keysDataRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -68,7 +49,7 @@ export default async function keysDataRoutes(fastify: FastifyInstance) {
         .header('content-disposition', `attachment; filename="${filename}"`)
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
       // A stream, not an envelope: the response schemas above describe the failures only.
-      return reply.send(Readable.from(exportChunks(data.exportKeys(ctx, service.id, request.query), format)) as never);
+      return reply.send(Readable.from(data.exportChunks(data.exportKeys(ctx, service.id, request.query), format)) as never);
     },
   );
 

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
@@ -206,6 +207,24 @@ export function csvValues(record: ExportRecord): string[] {
     active?.activatedAt ?? '',
     active?.lastUsedAt ?? '',
   ];
+}
+
+/** The export as text chunks, one batch of keys at a time: nothing holds the whole set. */
+export async function* exportChunks(records: AsyncIterable<ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<string> {
+  if (format === 'csv') {
+    yield stringify([[...EXPORT_COLUMNS]], { record_delimiter: 'windows' });
+    for await (const batch of records) yield stringify(batch.map(csvValues), { record_delimiter: 'windows' });
+    return;
+  }
+  let first = true;
+  yield '[';
+  for await (const batch of records) {
+    for (const record of batch) {
+      yield (first ? '' : ',') + JSON.stringify(record);
+      first = false;
+    }
+  }
+  yield ']';
 }
 
 export const exportFileName = (identifier: string, format: 'csv' | 'json', now: number) =>
