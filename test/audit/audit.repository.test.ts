@@ -30,7 +30,7 @@ describe('audit repository', () => {
     const base = { action: 'key.update' as const, accountId: service.account.id, serviceId: service.id, target: null };
     for (let i = 0; i < 5; i++) await recordAudit(ctx.db, SYSTEM_ACTOR, { ...base, at: 1000 + i });
     expect(await pruneAudit(ctx.db, 1003, 2)).toBe(3);
-    const { rows } = await listAudit(ctx.db, { serviceId: service.id }, 10, 0);
+    const { rows } = await listAudit(ctx.db, { serviceId: service.id, action: 'key.update' }, 10, 0);
     expect(rows.map((r) => r.at)).toEqual([1004, 1003]);
   });
 });
