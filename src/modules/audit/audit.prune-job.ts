@@ -7,7 +7,7 @@ import { pruneExpiredAudit } from './audit.service.ts';
  * services that are gone (analytics are kept as long as the service). One instance at a time; hourly is plenty for a retention counted in days.
  */
 export const auditPruneJob = {
-  name: 'prune',
+  name: 'audit-prune',
   intervalMs: 60 * 60_000,
   exclusive: true,
   async run(ctx: AppContext): Promise<void> {
