@@ -3,6 +3,7 @@ import type { App } from '../../src/app.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedAccount, seedService, type SeededService } from '../helpers/seed.ts';
 import { SIGNIN_ENV, signIn, solvedCaptcha, totpCode } from '../signin/helpers.ts';
+import { ChatSigner, command, sendInteraction } from '../chat/interactions.ts';
 
 const t = useTestApp(SIGNIN_ENV);
 const WEBHOOK_TOKEN = 'WebhookTokenSecret0123456789';
@@ -76,6 +77,24 @@ describe('every change writes exactly one entry', () => {
     const [entry, ...rest] = await serviceLog(s, { action: 'key.resetHwid' });
     expect(rest).toHaveLength(0);
     expect(entry).toMatchObject({ actor: { kind: 'end-user', accountId: null }, ip: '203.0.113.9', target: key });
+  });
+
+  it('chat commands act as an end user with no address: /redeem is a key.update, /resethwid a key.resetHwid', async () => {
+    const { app, clock } = t();
+    const s = await seedService(t().ctx);
+    const signer = new ChatSigner();
+    const [guild, user] = ['423456789012345678', '523456789012345678'];
+    await call(app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { chatInteractionsPublicKey: signer.publicKeyHex } });
+    await call(app, 'POST', '/api/v1/keys/api/chat/connect', { key: s.serviceKey, body: { guildId: guild, guildName: 'Home' } });
+    const [key] = await generateKeys(app, s.serviceKey);
+    await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=device-1`);
+    const send = (name: string, options?: Array<{ name: string; type: number; value: string }>) =>
+      sendInteraction(app, s.identifier, command(guild, user, name, options), { signer, at: clock.now });
+    expect((await send('redeem', [{ name: 'key', type: 3, value: key! }])).status).toBe(200);
+    expect((await send('resethwid')).body.data.content).toMatch(/has been reset/);
+    const endUser = { actor: { kind: 'end-user', accountId: null }, ip: null, target: key };
+    expect(await serviceLog(s, { action: 'key.update' })).toEqual([expect.objectContaining({ ...endUser, details: { chatId: user } })]);
+    expect(await serviceLog(s, { action: 'key.resetHwid' })).toEqual([expect.objectContaining(endUser)]);
   });
 
   it('account actions through the account key and a session', async () => {
