@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { openWebhookUrl } from '../../src/lib/webhook-url.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { call, seedService, type SeededService } from '../helpers/seed.ts';
 
@@ -47,7 +48,9 @@ describe('PUT /api/v1/keys/api/settings', () => {
     expect(info.body.data.settings.webhookUrl).toBe(masked);
     expect(JSON.stringify(info.body)).not.toContain(TOKEN);
     const row = await t().ctx.db.selectFrom('services').select('webhookUrl').where('id', '=', s.id).executeTakeFirstOrThrow();
-    expect(row.webhookUrl).toBe(url);
+    // Stored with its token sealed (contract §10).
+    expect(row.webhookUrl).not.toContain(TOKEN);
+    expect(openWebhookUrl(t().ctx.sealer, row.webhookUrl)).toBe(url);
   });
 
   it('clears the webhook with null', async () => {

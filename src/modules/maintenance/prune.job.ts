@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { hasPlainToken, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import * as repo from './prune.repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -27,7 +28,27 @@ export async function pruneOnce(ctx: AppContext): Promise<Pruned> {
 }
 
 /**
- * The pruning job for the shared runner (src/lib/jobs.ts `Job`; registered in src/jobs.ts). Exclusive: one
+ * Seals webhook tokens still stored in clear (rows written before migration 0006; they are readable as they
+ * are meanwhile). A migration cannot do it: it runs without the server secret. Answers how many it sealed.
+ */
+export async function sealPlainWebhookTokens(ctx: AppContext): Promise<number> {
+  const { services, outbox } = await repo.plainWebhookUrls(ctx.db);
+  let sealed = 0;
+  for (const row of services) {
+    if (!row.url || !hasPlainToken(row.url)) continue;
+    await repo.replaceServiceWebhookUrl(ctx.db, row.id, row.url, sealWebhookUrl(ctx.sealer, row.url));
+    sealed += 1;
+  }
+  for (const row of outbox) {
+    if (!hasPlainToken(row.url)) continue;
+    await repo.replaceOutboxUrl(ctx.db, row.id, row.url, sealWebhookUrl(ctx.sealer, row.url));
+    sealed += 1;
+  }
+  return sealed;
+}
+
+/**
+ * The maintenance job for the shared runner (src/lib/jobs.ts `Job`; registered in src/jobs.ts). Exclusive: one
  * instance at a time is enough, though the deletes are safe to run concurrently.
  */
 export const pruneJob = {
@@ -35,6 +56,7 @@ export const pruneJob = {
   intervalMs: (ctx: AppContext) => ctx.config.maintenance.pruneIntervalMs,
   exclusive: true,
   async run(ctx: AppContext): Promise<void> {
+    await sealPlainWebhookTokens(ctx);
     await pruneOnce(ctx);
   },
 };

@@ -34,3 +34,17 @@ export async function deleteQuietLoginFailures(db: Db, quietSince: number, now: 
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Webhook URLs written before tokens were sealed: the rows of services and of the outbox that hold one. */
+export async function plainWebhookUrls(db: Db) {
+  const services = await db.selectFrom('services').select(['id', 'webhookUrl as url']).where('webhookUrl', 'like', '%/webhooks/%').where('webhookUrl', 'not like', '%~%').execute();
+  const outbox = await db.selectFrom('webhookOutbox').select(['id', 'url']).where('url', 'not like', '%~%').execute();
+  return { services, outbox };
+}
+
+/** Each replaces the URL only if it is still the one read, so a concurrent settings change wins. */
+export const replaceServiceWebhookUrl = (db: Db, id: string, from: string, to: string) =>
+  db.updateTable('services').set({ webhookUrl: to }).where('id', '=', id).where('webhookUrl', '=', from).execute();
+
+export const replaceOutboxUrl = (db: Db, id: string, from: string, to: string) =>
+  db.updateTable('webhookOutbox').set({ url: to }).where('id', '=', id).where('url', '=', from).execute();

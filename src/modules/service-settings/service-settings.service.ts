@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import { invalid, notFound } from '../../errors.ts';
 import { iso } from '../../lib/time.ts';
-import { maskWebhookUrl, parseChatWebhookUrl } from '../../lib/webhook-url.ts';
+import { maskWebhookUrl, parseChatWebhookUrl, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import { countBansInForce } from '../blacklist/blacklist.repository.ts';
 import { countKeyless } from '../keyless/keyless.repository.ts';
 import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
@@ -87,7 +87,7 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
     else {
       const url = parseChatWebhookUrl(patch.webhookUrl, ctx.config.chatWebhookOrigins);
       if (!url) throw invalid('webhookUrl', 'webhookUrl must be a chat-platform webhook (https://discord.com/api/webhooks/<id>/<token>)');
-      set.webhookUrl = url;
+      set.webhookUrl = sealWebhookUrl(ctx.sealer, url);
     }
   }
   if (patch.webhookEnabled !== undefined) set.webhookEnabled = patch.webhookEnabled ? 1 : 0;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
-import { CHAT_WEBHOOK_HOSTS } from '../../lib/webhook-url.ts';
+import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
 import { findAccountService, type ServiceRow } from '../services/services.repository.ts';
 import * as repo from './webhook.repository.ts';
 
@@ -185,7 +185,7 @@ export async function postMessage(ctx: AppContext, service: ServiceRow, post: We
     deliveredAt: null,
   };
   await repo.insertMessage(ctx.db, row);
-  const result = await deliverClaimed(ctx, row, claimToken, service.webhookUrl);
+  const result = await deliverClaimed(ctx, row, claimToken, openWebhookUrl(ctx.sealer, service.webhookUrl));
   if (result.kind === 'delivered') return { delivered: true };
   if (result.kind === 'permanent') {
     throw new AppError('WEBHOOK_DELIVERY_FAILED', 'The chat platform refused the message');
@@ -222,7 +222,7 @@ export async function runWebhookWorkerPass(ctx: AppContext): Promise<WorkerPassR
       await repo.settleClaim(ctx.db, row.id, claimToken, { status: 'failed', lastError: 'the webhook was switched off or removed' });
       continue;
     }
-    const result = await deliverClaimed(ctx, row, claimToken, webhook.webhookUrl);
+    const result = await deliverClaimed(ctx, row, claimToken, openWebhookUrl(ctx.sealer, webhook.webhookUrl));
     if (result.kind === 'delivered') delivered += 1;
     if (result.kind === 'rate-limited') pausedServices.set(row.serviceId, ctx.clock() + result.waitMs);
   }
@@ -233,5 +233,5 @@ export async function runWebhookWorkerPass(ctx: AppContext): Promise<WorkerPassR
 export async function revealWebhook(ctx: AppContext, accountId: string, serviceRef: string) {
   const service = await findAccountService(ctx.db, accountId, serviceRef);
   if (!service) throw notFound('Service');
-  return { webhookUrl: service.webhookUrl, webhookEnabled: service.webhookEnabled === 1 };
+  return { webhookUrl: openWebhookUrl(ctx.sealer, service.webhookUrl), webhookEnabled: service.webhookEnabled === 1 };
 }
