@@ -93,9 +93,9 @@ export function keyFiltersToQuery(filters: KeyFilters): Record<string, string | 
   return query;
 }
 
-/** Export takes the same filters, without paging. */
+/** Export takes the same filters, without paging or sorting (the route refuses both). */
 export function keyFiltersToExportQuery(filters: KeyFilters, format: 'csv' | 'json'): Record<string, string | number> {
-  const { page: _page, limit: _limit, ...rest } = keyFiltersToQuery(filters);
+  const { page: _page, limit: _limit, sort: _sort, order: _order, ...rest } = keyFiltersToQuery(filters);
   return { ...rest, format };
 }
 

@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { call, generateKeys, seedService } from '../helpers/seed.ts';
+import { signInWithPassword, useDashboard } from './browser.ts';
+
+/** The keys page as a seller uses it, in Debian's Chromium against a real listening app. */
+const d = useDashboard();
+
+describe('dashboard keys page in a real browser', () => {
+  it('generates, searches, filters, bulk-bans, resets an HWID, exports and imports', async () => {
+    const { ctx, app } = d.app();
+    const s = await seedService(ctx);
+    const [bound] = await generateKeys(app, s.serviceKey, { expirationType: 'lifetime', note: 'bound-one' });
+    expect((await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${bound}&hwid=pc-1`)).body.data.valid).toBe(true);
+
+    const page = await d.newPage();
+    await signInWithPassword(page, d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`), s.account.username, s.account.password);
+    await page.getByRole('table', { name: 'Keys' }).getByText(bound!).waitFor();
+
+    // Generate three premium keys with a note.
+    await page.getByRole('button', { name: 'Generate keys' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Generate keys' });
+    await dialog.getByRole('combobox', { name: 'Expiration' }).selectOption({ label: 'Days' });
+    await dialog.getByRole('textbox', { name: 'Days' }).fill('10');
+    await dialog.getByRole('textbox', { name: 'Count' }).fill('3');
+    await dialog.getByRole('textbox', { name: 'Note' }).fill('batch-a');
+    await dialog.getByRole('checkbox', { name: 'Premium' }).check();
+    await dialog.getByRole('textbox', { name: 'Max HWIDs' }).fill('2');
+    await dialog.getByRole('button', { name: 'Generate' }).click();
+    const created = (await dialog.getByRole('textbox', { name: 'New keys' }).inputValue()).split('\n');
+    expect(created).toHaveLength(3);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const rows = await ctx.db.selectFrom('generatedKeys').select(['key', 'note', 'isPremium', 'maxHwids']).where('note', '=', 'batch-a').execute();
+    expect(rows.map((r) => r.key).sort()).toEqual([...created].sort());
+    expect(rows.every((r) => Boolean(r.isPremium) && Number(r.maxHwids) === 2)).toBe(true);
+
+    // Search narrows the table and lands in the address.
+    const table = page.getByRole('table', { name: 'Keys' });
+    await page.getByRole('searchbox', { name: 'Search' }).fill('batch-a');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => table.getByRole('row').count()).toBe(4);
+    expect(page.url()).toContain('search=batch-a');
+
+    // Bulk-ban the three found keys.
+    await page.getByRole('checkbox', { name: 'Select all keys on this page' }).check();
+    await page.getByRole('region', { name: 'Selection actions' }).getByRole('button', { name: 'Ban' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(async () => (await ctx.db.selectFrom('generatedKeys').select('status').where('note', '=', 'batch-a').execute()).map((r) => r.status)).toEqual(['banned', 'banned', 'banned']);
+
+    // A filter: banned keys only, kept in the URL.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Banned' });
+    await expect.poll(() => table.getByRole('row').count()).toBe(4);
+    expect(page.url()).toContain('status=banned');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Any' });
+
+    // Reset the bound key's HWID from its row.
+    await table.getByRole('row').filter({ hasText: bound! }).getByRole('button', { name: 'Reset HWID' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(async () => (await ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', bound!).executeTakeFirstOrThrow()).hwid).toBeNull();
+
+    // Export: the downloaded CSV holds every key.
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export' }).click();
+    await page.getByRole('menuitem', { name: 'CSV' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${s.identifier}-keys-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+    const csv = await readFile((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toContain('key,type,status,hwids');
+    for (const key of [bound!, ...created]) expect(csv, csv + ' BOUND=' + bound).toContain(key);
+
+    // Import a Luarmor file: one bad record shows its row error, then a good file imports.
+    await page.getByRole('button', { name: 'Import' }).click();
+    const importDialog = page.getByRole('dialog', { name: 'Import keys' });
+    await importDialog.getByRole('combobox', { name: 'Format' }).selectOption('luarmor');
+    const bad = [{ user_key: 'ok-key-0001', identifier: '', auth_expire: -1 }, { user_key: 'x', auth_expire: -1 }];
+    await importDialog.locator('input[type="file"]').setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    await importDialog.getByRole('button', { name: 'Import' }).click();
+    await importDialog.getByRole('table', { name: 'Import errors' }).getByRole('cell', { name: '2', exact: true }).waitFor();
+    const good = [{ user_key: 'luarmor-key-0001', identifier: 'pc-77', discord_id: '', note: 'from luarmor', auth_expire: -1, banned: 0, total_executions: 5 }];
+    await importDialog.locator('input[type="file"]').setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
+    await importDialog.getByRole('button', { name: 'Import' }).click();
+    await table.getByText('luarmor-key-0001').waitFor();
+    const imported = await ctx.db.selectFrom('activeKeys').select(['hwid', 'executions']).where('key', '=', 'luarmor-key-0001').executeTakeFirstOrThrow();
+    expect({ hwid: imported.hwid, executions: Number(imported.executions) }).toEqual({ hwid: 'pc-77', executions: 5 });
+    await page.context().close();
+  }, 60_000);
+});
