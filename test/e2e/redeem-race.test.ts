@@ -5,6 +5,7 @@ import { AnalyticsAggregator } from '../../src/modules/analytics/aggregator.ts';
 import { Sealer } from '../../src/lib/secrets.ts';
 import { generateKeys as generate } from '../../src/modules/keys/keys.service.ts';
 import { replaceHwids } from '../../src/modules/keys/keys.repository.ts';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.repository.ts';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';
@@ -39,7 +40,7 @@ afterAll(async () => {
 describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} process(es) (${testDialect()})`, () => {
   it('lets exactly one HWID redeem the key; every other HWID is told KEY_HWID_LOCKED', async () => {
     const service = await seedService(ctx);
-    const [row] = await generate(ctx, service.id, { expirationType: 'byDays', days: 30 });
+    const [row] = await generate(ctx, service.id, { expirationType: 'byDays', days: 30 }, SYSTEM_ACTOR);
     const key = row!.key;
 
     const answers = await Promise.all(
@@ -66,7 +67,7 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
 
   it('binds exactly one HWID when an already-redeemed but unbound key is raced', async () => {
     const service = await seedService(ctx);
-    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime' });
+    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime' }, SYSTEM_ACTOR);
     const key = row!.key;
     // Redeem it, then clear the binding so the race is on the conditional bind of an active key.
     const first = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=setup`);
@@ -89,7 +90,7 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
   it('with maxHwids N, exactly N of many distinct HWIDs racing on every instance get bound (§7.1)', async () => {
     const service = await seedService(ctx);
     const slots = 5;
-    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: slots });
+    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: slots }, SYSTEM_ACTOR);
     const key = row!.key;
 
     const answers = await Promise.all(
@@ -121,7 +122,7 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
 
   it('the same HWID racing with itself takes one slot', async () => {
     const service = await seedService(ctx);
-    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: 2 });
+    const [row] = await generate(ctx, service.id, { expirationType: 'lifetime', maxHwids: 2 }, SYSTEM_ACTOR);
     const key = row!.key;
     const setup = await fetch(`${servers[0]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=first`);
     expect(((await setup.json()) as { data: { valid: boolean } }).data.valid).toBe(true);
