@@ -27,17 +27,19 @@ const ctx = app.ctx;
 const account = await createAccount(ctx, { username: `bench${Date.now()}`, password: 'a long bench password', role: 'user' });
 const service = await createService(ctx, account.id, { name: `bench ${Date.now()}` });
 const apiKey = ctx.sealer.open(service.apiKeySealed);
-const base = Date.now() - 400 * 86_400_000;
+// Inlined as SQL text: as a bound parameter PostgreSQL would type it integer and refuse epoch milliseconds.
+const baseMs = Date.now() - 400 * 86_400_000;
+const base = sql.raw(String(baseMs));
 
 // Spread values deterministically: ~2 % banned, ~2 % paused, 10 % premium, 25 % lifetime, half the active keys bound.
 const started = Date.now();
 const series = (n: number) =>
   handle.dialect === 'postgres'
-    ? sql`SELECT g AS i FROM generate_series(1, ${n}) g`
+    ? sql`SELECT g::bigint AS i FROM generate_series(1, ${n}::integer) g`
     : sql`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${n}) SELECT i FROM s`;
 const pad = (expr: string) => (handle.dialect === 'postgres' ? `lpad(${expr}::text, 9, '0')` : `printf('%09d', ${expr})`);
 const status = `CASE WHEN i % 50 = 0 THEN 'banned' WHEN i % 50 = 1 THEN 'paused' ELSE 'active' END`;
-const expires = `CASE WHEN i % 4 = 0 THEN NULL ELSE ${base} + (i * 104729 % 1000000) * 60000 END`;
+const expires = `CASE WHEN i % 4 = 0 THEN NULL ELSE ${baseMs} + (i * 104729 % 1000000) * 60000 END`;
 await sql`INSERT INTO active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions, created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
   SELECT ${sql.raw(`'A' || ${pad('i')}`)}, ${service.id}, CASE WHEN i % 2 = 0 THEN ${sql.raw(`'HW-' || ${pad('i')}`)} END, CASE WHEN i % 7 = 0 THEN 'reseller batch' END,
     CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END, 0, ${sql.raw(status)}, ${sql.raw(expires)}, NULL, i * 31 % 1000,

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type OrderByItemBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
 import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
@@ -92,36 +92,38 @@ export interface PageEntry {
  * Missing values (a lifetime expiry, a key never used, a generated key's use) come last in either order.
  */
 export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, sort: KeySort, limit: number, offset: number): Promise<PageEntry[]> {
-  const active = activeKeys(db, serviceId, filter).select([sql<'active' | 'generated'>`'active'`.as('type'), 'activeKeys.key', `activeKeys.${sort.sort}`]);
-  const generatedSort =
-    sort.sort === 'createdAt' || sort.sort === 'expiresAt'
-      ? sql.ref<number | null>(`generatedKeys.${sort.sort}`)
-      : sort.sort === 'executions'
-        ? sql<number | null>`0`
-        : sql<number | null>`null`;
-  const generated = generatedKeys(db, serviceId, filter).select([
-    sql<'active' | 'generated'>`'generated'`.as('type'),
-    'generatedKeys.key',
-    generatedSort.as(sort.sort),
-  ]);
-  const both =
-    includesActive(filter) && includesGenerated(filter)
-      ? active.unionAll(generated as never)
-      : includesActive(filter)
-        ? active
-        : includesGenerated(filter)
-          ? (generated as never as typeof active)
-          : undefined;
-  if (!both) return [];
-  // ORDER BY on the compound itself (not on a subquery of it): both databases then merge the two halves,
-  // each read in index order, instead of sorting every row. Only nullable columns ask for NULLS LAST, which
-  // an index walk in that direction cannot give and which would otherwise stop the plan for the others.
   const nullable = sort.sort === 'expiresAt' || sort.sort === 'lastUsedAt';
+  // Only nullable columns ask for NULLS LAST: an index walk cannot give it, and it would spoil the plan for the others.
+  const bySort = (ob: OrderByItemBuilder) => {
+    const directed = sort.order === 'asc' ? ob.asc() : ob.desc();
+    return nullable ? directed.nullsLast() : directed;
+  };
+  // Each half is cut to the rows this page could need before the halves meet: each cut is an index walk that
+  // stops early, and at most 2 × (offset + limit) rows are merged. (Neither database merges two index walks
+  // under one ORDER BY on a UNION by itself: PostgreSQL 15 sorted a service's every key.)
+  const needed = offset + limit;
+  const active = activeKeys(db, serviceId, filter)
+    .select([sql<'active' | 'generated'>`'active'`.as('type'), 'activeKeys.key', sql.ref<number | null>(`activeKeys.${sort.sort}`).as('sortValue')])
+    .orderBy(`activeKeys.${sort.sort}`, bySort)
+    .orderBy('activeKeys.key', sort.order)
+    .limit(needed);
+  const generatedColumn = sort.sort === 'createdAt' || sort.sort === 'expiresAt' ? sort.sort : null;
+  // A generated key has no lastUsedAt (null) and no executions (0): within its half only the key orders it.
+  const generated = generatedKeys(db, serviceId, filter)
+    .select([
+      sql<'active' | 'generated'>`'generated'`.as('type'),
+      'generatedKeys.key',
+      (generatedColumn ? sql.ref<number | null>(`generatedKeys.${generatedColumn}`) : sort.sort === 'executions' ? sql<number | null>`0` : sql<number | null>`cast(null as bigint)`).as('sortValue'),
+    ])
+    .$if(generatedColumn !== null, (q) => q.orderBy(`generatedKeys.${generatedColumn!}`, bySort))
+    .orderBy('generatedKeys.key', sort.order)
+    .limit(needed);
+  const halves = [includesActive(filter) ? active : null, includesGenerated(filter) ? generated : null].filter((q) => q !== null);
+  if (halves.length === 0) return [];
+  const [first, second] = halves.map((q, i) => db.selectFrom(q!.as(`half${i}`)).selectAll());
+  const both = second ? first!.unionAll(second) : first!;
   const rows = await both
-    .orderBy(sql.ref(sort.sort), (ob) => {
-      const directed = sort.order === 'asc' ? ob.asc() : ob.desc();
-      return nullable ? directed.nullsLast() : directed;
-    })
+    .orderBy(sql.ref('sortValue'), bySort)
     .orderBy(sql.ref('key'), sort.order)
     .limit(limit)
     .offset(offset)
