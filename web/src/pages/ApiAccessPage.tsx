@@ -1,6 +1,126 @@
-import { Placeholder } from '../components/states';
+import { useEffect, useState } from 'react';
+import { Button, Code, CopyButton, Group, Paper, Stack, Switch, Text, Textarea, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../api/client';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { notifyError, notifySuccess } from '../components/notify';
+import { ErrorState, Loading, PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
 
-// Filled in by the "dashboard-pages" helper.
+interface Permissions {
+  allowUrlShortener: boolean;
+  allowManageKeys: boolean;
+  allowVss: boolean;
+}
+
+const PERMISSIONS: Array<{ name: keyof Permissions; label: string; description: string }> = [
+  { name: 'allowManageKeys', label: 'Manage keys', description: 'The service key may change keys, keyless, blacklist and settings (reads are always allowed).' },
+  { name: 'allowVss', label: 'Scripts', description: 'The service key may upload and change scripts.' },
+  { name: 'allowUrlShortener', label: 'URL shortener', description: 'The service key may create short links.' },
+];
+
 export default function ApiAccessPage() {
-  return <Placeholder title="API access" />;
+  const serviceId = useServiceId();
+  const base = `/api/v1/services/${encodeURIComponent(serviceId)}`;
+  const queryClient = useQueryClient();
+  const [apiKey, setApiKey] = useState<string | null>(null);
+  const [confirmRegenerate, setConfirmRegenerate] = useState(false);
+  const [allowlist, setAllowlist] = useState('');
+
+  const reveal = useMutation({
+    mutationFn: () => request<{ apiKey: string }>('GET', `${base}/api-key`),
+    onSuccess: (data) => setApiKey(data.apiKey),
+    onError: notifyError,
+  });
+  const regenerate = useMutation({
+    mutationFn: () => request<{ apiKey: string }>('POST', `${base}/api-key/regenerate`),
+    onSuccess: (data) => {
+      setApiKey(data.apiKey);
+      setConfirmRegenerate(false);
+      notifySuccess('Service key regenerated: the old one no longer works');
+    },
+    onError: notifyError,
+  });
+  const permissions = useQuery({ queryKey: ['permissions', serviceId], queryFn: () => request<Permissions>('GET', `${base}/permissions`) });
+  const setPermission = useMutation({
+    mutationFn: (change: Partial<Permissions>) => request<Permissions>('PATCH', `${base}/permissions`, { body: change }),
+    onSuccess: (data) => queryClient.setQueryData(['permissions', serviceId], data),
+    onError: notifyError,
+  });
+  const allow = useQuery({ queryKey: ['ip-allowlist', serviceId], queryFn: () => request<{ entries: string[] }>('GET', `${base}/ip-allowlist`) });
+  useEffect(() => {
+    if (allow.data) setAllowlist(allow.data.entries.join('\n'));
+  }, [allow.data]);
+  const saveAllowlist = useMutation({
+    mutationFn: () =>
+      request<{ entries: string[] }>('PUT', `${base}/ip-allowlist`, {
+        body: { entries: allowlist.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean) },
+      }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['ip-allowlist', serviceId], data);
+      notifySuccess(data.entries.length ? 'Allowlist saved' : 'Allowlist cleared: every address may use the service key');
+    },
+    onError: notifyError,
+  });
+
+  return (
+    <>
+      <PageHeader title="API access" />
+      <Stack>
+        <Paper withBorder p="md" component="section" aria-label="Service key">
+          <Title order={3} size="h4" mb="sm">Service key</Title>
+          <Text size="sm" mb="xs">Send it as <Code>X-API-Key</Code> on /api/v1/keys/api and /api/v1/vss/api routes. Keep it on your server.</Text>
+          {apiKey && (
+            <Group gap="xs" mb="xs">
+              <Code aria-label="Service key value">{apiKey}</Code>
+              <CopyButton value={apiKey}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+            </Group>
+          )}
+          <Group gap="xs">
+            {!apiKey && <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>Reveal</Button>}
+            <Button color="red" variant="light" onClick={() => setConfirmRegenerate(true)}>Regenerate</Button>
+          </Group>
+        </Paper>
+
+        <Paper withBorder p="md" component="section" aria-label="Permissions">
+          <Title order={3} size="h4" mb="sm">Permissions</Title>
+          {permissions.isPending ? (
+            <Loading />
+          ) : permissions.isError ? (
+            <ErrorState error={permissions.error} retry={() => void permissions.refetch()} />
+          ) : (
+            <Stack gap="sm">
+              {PERMISSIONS.map((p) => (
+                <Switch key={p.name} label={p.label} description={p.description} checked={permissions.data[p.name]} onChange={(e) => setPermission.mutate({ [p.name]: e.currentTarget.checked })} />
+              ))}
+            </Stack>
+          )}
+        </Paper>
+
+        <Paper withBorder p="md" component="section" aria-label="IP allowlist">
+          <Title order={3} size="h4" mb="sm">IP allowlist</Title>
+          {allow.isPending ? (
+            <Loading />
+          ) : allow.isError ? (
+            <ErrorState error={allow.error} retry={() => void allow.refetch()} />
+          ) : (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                saveAllowlist.mutate();
+              }}
+            >
+              <Stack>
+                <Textarea label="Allowed addresses" description="One address or CIDR range per line; empty allows every address" autosize minRows={3} ff="monospace" value={allowlist} onChange={(e) => setAllowlist(e.currentTarget.value)} />
+                <Button type="submit" w="fit-content" loading={saveAllowlist.isPending}>Save allowlist</Button>
+              </Stack>
+            </form>
+          )}
+        </Paper>
+      </Stack>
+      <ConfirmDialog opened={confirmRegenerate} title="Regenerate service key" onClose={() => setConfirmRegenerate(false)} busy={regenerate.isPending} onConfirm={() => regenerate.mutate()}>
+        The current service key stops working at once; update every server that uses it.
+      </ConfirmDialog>
+    </>
+  );
 }

@@ -1,6 +1,298 @@
-import { Placeholder } from '../components/states';
+import { useState } from 'react';
+import {
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  FileInput,
+  Group,
+  Modal,
+  NativeSelect,
+  Pagination,
+  Progress,
+  ScrollArea,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { messageOf, request, uploadWithProgress } from '../api/client';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { notifyError, notifySuccess } from '../components/notify';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
+import type { Page } from '../keys/types';
 
-// Filled in by the "dashboard-pages" helper.
+interface Script {
+  id: string;
+  name: string;
+  obfuscationType: string;
+  visible: boolean;
+  size: number;
+  status: 'ready' | 'processing' | 'failed';
+  createdAt: string;
+  updatedAt: string;
+  loadstring: string;
+}
+
+const BASE = '/api/v1/vss/api/scripts';
+const OBFUSCATION = [
+  { value: 'NONE', label: 'None' },
+  { value: 'IB1', label: 'IB1' },
+  { value: 'LURAPH', label: 'Luraph' },
+  { value: 'WYNFUSCATOR', label: 'Wynfuscator' },
+];
+
+const formatSize = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [code, setCode] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [obfuscationType, setObfuscation] = useState('NONE');
+  const [visible, setVisible] = useState(true);
+  const [progress, setProgress] = useState<number | null>(null);
+  const upload = useMutation({
+    mutationFn: async () => {
+      const source = file ? await file.text() : code;
+      setProgress(0);
+      return uploadWithProgress<Script>('POST', BASE, { name: name.trim(), code: source, obfuscationType, visible }, serviceId, setProgress);
+    },
+    onSuccess: (script) => {
+      void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
+      notifySuccess(`Script “${script.name}” uploaded${script.status === 'processing' ? ' — obfuscating' : ''}`);
+      setName('');
+      setCode('');
+      setFile(null);
+      onClose();
+    },
+    onSettled: () => setProgress(null),
+  });
+  return (
+    <Modal opened={opened} onClose={onClose} title="Upload script" centered size="lg">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          upload.mutate();
+        }}
+      >
+        <Stack>
+          <TextInput label="Name" description="1–64 of A-Z a-z 0-9 _ . -" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+          <Textarea label="Code" autosize minRows={4} maxRows={12} ff="monospace" value={code} onChange={(e) => setCode(e.currentTarget.value)} disabled={file !== null} />
+          <FileInput label="Or a file" placeholder="Choose a .lua file" value={file} onChange={setFile} clearable accept=".lua,.txt,text/plain" />
+          <NativeSelect label="Obfuscation" value={obfuscationType} onChange={(e) => setObfuscation(e.currentTarget.value)} data={OBFUSCATION} />
+          <Switch label="Visible" description="Listed to end users (chat /script, loadstrings by chat id)" checked={visible} onChange={(e) => setVisible(e.currentTarget.checked)} />
+          {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
+          {upload.error && (
+            <Text c="red" size="sm" role="alert">
+              {messageOf(upload.error)}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={upload.isPending} disabled={!file && !code}>
+              Upload
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function EditDialog({ script, onClose, serviceId }: { script: Script | null; onClose: () => void; serviceId: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(script?.name ?? '');
+  const [obfuscationType, setObfuscation] = useState(script?.obfuscationType ?? 'NONE');
+  const [file, setFile] = useState<File | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const save = useMutation({
+    mutationFn: async (target: Script) => {
+      const body: Record<string, unknown> = {};
+      if (name.trim() !== target.name) body.name = name.trim();
+      if (obfuscationType !== target.obfuscationType) body.obfuscationType = obfuscationType;
+      if (file) body.code = await file.text();
+      setProgress(0);
+      return uploadWithProgress<Script>('PUT', `${BASE}/${encodeURIComponent(target.id)}`, body, serviceId, setProgress);
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
+      notifySuccess('Script saved');
+      onClose();
+    },
+    onSettled: () => setProgress(null),
+  });
+  return (
+    <Modal opened={script !== null} onClose={onClose} title={`Edit ${script?.name ?? ''}`} centered>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (script) save.mutate(script);
+        }}
+      >
+        <Stack>
+          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+          <NativeSelect label="Obfuscation" value={obfuscationType} onChange={(e) => setObfuscation(e.currentTarget.value)} data={OBFUSCATION} />
+          <FileInput label="Replace the code" placeholder="Choose a file (optional)" value={file} onChange={setFile} clearable />
+          {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" />}
+          {save.error && (
+            <Text c="red" size="sm" role="alert">
+              {messageOf(save.error)}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** The loadstring carries the server's public base URL; the Lua library lives next to it. */
+const baseOf = (loadstring: string) => /HttpGet\("([^"]+)\/api\/v1\/vss\/loader\//.exec(loadstring)?.[1] ?? window.location.origin;
+
 export default function ScriptsPage() {
-  return <Placeholder title="Scripts" />;
+  const serviceId = useServiceId();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const [uploading, setUploading] = useState(false);
+  const [editing, setEditing] = useState<Script | null>(null);
+  const [deleting, setDeleting] = useState<Script | null>(null);
+  const list = useQuery({
+    queryKey: ['scripts', serviceId, page, search],
+    queryFn: () => request<Page<Script>>('GET', BASE, { serviceId, query: { page, limit: 20, search: search.trim() || undefined } }),
+    placeholderData: keepPreviousData,
+    // Obfuscation runs in the background: look again while a script is still processing.
+    refetchInterval: (query) => (query.state.data?.items.some((s) => s.status === 'processing') ? 2000 : false),
+  });
+  const setVisible = useMutation({
+    mutationFn: ({ script, visible }: { script: Script; visible: boolean }) => request<Script>('PUT', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId, body: { visible } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] }),
+    onError: notifyError,
+  });
+  const remove = useMutation({
+    mutationFn: (script: Script) => request('DELETE', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
+      notifySuccess('Script deleted');
+      setDeleting(null);
+    },
+    onError: notifyError,
+  });
+  const items = list.data?.items ?? [];
+  const example = items[0];
+  const libraryBase = example ? baseOf(example.loadstring) : window.location.origin;
+  const librarySnippet = `local api = loadstring(game:HttpGet("${libraryBase}/api/v1/lua/library.lua"))()
+api.script_id = "${example?.id ?? '<script id>'}"
+local result = api.check_key(script_key)
+if result.code == "KEY_VALID" or result.code == "KEYLESS" then
+  api.load_script()
+else
+  warn(result.message)
+end`;
+
+  return (
+    <>
+      <PageHeader title="Scripts">
+        <Button onClick={() => setUploading(true)}>Upload script</Button>
+      </PageHeader>
+      <Stack>
+        <TextInput
+          type="search"
+          aria-label="Search scripts"
+          placeholder="Search by name"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            setPage(1);
+          }}
+          maw={360}
+        />
+        {list.isPending ? (
+          <Loading label="Loading scripts" />
+        ) : list.isError ? (
+          <ErrorState error={list.error} retry={() => void list.refetch()} />
+        ) : items.length === 0 ? (
+          <Empty title={search ? 'No script matches' : 'No scripts yet'}>{search ? 'Change the search.' : 'Upload a Lua script; end users load it with its loadstring.'}</Empty>
+        ) : (
+          <ScrollArea type="auto">
+            <Table striped aria-label="Scripts" miw={760}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Obfuscation</Table.Th>
+                  <Table.Th>Size</Table.Th>
+                  <Table.Th>Updated</Table.Th>
+                  <Table.Th>Visible</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((script) => (
+                  <Table.Tr key={script.id}>
+                    <Table.Td>
+                      <Text size="sm" fw={600}>{script.name}</Text>
+                      <Text size="xs" c="dimmed" ff="monospace">{script.id}</Text>
+                    </Table.Td>
+                    <Table.Td>
+                      {script.obfuscationType}{' '}
+                      <Badge size="sm" variant="light" color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}>
+                        {script.status}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{formatSize(script.size)}</Table.Td>
+                    <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
+                    <Table.Td>
+                      <Switch aria-label={`Visible: ${script.name}`} checked={script.visible} onChange={(e) => setVisible.mutate({ script, visible: e.currentTarget.checked })} />
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <CopyButton value={script.loadstring}>
+                          {({ copied, copy }) => (
+                            <Button
+                              size="compact-xs"
+                              variant="light"
+                              onClick={() => {
+                                copy();
+                                notifySuccess('Loadstring copied');
+                              }}
+                            >
+                              {copied ? 'Copied' : 'Copy loadstring'}
+                            </Button>
+                          )}
+                        </CopyButton>
+                        <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>Edit</Button>
+                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>Delete</Button>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollArea>
+        )}
+        {list.data && list.data.totalPages > 1 && <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />}
+        <Stack gap={4}>
+          <Text fw={600}>Lua library</Text>
+          <Text size="sm" c="dimmed">
+            Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
+          </Text>
+          <Code block aria-label="Lua library snippet">{librarySnippet}</Code>
+          <CopyButton value={librarySnippet}>{({ copied, copy }) => <Button size="xs" variant="light" w="fit-content" onClick={copy}>{copied ? 'Copied' : 'Copy snippet'}</Button>}</CopyButton>
+        </Stack>
+      </Stack>
+      <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />
+      {editing && <EditDialog script={editing} onClose={() => setEditing(null)} serviceId={serviceId} />}
+      <ConfirmDialog opened={deleting !== null} title="Delete script" onClose={() => setDeleting(null)} busy={remove.isPending} onConfirm={() => deleting && remove.mutate(deleting)}>
+        {deleting ? `Delete “${deleting.name}”? Its loadstring stops working at once.` : ''}
+      </ConfirmDialog>
+    </>
+  );
 }

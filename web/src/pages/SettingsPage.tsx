@@ -1,6 +1,273 @@
-import { Placeholder } from '../components/states';
+import { useState } from 'react';
+import { Button, Divider, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, messageOf, request } from '../api/client';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { notifyError, notifySuccess } from '../components/notify';
+import { ErrorState, Loading, PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
 
-// Filled in by the "dashboard-pages" helper.
+interface Settings {
+  webhookUrl: string | null;
+  webhookEnabled: boolean;
+  hwidResetCooldownFreeHours: number;
+  hwidResetCooldownPremiumHours: number;
+  chatInteractionsPublicKey: string | null;
+  chat: { guildId: string; guildName: string } | null;
+}
+interface ServiceInfo {
+  id: string;
+  identifier: string;
+  name: string;
+  createdAt: string;
+  settings: Settings;
+}
+interface OutboxRow {
+  id: string | number;
+  status: string;
+  attempts?: number;
+  createdAt?: string;
+  nextAttemptAt?: string | null;
+  lastError?: string | null;
+  [extra: string]: unknown;
+}
+
+const KEYS = '/api/v1/keys/api';
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Paper withBorder p="md" component="section" aria-label={title}>
+      <Title order={3} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Paper>
+  );
+}
+
+function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
+  const queryClient = useQueryClient();
+  const s = info.settings;
+  const [webhookUrl, setWebhookUrl] = useState('');
+  const [free, setFree] = useState<number | string>(s.hwidResetCooldownFreeHours);
+  const [premium, setPremium] = useState<number | string>(s.hwidResetCooldownPremiumHours);
+  const [publicKey, setPublicKey] = useState(s.chatInteractionsPublicKey ?? '');
+  const [guildId, setGuildId] = useState('');
+  const [guildName, setGuildName] = useState('');
+  const [testMessage, setTestMessage] = useState('Test message from Keyward');
+  const [revealed, setRevealed] = useState<string | null>(null);
+  const [confirmDisconnect, setConfirmDisconnect] = useState(false);
+  const [confirmRemoveWebhook, setConfirmRemoveWebhook] = useState(false);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['service-info', serviceId] });
+
+  const update = useMutation({
+    mutationFn: (body: Partial<Omit<Settings, 'chat'>>) => request<Settings>('PUT', `${KEYS}/settings`, { serviceId, body }),
+    onSuccess: () => {
+      refresh();
+      notifySuccess('Settings saved');
+      setWebhookUrl('');
+      setRevealed(null);
+      setConfirmRemoveWebhook(false);
+    },
+    onError: notifyError,
+  });
+  const reveal = useMutation({
+    mutationFn: () => request<{ webhookUrl: string | null }>('GET', `/api/v1/services/${encodeURIComponent(serviceId)}/webhook`),
+    onSuccess: (data) => setRevealed(data.webhookUrl ?? ''),
+    onError: notifyError,
+  });
+  const test = useMutation({
+    mutationFn: () => request<{ delivered: boolean; queued?: boolean }>('POST', `${KEYS}/webhook`, { serviceId, body: { content: testMessage } }),
+    onSuccess: (r) => notifySuccess(r.delivered ? 'Test message delivered' : 'The platform asked to retry later: the message is queued'),
+    onError: notifyError,
+  });
+  const connect = useMutation({
+    mutationFn: () => request<Settings>('POST', `${KEYS}/chat/connect`, { serviceId, body: { guildId: guildId.trim(), guildName: guildName.trim() } }),
+    onSuccess: () => {
+      refresh();
+      notifySuccess('Chat server bound');
+      setGuildId('');
+      setGuildName('');
+    },
+    onError: notifyError,
+  });
+  const disconnect = useMutation({
+    mutationFn: () => request<Settings>('POST', `${KEYS}/chat/disconnect`, { serviceId }),
+    onSuccess: () => {
+      refresh();
+      setConfirmDisconnect(false);
+      notifySuccess('Chat server unbound');
+    },
+    onError: notifyError,
+  });
+  // The outbox route is optional on a server: a 404 hides the panel instead of showing an error.
+  const outbox = useQuery({
+    queryKey: ['webhook-outbox', serviceId],
+    queryFn: async () => {
+      try {
+        return await request<{ items: OutboxRow[] } | OutboxRow[]>('GET', `${KEYS}/webhook/outbox`, { serviceId });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    retry: false,
+  });
+  const outboxRows = outbox.data ? (Array.isArray(outbox.data) ? outbox.data : outbox.data.items) : null;
+
+  return (
+    <Stack>
+      <Section title="Webhook">
+        <Stack>
+          <Text size="sm">
+            Current URL: <Text span ff="monospace">{revealed ?? s.webhookUrl ?? 'none'}</Text>
+          </Text>
+          <Group gap="xs">
+            {s.webhookUrl && revealed === null && (
+              <Button size="xs" variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>
+                Reveal webhook URL
+              </Button>
+            )}
+            {s.webhookUrl && (
+              <Button size="xs" variant="light" color="red" onClick={() => setConfirmRemoveWebhook(true)}>
+                Remove webhook
+              </Button>
+            )}
+          </Group>
+          <Switch label="Webhook enabled" checked={s.webhookEnabled} onChange={(e) => update.mutate({ webhookEnabled: e.currentTarget.checked })} />
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              update.mutate({ webhookUrl: webhookUrl.trim() });
+            }}
+          >
+            <Group align="flex-end" gap="xs" wrap="wrap">
+              <TextInput label="Webhook URL" placeholder="https://discord.com/api/webhooks/…" value={webhookUrl} onChange={(e) => setWebhookUrl(e.currentTarget.value)} style={{ flex: '1 1 260px' }} required />
+              <Button type="submit" loading={update.isPending}>
+                Save webhook
+              </Button>
+            </Group>
+          </form>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              test.mutate();
+            }}
+          >
+            <Group align="flex-end" gap="xs" wrap="wrap">
+              <TextInput label="Test message" maxLength={2000} value={testMessage} onChange={(e) => setTestMessage(e.currentTarget.value)} style={{ flex: '1 1 260px' }} required />
+              <Button type="submit" variant="light" loading={test.isPending} disabled={!s.webhookUrl}>
+                Send test message
+              </Button>
+            </Group>
+          </form>
+          {outboxRows && (
+            <>
+              <Divider label="Outbox" labelPosition="left" />
+              {outboxRows.length === 0 ? (
+                <Text size="sm" c="dimmed">Nothing waiting: every message was delivered.</Text>
+              ) : (
+                <Table fz="xs" aria-label="Webhook outbox">
+                  <Table.Thead>
+                    <Table.Tr><Table.Th>Status</Table.Th><Table.Th>Attempts</Table.Th><Table.Th>Next attempt</Table.Th><Table.Th>Last error</Table.Th></Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {outboxRows.map((row) => (
+                      <Table.Tr key={String(row.id)}>
+                        <Table.Td>{row.status}</Table.Td>
+                        <Table.Td>{row.attempts ?? '—'}</Table.Td>
+                        <Table.Td>{row.nextAttemptAt ? new Date(row.nextAttemptAt).toLocaleString() : '—'}</Table.Td>
+                        <Table.Td>{row.lastError ?? ''}</Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              )}
+            </>
+          )}
+        </Stack>
+      </Section>
+
+      <Section title="HWID reset cooldowns">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            update.mutate({ hwidResetCooldownFreeHours: Number(free), hwidResetCooldownPremiumHours: Number(premium) });
+          }}
+        >
+          <Group align="flex-end" gap="xs" wrap="wrap">
+            <NumberInput label="Free keys (hours)" min={0} max={720} value={free} onChange={setFree} allowDecimal={false} required />
+            <NumberInput label="Premium keys (hours)" min={0} max={720} value={premium} onChange={setPremium} allowDecimal={false} required />
+            <Button type="submit" loading={update.isPending}>
+              Save cooldowns
+            </Button>
+          </Group>
+        </form>
+      </Section>
+
+      <Section title="Chat commands">
+        <Stack>
+          <Text size="sm">{s.chat ? `Bound to “${s.chat.guildName}” (${s.chat.guildId}).` : 'No chat server bound: /redeem, /resethwid and /script answer nowhere.'}</Text>
+          {s.chat ? (
+            <Button color="red" variant="light" w="fit-content" onClick={() => setConfirmDisconnect(true)}>
+              Disconnect chat server
+            </Button>
+          ) : (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                connect.mutate();
+              }}
+            >
+              <Group align="flex-end" gap="xs" wrap="wrap">
+                <TextInput label="Server id" description="17–20 digits" value={guildId} onChange={(e) => setGuildId(e.currentTarget.value)} required />
+                <TextInput label="Server name" value={guildName} onChange={(e) => setGuildName(e.currentTarget.value)} required />
+                <Button type="submit" loading={connect.isPending}>
+                  Connect
+                </Button>
+              </Group>
+            </form>
+          )}
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              update.mutate({ chatInteractionsPublicKey: publicKey.trim() || null });
+            }}
+          >
+            <Group align="flex-end" gap="xs" wrap="wrap">
+              <Textarea label="Interactions public key" description="64 hex characters from the application's page; empty removes it" value={publicKey} onChange={(e) => setPublicKey(e.currentTarget.value)} ff="monospace" autosize style={{ flex: '1 1 320px' }} />
+              <Button type="submit" loading={update.isPending}>
+                Save public key
+              </Button>
+            </Group>
+          </form>
+          <Text size="xs" c="dimmed">
+            Interactions endpoint: <Text span ff="monospace">{`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}</Text>
+          </Text>
+        </Stack>
+      </Section>
+
+      <ConfirmDialog opened={confirmDisconnect} title="Disconnect chat server" onClose={() => setConfirmDisconnect(false)} busy={disconnect.isPending} onConfirm={() => disconnect.mutate()}>
+        Chat commands stop working in that server until you connect it again.
+      </ConfirmDialog>
+      <ConfirmDialog opened={confirmRemoveWebhook} title="Remove webhook" onClose={() => setConfirmRemoveWebhook(false)} busy={update.isPending} onConfirm={() => update.mutate({ webhookUrl: null })}>
+        Notifications stop until you set a new webhook URL.
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
 export default function SettingsPage() {
-  return <Placeholder title="Settings" />;
+  const serviceId = useServiceId();
+  const info = useQuery({
+    queryKey: ['service-info', serviceId],
+    queryFn: () => request<ServiceInfo>('GET', `${KEYS}/service/info`, { serviceId }),
+  });
+  return (
+    <>
+      <PageHeader title="Settings" />
+      {info.isPending ? <Loading label="Loading settings" /> : info.isError ? <ErrorState error={info.error} retry={() => void info.refetch()} /> : <SettingsForm info={info.data} serviceId={serviceId} />}
+      {info.isError && <Text size="sm">{messageOf(info.error)}</Text>}
+    </>
+  );
 }
