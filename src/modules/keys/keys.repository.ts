@@ -16,7 +16,8 @@ export async function withHwids(db: Db, rows: ActiveKeyRow[]): Promise<ActiveKey
   return rows.map((row) => ({ ...row, hwids: map.get(row.key) ?? [] }));
 }
 
-const MAX_LOOKUP_ROWS = 1000;
+/** Lookups by a shared value (note, HWID) answer at most this many rows, oldest first; one more is read to tell that more matched. */
+export const MAX_LOOKUP_ROWS = 1000;
 
 export const insertGeneratedKeys = (db: Db, rows: Insertable<GeneratedKeysTable>[]) =>
   db.insertInto('generatedKeys').values(rows).execute();
@@ -51,7 +52,7 @@ export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup) {
     .$if(column !== 'hwid', (q) => q.where(column, '=', value))
     .orderBy('createdAt')
     .orderBy('key')
-    .limit(MAX_LOOKUP_ROWS)
+    .limit(MAX_LOOKUP_ROWS + 1)
     .execute();
 }
 
@@ -64,7 +65,7 @@ export function searchGeneratedKeys(db: Db, serviceId: string, by: GeneratedLook
     .where(column, '=', value)
     .orderBy('createdAt')
     .orderBy('key')
-    .limit(MAX_LOOKUP_ROWS)
+    .limit(MAX_LOOKUP_ROWS + 1)
     .execute();
 }
 

@@ -11,6 +11,8 @@ import { scriptLoadstrings } from './loadstrings.ts';
 import keysDataRoutes from './keys-data.routes.ts';
 
 const read = { auth: 'service', limit: 'api' } as const;
+// A lookup by note or HWID answers the oldest 1,000 matches; `truncated: true` (present only then) says more matched.
+const LookupTruncated = Type.Literal(true, { description: 'present when more than 1,000 keys matched: only the oldest 1,000 are listed' });
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
 const tags = ['keys'];
 
@@ -39,10 +41,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/key',
-    { config: read, schema: { tags, querystring: schemas.ActiveKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.ActiveKey) })) } },
+    { config: read, schema: { tags, querystring: schemas.ActiveKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.ActiveKey), truncated: Type.Optional(LookupTruncated) })) } },
     async (request) => {
-      const rows = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
-      return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView) } };
+      const { rows, truncated } = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
+      return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView), ...(truncated && { truncated }) } };
     },
   );
 
@@ -75,10 +77,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/generated-key',
-    { config: read, schema: { tags, querystring: schemas.GeneratedKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) })) } },
+    { config: read, schema: { tags, querystring: schemas.GeneratedKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey), truncated: Type.Optional(LookupTruncated) })) } },
     async (request) => {
-      const rows = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
-      return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } };
+      const { rows, truncated } = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
+      return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView), ...(truncated && { truncated }) } };
     },
   );
 

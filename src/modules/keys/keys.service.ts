@@ -100,16 +100,21 @@ export async function generateKeys(ctx: AppContext, serviceId: string, input: Ge
   return rows;
 }
 
+/** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
+function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {
+  return { rows: rows.slice(0, repo.MAX_LOOKUP_ROWS), truncated: rows.length > repo.MAX_LOOKUP_ROWS };
+}
+
 export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup) {
-  const rows = await repo.searchActiveKeys(ctx.db, serviceId, by);
+  const { rows, truncated } = capped(await repo.searchActiveKeys(ctx.db, serviceId, by));
   if (rows.length === 0) throw notFound('Key');
-  return repo.withHwids(ctx.db, rows);
+  return { rows: await repo.withHwids(ctx.db, rows), truncated };
 }
 
 export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup) {
-  const rows = await repo.searchGeneratedKeys(ctx.db, serviceId, by);
+  const { rows, truncated } = capped(await repo.searchGeneratedKeys(ctx.db, serviceId, by));
   if (rows.length === 0) throw notFound('Generated key');
-  return rows;
+  return { rows, truncated };
 }
 
 export interface KeyEdit {
