@@ -17,7 +17,7 @@ async function analytics(s: SeededService, query: Record<string, string>) {
 }
 
 describe('GET /keys/api/analytics', () => {
-  it('counts verdicts, codes, redemptions and executions per aligned hour, zeros included', async () => {
+  it('counts verdicts (validate, fetch, Lua check), codes, redemptions and executions per aligned hour, zeros included', async () => {
     const { ctx, clock } = t();
     const s = await seedService(ctx);
     const script = await uploadScript(t().app, s, { name: 'game', code: 'print("x")' });
@@ -29,6 +29,7 @@ describe('GET /keys/api/analytics', () => {
     await validate(s, { key: 'nope', hwid: 'h1' }); // KEY_INCORRECT
     clock.advance(2 * HOUR_MS); // 12:15
     expect((await fetchScript(t().app, script.id, { key: key!, hwid: 'h1' })).status).toBe(200);
+    expect((await call(t().app, 'GET', `/api/v1/lua/check/${script.id}?key=${key}&hwid=h3`)).body.data.code).toBe('KEY_HWID_LOCKED');
     expect((await call(t().app, 'POST', '/api/v1/keys/api/execution', { key: s.serviceKey })).status).toBe(200);
     await ctx.analytics.flush(ctx.db);
 
@@ -39,26 +40,30 @@ describe('GET /keys/api/analytics', () => {
     expect(data.series).toEqual([
       { at: '2026-11-22T10:00:00.000Z', validations: 3, valid: 1, refused: 2, executions: 0, redemptions: 1, keySystemKeys: 0 },
       { at: '2026-11-22T11:00:00.000Z', validations: 0, valid: 0, refused: 0, executions: 0, redemptions: 0, keySystemKeys: 0 },
-      { at: '2026-11-22T12:00:00.000Z', validations: 1, valid: 1, refused: 0, executions: 2, redemptions: 0, keySystemKeys: 0 },
+      { at: '2026-11-22T12:00:00.000Z', validations: 2, valid: 1, refused: 1, executions: 2, redemptions: 0, keySystemKeys: 0 },
     ]);
-    expect(data.codes).toEqual({ KEY_VALID: 2, KEY_HWID_LOCKED: 1, KEY_INCORRECT: 1 });
+    expect(data.codes).toEqual({ KEY_VALID: 2, KEY_HWID_LOCKED: 2, KEY_INCORRECT: 1 });
     expect(data.scripts).toEqual([{ scriptId: script.id, name: 'game', executions: 1 }]);
 
     // Days sum the hours; the default range is the last 7 days up to now, by day.
     const days = await analytics(s, {});
     expect(days.interval).toBe('day');
     expect(days.series).toHaveLength(8);
-    expect(days.series.at(-1)).toMatchObject({ at: '2026-11-22T00:00:00.000Z', validations: 4, executions: 2, redemptions: 1 });
+    expect(days.series.at(-1)).toMatchObject({ at: '2026-11-22T00:00:00.000Z', validations: 5, executions: 2, redemptions: 1 });
     expect(days.series[0]).toMatchObject({ validations: 0 });
   });
 
-  it('shows only the calling service’s counts', async () => {
+  it('shows only the calling service’s counts, key-system keys included', async () => {
     const { ctx } = t();
     const [a, b] = [await seedService(ctx), await seedService(ctx)];
     await validate(a, { key: 'nope', hwid: 'h' });
+    ctx.analytics.countKeySystemKey(a.id); // what the key system calls when it issues a key
     await ctx.analytics.flush(ctx.db);
     expect((await analytics(b, {})).codes).toEqual({});
-    expect((await analytics(a, {})).codes).toEqual({ KEY_INCORRECT: 1 });
+    expect((await analytics(b, {})).series.at(-1).keySystemKeys).toBe(0);
+    const mine = await analytics(a, {});
+    expect(mine.codes).toEqual({ KEY_INCORRECT: 1 });
+    expect(mine.series.at(-1).keySystemKeys).toBe(1);
   });
 
   it('adds up the counts of two instances, and a closing instance flushes what it holds', async () => {
