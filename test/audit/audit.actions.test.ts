@@ -60,9 +60,19 @@ describe('every change writes exactly one entry', () => {
       if (target !== null) expect(found[0]!.target, action).toBe(target);
       if (details) expect(found[0]!.details, action).toMatchObject(details);
     }
+    // A refused change writes no entry: a duplicate (refused by the database inside the transaction) and a missing key.
+    const keylessBefore = (await serviceLog(s, { action: 'keyless.add' })).length;
+    expect((await call(app, 'POST', '/api/v1/keys/api/keyless', { ...k, body: { hwid: 'dup' } })).status).toBe(201);
+    expect((await call(app, 'POST', '/api/v1/keys/api/keyless', { ...k, body: { hwid: 'dup' } })).status).toBe(409);
+    expect((await serviceLog(s, { action: 'keyless.add' })).length).toBe(keylessBefore + 1);
+    expect((await call(app, 'PUT', '/api/v1/keys/api/generated-key', { ...k, body: { key: 'NoSuchKey0000000', note: 'x' } })).status).toBe(404);
+    expect((await call(app, 'DELETE', '/api/v1/keys/api/key?key=NoSuchKey0000000', k)).status).toBe(404);
+    expect(await serviceLog(s, { action: 'key.update' })).toHaveLength(1);
+    expect(await serviceLog(s, { action: 'key.delete' })).toHaveLength(1);
+
     // The account's log holds its services' entries too (the seed's service.create and generate included).
     const accountLog = await entries(app, '/api/v1/account/audit', { key: s.account.accountKey });
-    expect(accountLog.length).toBe(cases.length + 2);
+    expect(accountLog.length).toBe(cases.length + 3);
     const everything = JSON.stringify(accountLog);
     for (const secret of [s.serviceKey, s.account.accountKey, WEBHOOK_TOKEN, SCRIPT_CODE, 'SCRIPT-CODE-SECRET']) expect(everything).not.toContain(secret);
   });
