@@ -106,7 +106,8 @@ export const DEFAULT_HWID_HEADERS = [
 
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const baseUrl = (env.BASE_URL || 'http://localhost:3000').replace(/\/+$/, '');
+  // Unset, it follows PORT: loadstrings must point at where this server actually listens.
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   const base = parseUrl('BASE_URL', baseUrl);
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigError('BASE_URL must be http or https');
 

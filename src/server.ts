@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { anyAccountExists } from './modules/accounts/accounts.repository.ts';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {
@@ -28,8 +29,28 @@ async function main() {
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite at ${config.dataDir}/keyward.db`;
   // Printed whatever the log level: people (and the process-level tests) read where it listens here.
   console.log(`Keyward listening on ${address} (${database})`);
-  if (!config.databaseUrl) {
-    console.log(`Create the first account: npx keyward account create --username admin --password '<at least 10 characters>' --role admin`);
+  if (!(await anyAccountExists(app.ctx.db))) {
+    const dataDir = config.databaseUrl ? '' : `DATA_DIR=${config.dataDir} `;
+    console.log(`Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`);
+  }
+  const reachable = await answersAt(config.baseUrl);
+  if (reachable === true) console.log(`BASE_URL ${config.baseUrl} reaches this server`);
+  else {
+    console.warn(
+      `keyward: warning: BASE_URL ${config.baseUrl} does not reach this server (${reachable}); loadstrings and links point there. ` +
+        'Set BASE_URL to the address clients use.',
+    );
+  }
+}
+
+/** Whether BASE_URL leads back to this server: true, or why not. Behind a proxy the server may not see its own public address. */
+async function answersAt(baseUrl: string): Promise<true | string> {
+  try {
+    const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(3000), redirect: 'manual' });
+    return response.headers.get('x-request-id') ? true : `it answered ${response.status} without Keyward's X-Request-Id`;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return cause?.code ?? (error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -6,6 +6,9 @@ export type AccountRow = Selectable<AccountsTable>;
 
 export const insertAccount = (db: Db, row: Insertable<AccountsTable>) => db.insertInto('accounts').values(row).execute();
 
+export const anyAccountExists = async (db: Db): Promise<boolean> =>
+  (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
+
 export const findAccountById = (db: Db, id: string) =>
   db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 

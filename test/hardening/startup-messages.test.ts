@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { seedAccount } from '../helpers/seed.ts';
+
+/** New-user frictions of issue 8: BASE_URL follows PORT, a wrong BASE_URL is reported, the first-account hint only when needed. */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.app.close();
+  await t.database.drop();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Runs `npm start`'s entry until it has said whether BASE_URL reaches it; answers what it printed. */
+async function startupOutput(env: Record<string, string>): Promise<{ out: string[]; err: string; library: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, BASE_URL: '', KEYWARD_SECRET: TEST_SECRET, HOST: '127.0.0.1', PORT: String(port), ...t.database.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (chunk) => (err += String(chunk)));
+  const out: string[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        out.push(line);
+        if (line.startsWith('BASE_URL ')) resolve();
+      });
+      child.stderr!.on('data', () => /BASE_URL .* does not reach/.test(err) && resolve());
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${err}`)));
+    });
+    const library = await (await fetch(`http://127.0.0.1:${port}/api/v1/lua/library.lua`)).text();
+    return { out, err, library };
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+describe('start-up', () => {
+  it('defaults BASE_URL to the listening port, finds it reachable, and hints at the first account while there is none', async () => {
+    const { out, err, library } = await startupOutput({});
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out.join('\n'))![1];
+    expect(out).toContain(`BASE_URL http://localhost:${port} reaches this server`);
+    expect(library).toContain(`http://localhost:${port}`);
+    expect(out.some((line) => line.startsWith('Create the first account:'))).toBe(true);
+    expect(err).not.toContain('warning');
+  });
+
+  it('warns when BASE_URL does not reach the server, and gives no hint once an account exists', async () => {
+    await seedAccount(t.ctx);
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const { out, err } = await startupOutput({ BASE_URL: nobody });
+    expect(err).toContain(`warning: BASE_URL ${nobody} does not reach this server (ECONNREFUSED)`);
+    expect(out.some((line) => line.startsWith('Create the first account:'))).toBe(false);
+  });
+});
