@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/lib/time.ts';
+import { AnalyticsAggregator } from '../../src/modules/analytics/aggregator.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
 import { fetchScript, uploadScript } from '../scripts/script-helpers.ts';
@@ -101,6 +103,21 @@ describe('GET /keys/api/analytics', () => {
     // Exactly 1,000 buckets is allowed.
     const ok = await analytics(s, { from: '0', to: String(999 * HOUR_MS), interval: 'hour' });
     expect(ok.series).toHaveLength(1000);
+  });
+});
+
+describe('a failed flush', () => {
+  it('keeps its counts for the next flush', async () => {
+    const { ctx, clock } = t();
+    const s = await seedService(ctx);
+    const aggregator = new AnalyticsAggregator(clock.read, true);
+    aggregator.countVerdict(s.id, 'KEY_EXPIRED', false);
+    const gone = await createTestDatabase();
+    await gone.drop(); // a database that no longer answers
+    await expect(aggregator.flush(gone.handle.db)).rejects.toThrow();
+    aggregator.countVerdict(s.id, 'KEY_EXPIRED', false);
+    await aggregator.flush(ctx.db);
+    expect((await analytics(s, {})).codes).toEqual({ KEY_EXPIRED: 2 });
   });
 });
 
