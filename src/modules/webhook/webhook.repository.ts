@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/database.ts';
-import type { WebhookOutboxTable } from './webhook.tables.ts';
+import type { OutboxStatus, WebhookOutboxTable } from './webhook.tables.ts';
 import './webhook.tables.ts';
 
 export type OutboxRow = Selectable<WebhookOutboxTable>;
@@ -81,3 +81,21 @@ export const deferService = (db: Db, serviceId: string, until: number) =>
     .execute();
 
 export const findMessage = (db: Db, id: string) => db.selectFrom('webhookOutbox').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** One page of a service's messages, newest first, without the URL (it carries the token). */
+export async function listMessages(db: Db, serviceId: string, status: OutboxStatus | undefined, offset: number, limit: number) {
+  const base = db
+    .selectFrom('webhookOutbox')
+    .where('serviceId', '=', serviceId)
+    .$if(status !== undefined, (q) => q.where('status', '=', status!));
+  const [rows, count] = await Promise.all([
+    base
+      .select(['id', 'status', 'attempts', 'lastError', 'createdAt', 'deliveredAt', 'nextAttemptAt'])
+      .orderBy('id', 'desc')
+      .offset(offset)
+      .limit(limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}

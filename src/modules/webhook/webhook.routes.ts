@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { Responses, Strict } from '../../schemas.ts';
+import { NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { pageRequest } from '../../lib/pagination.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import * as webhook from './webhook.service.ts';
 
@@ -13,6 +14,19 @@ const PostBody = Strict({
 const Delivered = Type.Object({ delivered: Type.Boolean(), queued: Type.Optional(Type.Boolean()) });
 const Revealed = Type.Object({ webhookUrl: Type.Union([Type.String(), Type.Null()]), webhookEnabled: Type.Boolean() });
 const ServiceParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const OutboxStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')], {
+  errorMessage: 'must be one of pending, sending, delivered, failed',
+});
+const OutboxQuery = Strict({ ...PageQuery, status: Type.Optional(OutboxStatusSchema) });
+const OutboxMessage = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  attempts: Type.Integer(),
+  lastError: NullableString,
+  createdAt: Time,
+  deliveredAt: NullableTime,
+  nextAttemptAt: NullableTime,
+});
 
 /**
  * The background delivery loop of one instance. Passes never overlap within an instance; several
@@ -54,6 +68,26 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
       const outcome = await webhook.postMessage(ctx, serviceOf(request), request.body);
       return reply.status(outcome.delivered ? 200 : 202).send({ success: true as const, data: outcome });
     },
+  );
+
+  app.get(
+    '/keys/api/webhook/outbox',
+    {
+      config: { auth: 'service', limit: 'api' },
+      schema: {
+        tags: ['service'],
+        summary: 'List webhook messages and what became of them',
+        description:
+          'Newest first, paged. Each message shows its status (pending, sending, delivered, failed), attempts and the last error; ' +
+          'never the webhook URL or its token. `status` filters.',
+        querystring: OutboxQuery,
+        response: Responses(Page(OutboxMessage)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await webhook.listOutbox(ctx, serviceOf(request).id, pageRequest(request.query), request.query.status),
+    }),
   );
 
   // The owner's reveal: the only answer that carries the webhook token.

@@ -5,6 +5,9 @@ import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, t
 import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
 import { findAccountService, type ServiceRow } from '../services/services.repository.ts';
 import * as repo from './webhook.repository.ts';
+import type { OutboxStatus } from './webhook.tables.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
+import { iso } from '../../lib/time.ts';
 
 /** A claim outlives the longest call (TIMEOUT_MS) by far, so a live instance never loses its claim mid-send. */
 export const LEASE_MS = 60_000;
@@ -234,4 +237,19 @@ export async function revealWebhook(ctx: AppContext, accountId: string, serviceR
   const service = await findAccountService(ctx.db, accountId, serviceRef);
   if (!service) throw notFound('Service');
   return { webhookUrl: openWebhookUrl(ctx.sealer, service.webhookUrl), webhookEnabled: service.webhookEnabled === 1 };
+}
+
+/** GET /keys/api/webhook/outbox: what happened to each message, so a failed delivery is not invisible. */
+export async function listOutbox(ctx: AppContext, serviceId: string, page: PageRequest, status?: OutboxStatus) {
+  const { rows, total } = await repo.listMessages(ctx.db, serviceId, status, page.offset, page.limit);
+  const items = rows.map((row) => ({
+    id: row.id,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    createdAt: iso(row.createdAt)!,
+    deliveredAt: iso(row.deliveredAt),
+    nextAttemptAt: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+  }));
+  return pageOf(items, total, page);
 }
