@@ -81,4 +81,6 @@ for (const query of queries) {
   console.log(`  ${(query || '(no filter)').padEnd(32)} median ${times[1]!.toFixed(0).padStart(5)} ms  (total ${total})`);
 }
 await app.close();
-rmSync(dataDir, { recursive: true, force: true });
+// KEEP_DATA=1 leaves the SQLite file for a look at the plans.
+if (process.env.KEEP_DATA) console.log(`data kept in ${dataDir}`);
+else rmSync(dataDir, { recursive: true, force: true });

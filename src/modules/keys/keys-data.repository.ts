@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type OrderByItemBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
+import { LATEST_TIME_MS } from '../../lib/time.ts';
 import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
 import type { KeyStatus } from './keys.service.ts';
 
@@ -29,8 +30,9 @@ function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: Key
   if (filter.status !== undefined) where.push(eb('status', '=', filter.status));
   if (filter.premium !== undefined) where.push(eb('isPremium', '=', filter.premium ? 1 : 0));
   if (filter.expired === true) where.push(eb.and([eb('expiresAt', 'is not', null), eb('expiresAt', '<=', filter.now)]));
-  // Lifetime keys never expire.
-  if (filter.expired === false) where.push(eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', filter.now)]));
+  // Lifetime keys never expire. One comparison rather than an OR: SQLite would otherwise answer it through two
+  // index probes and a table lookup per key, slower than reading the service's keys in order.
+  if (filter.expired === false) where.push(eb(eb.fn.coalesce('expiresAt', eb.lit(LATEST_TIME_MS)), '>', filter.now));
   return where;
 }
 
@@ -102,9 +104,13 @@ export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, s
   // stops early, and at most 2 × (offset + limit) rows are merged. (Neither database merges two index walks
   // under one ORDER BY on a UNION by itself: PostgreSQL 15 sorted a service's every key.)
   const needed = offset + limit;
+  // A substring search matches few keys or many, and no index knows which: walking the sort index would look up
+  // every key's row when few match (seconds on a million keys), so a search reads the matches and sorts them
+  // instead (`+column` keeps both databases off the index).
+  const sortColumn = (ref: string) => (filter.search === undefined ? sql.ref(ref) : sql`+${sql.ref(ref)}`);
   const active = activeKeys(db, serviceId, filter)
     .select([sql<'active' | 'generated'>`'active'`.as('type'), 'activeKeys.key', sql.ref<number | null>(`activeKeys.${sort.sort}`).as('sortValue')])
-    .orderBy(`activeKeys.${sort.sort}`, bySort)
+    .orderBy(sortColumn(`activeKeys.${sort.sort}`), bySort)
     .orderBy('activeKeys.key', sort.order)
     .limit(needed);
   const generatedColumn = sort.sort === 'createdAt' || sort.sort === 'expiresAt' ? sort.sort : null;
@@ -115,7 +121,7 @@ export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, s
       'generatedKeys.key',
       (generatedColumn ? sql.ref<number | null>(`generatedKeys.${generatedColumn}`) : sort.sort === 'executions' ? sql<number | null>`0` : sql<number | null>`cast(null as bigint)`).as('sortValue'),
     ])
-    .$if(generatedColumn !== null, (q) => q.orderBy(`generatedKeys.${generatedColumn!}`, bySort))
+    .$if(generatedColumn !== null, (q) => q.orderBy(sortColumn(`generatedKeys.${generatedColumn!}`), bySort))
     .orderBy('generatedKeys.key', sort.order)
     .limit(needed);
   const halves = [includesActive(filter) ? active : null, includesGenerated(filter) ? generated : null].filter((q) => q !== null);
