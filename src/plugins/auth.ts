@@ -122,8 +122,10 @@ async function authenticateAccount(ctx: AppContext, request: FastifyRequest): Pr
     if (key.startsWith('kw_')) {
       const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
       if (account) return { kind: 'account-key', account, service: null };
+      // Said plainly: a key from another server's database (or a revoked one) is not "missing".
+      throw unauthorized('The account key is not valid (unknown, revoked or from another Keyward database)');
     }
-    throw unauthorized('An account key is required in the X-API-Key or Authorization header');
+    throw unauthorized('An account key is required in the X-API-Key or Authorization header; this key is not one');
   }
   const session = await authenticateSession(ctx, request);
   if (session) return session;
@@ -134,6 +136,7 @@ async function authenticateAccount(ctx: AppContext, request: FastifyRequest): Pr
 async function authenticateAccountKey(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const key = presentedKey(request);
   const account = key?.startsWith('kw_') ? await findEnabledAccountByKeyDigest(ctx.db, digest(key)) : undefined;
+  if (!account && key?.startsWith('kw_')) throw unauthorized('The account key is not valid (unknown, revoked or from another Keyward database)');
   if (!account) throw unauthorized('An account key is required in the X-API-Key header');
   return { kind: 'account-key', account, service: null };
 }
