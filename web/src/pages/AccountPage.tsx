@@ -1,6 +1,230 @@
-import { Placeholder } from '../components/states';
+import { useEffect, useState } from 'react';
+import { Badge, Button, Code, CopyButton, Group, Image, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import QRCode from 'qrcode';
+import { messageOf, request } from '../api/client';
+import { AuditTable } from '../audit/AuditTable';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { notifyError, notifySuccess } from '../components/notify';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 
-// Filled in by the "dashboard-pages" helper.
+interface Account {
+  id: string;
+  username: string;
+  role: string;
+  twoFactorEnabled: boolean;
+  createdAt: string;
+}
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Paper withBorder p="md" component="section" aria-label={title}>
+      <Title order={3} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Paper>
+  );
+}
+
+function AccountKey() {
+  const [apiKey, setApiKey] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState(false);
+  const reveal = useMutation({
+    mutationFn: () => request<{ apiKey: string }>('GET', '/api/v1/account/api-key'),
+    onSuccess: (d) => setApiKey(d.apiKey),
+    onError: notifyError,
+  });
+  const regenerate = useMutation({
+    mutationFn: () => request<{ apiKey: string }>('POST', '/api/v1/account/api-key/regenerate'),
+    onSuccess: (d) => {
+      setApiKey(d.apiKey);
+      setConfirm(false);
+      notifySuccess('Account key regenerated: the old one and its vault tokens no longer work');
+    },
+    onError: notifyError,
+  });
+  return (
+    <Section title="Account key">
+      <Text size="sm" mb="xs">Signs in without a password and opens the vault. Anyone holding it acts as you.</Text>
+      {apiKey && (
+        <Group gap="xs" mb="xs">
+          <Code aria-label="Account key value">{apiKey}</Code>
+          <CopyButton value={apiKey}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+        </Group>
+      )}
+      <Group gap="xs">
+        {!apiKey && <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>Reveal</Button>}
+        <Button variant="light" color="red" onClick={() => setConfirm(true)}>Regenerate</Button>
+      </Group>
+      <ConfirmDialog opened={confirm} title="Regenerate account key" onClose={() => setConfirm(false)} busy={regenerate.isPending} onConfirm={() => regenerate.mutate()}>
+        The current account key stops working at once, and so do vault tokens obtained with it.
+      </ConfirmDialog>
+    </Section>
+  );
+}
+
+/** The otpauth URI's secret, shown for people who type it instead of scanning. */
+const secretOf = (uri: string) => new URL(uri).searchParams.get('secret') ?? '';
+
+function TwoFactor({ account }: { account: Account }) {
+  const queryClient = useQueryClient();
+  const [uri, setUri] = useState<string | null>(null);
+  const [qr, setQr] = useState<string | null>(null);
+  const [code, setCode] = useState('');
+  useEffect(() => {
+    if (!uri) return setQr(null);
+    let live = true;
+    void QRCode.toDataURL(uri, { margin: 1, width: 200 }).then((url) => live && setQr(url));
+    return () => {
+      live = false;
+    };
+  }, [uri]);
+  const done = (message: string) => {
+    void queryClient.invalidateQueries({ queryKey: ['account'] });
+    setUri(null);
+    setCode('');
+    notifySuccess(message);
+  };
+  const setup = useMutation({
+    mutationFn: () => request<{ secret?: string; otpauthUri: string }>('POST', '/api/v1/account/2fa/setup'),
+    onSuccess: (d) => setUri(d.otpauthUri),
+    onError: notifyError,
+  });
+  const enable = useMutation({
+    mutationFn: () => request('POST', '/api/v1/account/2fa/enable', { body: { totp: code.trim() } }),
+    onSuccess: () => done('Two-factor authentication is on'),
+  });
+  const disable = useMutation({
+    mutationFn: () => request('POST', '/api/v1/account/2fa/disable', { body: { totp: code.trim() } }),
+    onSuccess: () => done('Two-factor authentication is off'),
+  });
+  const action = account.twoFactorEnabled ? disable : enable;
+  return (
+    <Section title="Two-factor authentication">
+      <Stack>
+        <Group gap="xs">
+          <Text size="sm">Status:</Text>
+          <Badge color={account.twoFactorEnabled ? 'green' : 'gray'}>{account.twoFactorEnabled ? 'on' : 'off'}</Badge>
+        </Group>
+        {!account.twoFactorEnabled && !uri && (
+          <Button w="fit-content" onClick={() => setup.mutate()} loading={setup.isPending}>
+            Set up two-factor authentication
+          </Button>
+        )}
+        {uri && (
+          <Stack gap="xs">
+            <Text size="sm">Scan this with an authenticator app, then enter the code it shows.</Text>
+            {qr ? <Image src={qr} alt="QR code" w={200} h={200} /> : <Loading label="Drawing the QR code" />}
+            <Text size="xs">
+              Or type the secret: <Code aria-label="Two-factor secret">{secretOf(uri)}</Code>
+            </Text>
+          </Stack>
+        )}
+        {(uri || account.twoFactorEnabled) && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              action.mutate();
+            }}
+          >
+            <Group align="flex-end" gap="xs" wrap="wrap">
+              <TextInput label="Authenticator code" inputMode="numeric" autoComplete="one-time-code" maxLength={8} value={code} onChange={(e) => setCode(e.currentTarget.value)} required />
+              <Button type="submit" color={account.twoFactorEnabled ? 'red' : undefined} loading={action.isPending}>
+                {account.twoFactorEnabled ? 'Disable two-factor' : 'Enable two-factor'}
+              </Button>
+            </Group>
+            {action.error && (
+              <Text c="red" size="sm" role="alert" mt="xs">
+                {messageOf(action.error)}
+              </Text>
+            )}
+          </form>
+        )}
+      </Stack>
+    </Section>
+  );
+}
+
+interface VaultScript {
+  id: string;
+  name: string;
+  size: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The vault takes a short-lived token obtained with the account key (contract: Vault), not the
+ * session, so listing it means revealing the key first; it is only done when asked.
+ */
+function Vault() {
+  const [open, setOpen] = useState(false);
+  const scripts = useQuery({
+    queryKey: ['vault'],
+    enabled: open,
+    queryFn: async () => {
+      const { apiKey } = await request<{ apiKey: string }>('GET', '/api/v1/account/api-key');
+      const tokenResponse = await fetch('/api/v1/vault-v3/session/token', { method: 'POST', headers: { 'x-api-key': apiKey } });
+      const token = ((await tokenResponse.json()) as { data?: { token: string; apiBaseUrl: string } }).data;
+      if (!tokenResponse.ok || !token) throw new Error(`Could not open the vault (${tokenResponse.status})`);
+      const listResponse = await fetch(`${new URL(token.apiBaseUrl).pathname}/scripts`, { headers: { authorization: `Bearer ${token.token}` } });
+      const body = (await listResponse.json()) as { data?: { items?: VaultScript[]; scripts?: VaultScript[] } | VaultScript[]; error?: string };
+      if (!listResponse.ok) throw new Error(body.error ?? `Could not list the vault (${listResponse.status})`);
+      const data = body.data;
+      return Array.isArray(data) ? data : (data?.items ?? data?.scripts ?? []);
+    },
+  });
+  return (
+    <Section title="Vault scripts">
+      {!open ? (
+        <Button variant="light" onClick={() => setOpen(true)}>
+          Show vault scripts
+        </Button>
+      ) : scripts.isPending ? (
+        <Loading label="Opening the vault" />
+      ) : scripts.isError ? (
+        <ErrorState error={scripts.error} retry={() => void scripts.refetch()} />
+      ) : scripts.data.length === 0 ? (
+        <Empty title="The vault is empty">Store scripts with the vault API (see /docs).</Empty>
+      ) : (
+        <Table aria-label="Vault scripts" fz="sm">
+          <Table.Thead>
+            <Table.Tr><Table.Th>Name</Table.Th><Table.Th>Size</Table.Th><Table.Th>Updated</Table.Th></Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {scripts.data.map((s) => (
+              <Table.Tr key={s.id}><Table.Td>{s.name}</Table.Td><Table.Td>{s.size} B</Table.Td><Table.Td>{new Date(s.updatedAt).toLocaleString()}</Table.Td></Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Section>
+  );
+}
+
 export default function AccountPage() {
-  return <Placeholder title="Account" />;
+  const account = useQuery({ queryKey: ['account'], queryFn: () => request<Account>('GET', '/api/v1/account') });
+  return (
+    <>
+      <PageHeader title="Account" />
+      {account.isPending ? (
+        <Loading label="Loading the account" />
+      ) : account.isError ? (
+        <ErrorState error={account.error} retry={() => void account.refetch()} />
+      ) : (
+        <Stack>
+          <Text size="sm">
+            Signed in as <b>{account.data.username}</b> ({account.data.role}), since {new Date(account.data.createdAt).toLocaleDateString()}.
+          </Text>
+          <AccountKey />
+          <TwoFactor account={account.data} />
+          <Vault />
+          <Section title="Account audit log">
+            <AuditTable path="/api/v1/account/audit" label="Account audit log" />
+          </Section>
+        </Stack>
+      )}
+    </>
+  );
 }

@@ -1,6 +1,13 @@
-import { Placeholder } from '../components/states';
+import { AuditTable } from '../audit/AuditTable';
+import { PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
 
-// Filled in by the "dashboard-pages" helper.
 export default function AuditLogPage() {
-  return <Placeholder title="Audit log" />;
+  const serviceId = useServiceId();
+  return (
+    <>
+      <PageHeader title="Audit log" />
+      <AuditTable path="/api/v1/keys/api/audit" serviceId={serviceId} label="Audit log" />
+    </>
+  );
 }
