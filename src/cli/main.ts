@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { Sealer } from '../lib/secrets.ts';
@@ -10,14 +12,59 @@ import { createAccount, revealAccountKey, type Role } from '../modules/accounts/
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 
 const USAGE = `Usage:
-  keyward account create --username <name> --password <password> [--role user|moderator|admin] [--json]
+  keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
+    (without --password it is asked for, hidden, or read from the first line of stdin)
   keyward migrate
 ${KEYS_USAGE}
 
 Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
 
+/**
+ * Which database a command works on, said on every run (stderr, so --json output stays clean): run without
+ * the server's DATA_DIR, the CLI would otherwise silently write a second database the server never reads.
+ */
+function announceDatabase(config: Config): void {
+  let where: string;
+  if (config.databaseUrl) {
+    const url = new URL(config.databaseUrl);
+    where = `PostgreSQL at ${url.host}${url.pathname} (DATABASE_URL)`;
+  } else where = `SQLite at ${resolve(config.dataDir, 'keyward.db')} (DATA_DIR)`;
+  console.error(`keyward: using ${where}`);
+}
+
+/** The password from a hidden prompt on a terminal, else the first line of stdin (`echo … | keyward …`). */
+async function readPassword(): Promise<string> {
+  const input = process.stdin;
+  if (!input.isTTY) {
+    const lines = createInterface({ input });
+    for await (const line of lines) return line;
+    return '';
+  }
+  process.stderr.write('Password: ');
+  input.setRawMode(true);
+  input.resume();
+  input.setEncoding('utf8');
+  let typed = '';
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      for (const char of chunk) {
+        if (char === '\u0003') throw new Error('cancelled');
+        if (char === '\r' || char === '\n') return typed;
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed += char;
+      }
+    }
+    return typed;
+  } finally {
+    input.setRawMode(false);
+    input.pause();
+    process.stderr.write('\n');
+  }
+}
+
 async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  announceDatabase(config);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrate(database.db);
@@ -31,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;
   if (command === 'migrate') {
     const config = loadConfig();
+    announceDatabase(config);
     const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
       const applied = await migrate(database.db);
@@ -55,20 +103,26 @@ async function main(argv: string[]): Promise<number> {
       },
       strict: true,
     });
-    if (!values.username || !values.password) {
-      console.error('account create needs --username and --password\n\n' + USAGE);
+    if (!values.username) {
+      console.error('account create needs --username\n\n' + USAGE);
       return 2;
     }
+    // A password typed as an argument lands in the shell history: without --password it is asked for.
+    const password = values.password ?? (await readPassword());
     const result = await withContext(async (ctx) => {
-      const account = await createAccount(ctx, { username: values.username!, password: values.password!, role: values.role as Role });
+      const account = await createAccount(ctx, { username: values.username!, password, role: values.role as Role });
       return { id: account.id, username: account.username, accountKey: await revealAccountKey(ctx, account.id) };
     });
     if (values.json) console.log(JSON.stringify(result));
     else console.log(`Created account ${result.username} (${result.id}).\nAccount key: ${result.accountKey}\nKeep it secret: it acts as you on the API.`);
     return 0;
   }
+  if (command) {
+    console.error(`keyward: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"\n\n${USAGE}`);
+    return 2;
+  }
   console.error(USAGE);
-  return command ? 2 : 0;
+  return 0;
 }
 
 main(process.argv.slice(2)).then(
