@@ -1,6 +1,130 @@
-import { Placeholder } from '../components/states';
+import { useMemo, useState } from 'react';
+import { Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { request } from '../api/client';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
 
-// Filled in by the "dashboard-pages" helper.
+interface Analytics {
+  from: string;
+  to: string;
+  interval: 'hour' | 'day';
+  series: Array<{ at: string; validations: number; valid: number; refused: number; executions: number; redemptions: number }>;
+  codes: Record<string, number>;
+  scripts: Array<{ scriptId: string; name: string; executions: number }>;
+}
+
+/** Ranges offered by the picker: hours for the last day, days beyond (well under the 1,000-bucket cap). */
+const RANGES = {
+  '24h': { label: '24 hours', ms: 24 * 3_600_000, interval: 'hour' },
+  '7d': { label: '7 days', ms: 7 * 86_400_000, interval: 'day' },
+  '30d': { label: '30 days', ms: 30 * 86_400_000, interval: 'day' },
+  '90d': { label: '90 days', ms: 90 * 86_400_000, interval: 'day' },
+} as const;
+type RangeName = keyof typeof RANGES;
+
+export function rangeQuery(name: RangeName, now: number) {
+  const range = RANGES[name];
+  return { from: new Date(now - range.ms).toISOString(), to: new Date(now).toISOString(), interval: range.interval };
+}
+
+const SERIES = [
+  { key: 'validations', color: '#228be6' },
+  { key: 'valid', color: '#40c057' },
+  { key: 'refused', color: '#fa5252' },
+  { key: 'executions', color: '#7950f2' },
+  { key: 'redemptions', color: '#fd7e14' },
+] as const;
+
 export default function AnalyticsPage() {
-  return <Placeholder title="Analytics" />;
+  const serviceId = useServiceId();
+  const [range, setRange] = useState<RangeName>('7d');
+  // The window is fixed when the range is picked, so the query key (and cache) stays stable.
+  const query = useMemo(() => rangeQuery(range, Date.now()), [range]);
+  const data = useQuery({
+    queryKey: ['analytics', serviceId, query],
+    queryFn: () => request<Analytics>('GET', '/api/v1/keys/api/analytics', { serviceId, query }),
+    placeholderData: keepPreviousData,
+  });
+  const points = (data.data?.series ?? []).map((p) => ({
+    ...p,
+    label: data.data?.interval === 'hour' ? new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : new Date(p.at).toLocaleDateString(),
+  }));
+  const totals = SERIES.map((s) => ({ key: s.key, total: points.reduce((sum, p) => sum + p[s.key], 0) }));
+  return (
+    <>
+      <PageHeader title="Analytics">
+        <SegmentedControl
+          aria-label="Range"
+          value={range}
+          onChange={(v) => setRange(v as RangeName)}
+          data={Object.entries(RANGES).map(([value, r]) => ({ value, label: r.label }))}
+        />
+      </PageHeader>
+      {data.isPending ? (
+        <Loading label="Loading analytics" />
+      ) : data.isError ? (
+        <ErrorState error={data.error} retry={() => void data.refetch()} />
+      ) : (
+        <Stack>
+          <SimpleGrid cols={{ base: 2, sm: 5 }}>
+            {totals.map((t) => (
+              <Paper withBorder p="sm" key={t.key}>
+                <Text size="xs" c="dimmed" tt="capitalize">{t.key}</Text>
+                <Text fw={700} size="lg">{t.total.toLocaleString()}</Text>
+              </Paper>
+            ))}
+          </SimpleGrid>
+          <Paper withBorder p="sm" role="figure" aria-label="Executions and validations over time">
+            <div style={{ width: '100%', height: 320 }}>
+              <ResponsiveContainer>
+                <LineChart data={points} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                  <CartesianGrid strokeDasharray="3 3" opacity={0.3} />
+                  <XAxis dataKey="label" fontSize={12} minTickGap={24} />
+                  <YAxis allowDecimals={false} fontSize={12} />
+                  <Tooltip />
+                  <Legend />
+                  {SERIES.map((s) => (
+                    <Line key={s.key} type="monotone" dataKey={s.key} stroke={s.color} dot={false} isAnimationActive={false} />
+                  ))}
+                </LineChart>
+              </ResponsiveContainer>
+            </div>
+          </Paper>
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <Paper withBorder p="sm">
+              <Title order={3} size="h5" mb="xs">Verdicts by code</Title>
+              {Object.keys(data.data.codes).length === 0 ? (
+                <Empty title="No verdicts in this range" />
+              ) : (
+                <Table fz="sm" aria-label="Verdicts by code">
+                  <Table.Tbody>
+                    {Object.entries(data.data.codes).sort((a, b) => b[1] - a[1]).map(([code, count]) => (
+                      <Table.Tr key={code}><Table.Td ff="monospace">{code}</Table.Td><Table.Td ta="right">{count.toLocaleString()}</Table.Td></Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              )}
+            </Paper>
+            <Paper withBorder p="sm">
+              <Title order={3} size="h5" mb="xs">Executions by script</Title>
+              {data.data.scripts.length === 0 ? (
+                <Empty title="No executions in this range" />
+              ) : (
+                <Table fz="sm" aria-label="Executions by script">
+                  <Table.Tbody>
+                    {data.data.scripts.map((s) => (
+                      <Table.Tr key={s.scriptId}><Table.Td>{s.name}</Table.Td><Table.Td ta="right">{s.executions.toLocaleString()}</Table.Td></Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              )}
+            </Paper>
+          </SimpleGrid>
+          <Group><Text size="xs" c="dimmed">Counts reach this page up to a few seconds late. Times are UTC buckets shown in your time zone.</Text></Group>
+        </Stack>
+      )}
+    </>
+  );
 }

@@ -1,6 +1,145 @@
-import { Placeholder } from '../components/states';
+import { useState } from 'react';
+import { Anchor, Button, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, messageOf, request } from '../api/client';
+import { notifySuccess } from '../components/notify';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
+import { useServiceId } from '../services/useServiceId';
 
-// Filled in by the "dashboard-pages" helper.
+interface KeySystem {
+  enabled: boolean;
+  checkpoints: number;
+  keyHours: number;
+  minSecondsPerCheckpoint: number;
+  provider: 'none' | 'linkvertise' | 'workink' | 'lootlabs';
+  links: string[];
+  providerToken: string | null;
+  pageTitle: string | null;
+  maxKeysPerAddressPerDay?: number;
+  pageUrl?: string;
+}
+
+const PATH = '/api/v1/keys/api/key-system';
+
+function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId: string }) {
+  const queryClient = useQueryClient();
+  const [enabled, setEnabled] = useState(settings.enabled);
+  const [checkpoints, setCheckpoints] = useState<number | string>(settings.checkpoints);
+  const [keyHours, setKeyHours] = useState<number | string>(settings.keyHours);
+  const [minSeconds, setMinSeconds] = useState<number | string>(settings.minSecondsPerCheckpoint);
+  const [provider, setProvider] = useState(settings.provider);
+  const [links, setLinks] = useState<string[]>(settings.links);
+  const [token, setToken] = useState('');
+  const [pageTitle, setPageTitle] = useState(settings.pageTitle ?? '');
+  const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay ?? 0);
+  const count = Math.min(5, Math.max(1, Number(checkpoints) || 1));
+  const save = useMutation({
+    mutationFn: () =>
+      request<KeySystem>('PUT', PATH, {
+        serviceId,
+        body: {
+          enabled,
+          checkpoints: count,
+          keyHours: Number(keyHours),
+          minSecondsPerCheckpoint: Number(minSeconds),
+          provider,
+          links: provider === 'none' ? [] : links.slice(0, count).map((l) => l.trim()),
+          // Write-only: an empty field keeps the stored token.
+          ...(token.trim() ? { providerToken: token.trim() } : {}),
+          pageTitle: pageTitle.trim() || null,
+          ...(settings.maxKeysPerAddressPerDay !== undefined ? { maxKeysPerAddressPerDay: Number(perAddress) } : {}),
+        },
+      }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['key-system', serviceId], data);
+      setToken('');
+      notifySuccess('Key system saved');
+    },
+  });
+  const publicUrl = settings.pageUrl ?? `${window.location.origin}/key/${serviceId}`;
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+      <Stack maw={640}>
+        <Text size="sm">
+          Get-key page: <Anchor href={publicUrl} target="_blank" rel="noreferrer">{publicUrl}</Anchor>
+          {!settings.enabled && ' (answers 404 until enabled)'}
+        </Text>
+        <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+        <TextInput label="Page title" maxLength={100} value={pageTitle} onChange={(e) => setPageTitle(e.currentTarget.value)} />
+        <Group grow wrap="wrap">
+          <NumberInput label="Checkpoints" min={1} max={5} value={checkpoints} onChange={setCheckpoints} allowDecimal={false} />
+          <NumberInput label="Key lifetime (hours)" min={1} max={720} value={keyHours} onChange={setKeyHours} allowDecimal={false} />
+          <NumberInput label="Minimum seconds per checkpoint" min={0} max={600} value={minSeconds} onChange={setMinSeconds} allowDecimal={false} />
+        </Group>
+        {settings.maxKeysPerAddressPerDay !== undefined && (
+          <NumberInput label="Keys per address per day" description="0: no limit" min={0} max={1000} value={perAddress} onChange={setPerAddress} allowDecimal={false} />
+        )}
+        <NativeSelect
+          label="Ad provider"
+          value={provider}
+          onChange={(e) => setProvider(e.currentTarget.value as KeySystem['provider'])}
+          data={[{ value: 'none', label: 'None (no ads)' }, { value: 'linkvertise', label: 'Linkvertise' }, { value: 'workink', label: 'Work.ink' }, { value: 'lootlabs', label: 'Lootlabs' }]}
+        />
+        {provider !== 'none' && (
+          <>
+            {Array.from({ length: count }, (_, i) => (
+              <TextInput
+                key={i}
+                label={`Link for checkpoint ${i + 1}`}
+                placeholder="https://…"
+                value={links[i] ?? ''}
+                onChange={(e) => {
+                  const value = e.currentTarget.value;
+                  setLinks((current) => {
+                    const next = [...current];
+                    next[i] = value;
+                    return next;
+                  });
+                }}
+                required
+              />
+            ))}
+            <PasswordInput
+              label="Provider API token"
+              description={settings.providerToken ? 'Stored; leave empty to keep it' : 'Needed to verify checkpoints with the provider'}
+              value={token}
+              onChange={(e) => setToken(e.currentTarget.value)}
+              autoComplete="off"
+            />
+          </>
+        )}
+        {save.error && <Text c="red" size="sm" role="alert">{messageOf(save.error)}</Text>}
+        <Button type="submit" w="fit-content" loading={save.isPending}>Save key system</Button>
+      </Stack>
+    </form>
+  );
+}
+
 export default function KeySystemPage() {
-  return <Placeholder title="Key system" />;
+  const serviceId = useServiceId();
+  const settings = useQuery({
+    queryKey: ['key-system', serviceId],
+    queryFn: async () => {
+      try {
+        return await request<KeySystem>('GET', PATH, { serviceId });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+  });
+  return (
+    <>
+      <PageHeader title="Key system" />
+      {settings.isPending ? (
+        <Loading label="Loading the key system" />
+      ) : settings.isError ? (
+        <ErrorState error={settings.error} retry={() => void settings.refetch()} />
+      ) : settings.data === null ? (
+        <Empty title="Not configured">This server does not offer the key system (its route answered 404).</Empty>
+      ) : (
+        <Paper withBorder p="md"><KeySystemForm settings={settings.data} serviceId={serviceId} /></Paper>
+      )}
+    </>
+  );
 }

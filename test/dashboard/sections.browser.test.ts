@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { seedService } from '../helpers/seed.ts';
+import { signInWithPassword, useDashboard } from './browser.ts';
+
+/** Keyless, blacklist, key system, analytics and audit log pages against a real listening app, in Debian's Chromium. */
+const d = useDashboard();
+
+describe('dashboard service sections in a real browser', () => {
+  it('adds a keyless HWID and a blacklist entry, saves the key system, draws analytics and lists the audit log', async () => {
+    const { ctx } = d.app();
+    const s = await seedService(ctx);
+    const page = await d.newPage();
+    await signInWithPassword(page, d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keyless`)}`), s.account.username, s.account.password);
+
+    await page.getByRole('textbox', { name: 'HWID to add' }).fill('free-pc');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('region', { name: 'Find a keyless HWID' }).getByText('free-pc').waitFor();
+    expect(await ctx.db.selectFrom('keyless').select('hwid').where('serviceId', '=', s.id).execute()).toEqual([{ hwid: 'free-pc' }]);
+
+    await page.getByRole('link', { name: 'Blacklist' }).click();
+    await page.getByRole('button', { name: 'Blacklist HWID' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Blacklist an HWID' });
+    await dialog.getByRole('textbox', { name: 'HWID' }).fill('cheater-pc');
+    await dialog.getByRole('textbox', { name: 'Reason' }).fill('chargeback');
+    await dialog.getByRole('button', { name: 'Blacklist' }).click();
+    await page.getByRole('table', { name: 'Blacklist' }).getByText('cheater-pc').waitFor();
+
+    await page.getByRole('link', { name: 'Key system' }).click();
+    await page.getByLabel('Enabled').check();
+    await page.getByRole('textbox', { name: 'Key lifetime (hours)' }).fill('12');
+    await page.getByRole('button', { name: 'Save key system' }).click();
+    await page.getByText('Key system saved').waitFor();
+    const keySystem = await (await fetch(d.url('/api/v1/keys/api/key-system'), { headers: { 'x-api-key': s.serviceKey } })).json();
+    expect(keySystem.data).toMatchObject({ enabled: true, keyHours: 12 });
+
+    await page.getByRole('link', { name: 'Analytics' }).click();
+    await page.getByRole('figure', { name: 'Executions and validations over time' }).locator('svg.recharts-surface').first().waitFor();
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const audit = page.getByRole('table', { name: 'Audit log' });
+    for (const action of ['keyless.add', 'blacklist.add', 'keySystem.update']) await audit.getByRole('cell', { name: action, exact: true }).waitFor();
+    await page.getByRole('textbox', { name: 'Action' }).fill('blacklist.add');
+    await expect.poll(() => audit.getByRole('row').count()).toBe(2);
+    await page.context().close();
+  }, 60_000);
+});
