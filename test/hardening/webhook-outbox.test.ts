@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
+import { MAX_ATTEMPTS, runWebhookWorkerPass, type GivenUp } from '../../src/modules/webhook/webhook.service.ts';
 import { FakePlatform } from '../webhook/fake-platform.ts';
 
 /** Issue 8: failed webhook deliveries were invisible; the outbox is listed, paged, with status and last error, never the token. */
@@ -49,5 +50,23 @@ describe('GET /keys/api/webhook/outbox', () => {
     const res = await call(t.app, 'GET', `/api/v1/keys/api/webhook/outbox?${query}`, { key: s.serviceKey });
     expect(res.status).toBe(400);
     expect(res.body.field).toBe(field);
+  });
+
+  it('reports each message the worker gives up, for the warning log, and nothing else', async () => {
+    const s = await seedService(t.ctx);
+    await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true } });
+    platform.answer({ status: 500 });
+    expect((await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'doomed' } })).status).toBe(202);
+    await t.ctx.db.updateTable('webhookOutbox').set({ attempts: MAX_ATTEMPTS - 1 }).where('serviceId', '=', s.id).execute();
+    t.clock.advance(3_600_000);
+    platform.answer({ status: 503 });
+    const given: GivenUp[] = [];
+    expect(await runWebhookWorkerPass(t.ctx, (message) => given.push(message))).toEqual({ claimed: 1, delivered: 0 });
+    expect(given).toEqual([{ id: expect.any(String), serviceId: s.id, lastError: 'HTTP 503' }]);
+    const row = await t.ctx.db.selectFrom('webhookOutbox').selectAll().where('id', '=', given[0]!.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
+    // A pass with nothing due reports nothing.
+    expect(await runWebhookWorkerPass(t.ctx, (message) => given.push(message))).toEqual({ claimed: 0, delivered: 0 });
+    expect(given).toHaveLength(1);
   });
 });

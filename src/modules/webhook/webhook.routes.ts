@@ -38,7 +38,9 @@ function startWorker(ctx: AppContext, intervalMs: number, log: FastifyInstance['
   const tick = () => {
     if (running || stopped) return;
     running = webhook
-      .runWebhookWorkerPass(ctx)
+      .runWebhookWorkerPass(ctx, (message) =>
+        log.warn({ messageId: message.id, serviceId: message.serviceId, lastError: message.lastError }, 'webhook message given up'),
+      )
       .then(() => undefined)
       .catch((err: unknown) => log.warn({ err }, 'webhook worker pass failed'))
       .finally(() => {

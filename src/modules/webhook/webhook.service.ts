@@ -205,7 +205,14 @@ export interface WorkerPassResult {
  * One pass of the delivery worker: claim what is due, send it in order. Exported so tests run passes
  * deterministically (with ctx.clock as the time); the background loop in webhook.routes.ts calls it too.
  */
-export async function runWebhookWorkerPass(ctx: AppContext): Promise<WorkerPassResult> {
+/** A message the worker stopped trying: the caller logs it as a warning, so a failed delivery is never silent. */
+export interface GivenUp {
+  id: string;
+  serviceId: string;
+  lastError: string;
+}
+
+export async function runWebhookWorkerPass(ctx: AppContext, onGiveUp: (message: GivenUp) => void = () => {}): Promise<WorkerPassResult> {
   const now = ctx.clock();
   const claimToken = randomUUID();
   const rows = await repo.claimDue(ctx.db, ctx.dialect, now, claimToken, now + LEASE_MS, CLAIM_BATCH);
@@ -223,9 +230,13 @@ export async function runWebhookWorkerPass(ctx: AppContext): Promise<WorkerPassR
     const webhook = await repo.currentWebhook(ctx.db, row.serviceId);
     if (!webhook?.webhookUrl || webhook.webhookEnabled !== 1) {
       await repo.settleClaim(ctx.db, row.id, claimToken, { status: 'failed', lastError: 'the webhook was switched off or removed' });
+      onGiveUp({ id: row.id, serviceId: row.serviceId, lastError: 'the webhook was switched off or removed' });
       continue;
     }
     const result = await deliverClaimed(ctx, row, claimToken, openWebhookUrl(ctx.sealer, webhook.webhookUrl));
+    if (result.kind === 'permanent' || (result.kind === 'transient' && row.attempts + 1 >= MAX_ATTEMPTS)) {
+      onGiveUp({ id: row.id, serviceId: row.serviceId, lastError: result.error });
+    }
     if (result.kind === 'delivered') delivered += 1;
     if (result.kind === 'rate-limited') pausedServices.set(row.serviceId, ctx.clock() + result.waitMs);
   }
