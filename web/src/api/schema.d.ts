@@ -1047,6 +1047,349 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    type?: "active" | "generated" | "all";
+                    status?: "active" | "paused" | "banned";
+                    premium?: "true" | "false";
+                    bound?: "true" | "false";
+                    expired?: "true" | "false";
+                    search?: string;
+                    sort?: "createdAt" | "expiresAt" | "lastUsedAt" | "executions";
+                    order?: "desc" | "asc";
+                    page?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: ({
+                                    type: string;
+                                    key: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/keys/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        action: "delete" | "ban" | "pause" | "activate" | "resetHwid" | "extend" | "setNote";
+                        keys: string[];
+                        days?: number;
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                action: string;
+                                updated: number;
+                                notFound: string[];
+                                skipped: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/keys/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    type?: "active" | "generated" | "all";
+                    status?: "active" | "paused" | "banned";
+                    premium?: "true" | "false";
+                    bound?: "true" | "false";
+                    expired?: "true" | "false";
+                    search?: string;
+                    format?: "csv" | "json";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/keys/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        format: "keyward-csv" | "keyward-json" | "luarmor";
+                        data: string | unknown[];
+                        onDuplicate?: "error" | "skip";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                imported: {
+                                    active: number;
+                                    generated: number;
+                                };
+                                skipped: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            errors?: {
+                                index: number;
+                                field: string;
+                                error: string;
+                            }[];
+                            duplicates?: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys/api/generate": {
         parameters: {
             query?: never;
@@ -1202,6 +1545,11 @@ export interface paths {
                                     hwidResetAt: string | null;
                                     hwidResetCount: number;
                                 }[];
+                                /**
+                                 * @description present when more than 1,000 keys matched: only the oldest 1,000 are listed
+                                 * @enum {boolean}
+                                 */
+                                truncated?: true;
                             };
                         };
                     };
@@ -1562,6 +1910,11 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
+                                /**
+                                 * @description present when more than 1,000 keys matched: only the oldest 1,000 are listed
+                                 * @enum {boolean}
+                                 */
+                                truncated?: true;
                             };
                         };
                     };
@@ -5646,6 +5999,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lua/key-link/{scriptId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scriptId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                link: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lua/check/{scriptId}": {
         parameters: {
             query?: never;
@@ -5824,6 +6254,105 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/webhook/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook messages and what became of them
+         * @description Newest first, paged. Each message shows its status (pending, sending, delivered, failed), attempts and the last error; never the webhook URL or its token. `status` filters.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    search?: string;
+                    status?: "pending" | "sending" | "delivered" | "failed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    id: string;
+                                    status: string;
+                                    attempts: number;
+                                    lastError: string | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    deliveredAt: string | null;
+                                    /** Format: date-time */
+                                    nextAttemptAt: string | null;
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6164,6 +6693,745 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/key-system": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                enabled: boolean;
+                                checkpoints: number;
+                                keyHours: number;
+                                minSecondsPerCheckpoint: number;
+                                provider: string;
+                                links: string[];
+                                providerToken: string | null;
+                                pageTitle: string | null;
+                                maxKeysPerAddressPerDay: number;
+                                pageUrl: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        checkpoints?: number;
+                        keyHours?: number;
+                        minSecondsPerCheckpoint?: number;
+                        provider?: "none" | "linkvertise" | "workink" | "lootlabs";
+                        links?: string[];
+                        providerToken?: string | null;
+                        pageTitle?: string | null;
+                        maxKeysPerAddressPerDay?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                enabled: boolean;
+                                checkpoints: number;
+                                keyHours: number;
+                                minSecondsPerCheckpoint: number;
+                                provider: string;
+                                links: string[];
+                                providerToken: string | null;
+                                pageTitle: string | null;
+                                maxKeysPerAddressPerDay: number;
+                                pageUrl: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/key-system/{service}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        captcha: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                sessionId: string;
+                                checkpoint: number;
+                                checkpoints: number;
+                                next: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/key-system/{service}/sessions/{id}/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                checkpoint: number;
+                                checkpoints: number;
+                                next: string | null;
+                                key: {
+                                    key?: string;
+                                    /** Format: date-time */
+                                    expiresAt?: string;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/key-system/{service}/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                checkpoint: number;
+                                checkpoints: number;
+                                next: string | null;
+                                key: {
+                                    key?: string;
+                                    /** Format: date-time */
+                                    expiresAt?: string;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            nextKeyAt?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    id: string;
+                                    /** Format: date-time */
+                                    at: string;
+                                    action: string;
+                                    actor: {
+                                        kind: string;
+                                        accountId: string | null;
+                                    };
+                                    ip: string | null;
+                                    target: string | null;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    id: string;
+                                    /** Format: date-time */
+                                    at: string;
+                                    action: string;
+                                    actor: {
+                                        kind: string;
+                                        accountId: string | null;
+                                    };
+                                    ip: string | null;
+                                    target: string | null;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                    interval?: "hour" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                interval: string;
+                                series: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    validations: number;
+                                    valid: number;
+                                    refused: number;
+                                    executions: number;
+                                    redemptions: number;
+                                    keySystemKeys: number;
+                                }[];
+                                codes: {
+                                    [key: string]: number;
+                                };
+                                scripts: {
+                                    scriptId: string;
+                                    name: string;
+                                    executions: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -603,7 +603,7 @@ export default function KeysPage() {
           </Empty>
         ) : (
           <ScrollArea type="auto">
-            <Table striped highlightOnHover aria-label="Keys" miw={900}>
+            <Table striped highlightOnHover aria-label="Keys" miw={900} style={{ whiteSpace: 'nowrap' }}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th w={36}>
@@ -634,7 +634,9 @@ export default function KeysPage() {
                         <CopyButton value={record.key}>
                           {({ copied, copy }) => (
                             <ActionIcon size="sm" variant="subtle" aria-label={`Copy ${record.key}`} onClick={copy}>
-                              {copied ? '✓' : '⧉'}
+                              <svg width="14" height="14" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
+                                {copied ? <path d="M5 12l5 5L20 7" /> : <><rect x="9" y="9" width="11" height="11" rx="2" /><path d="M5 15V5a2 2 0 0 1 2-2h10" /></>}
+                              </svg>
                             </ActionIcon>
                           )}
                         </CopyButton>
