@@ -27,19 +27,19 @@ export default async function shortenerRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/public/shortener/create',
-    { config: flagged, schema: { tags, body: CreateBody, response: Responses(Link, 201) } },
+    { config: flagged, schema: { summary: 'Shorten a URL', description: 'Answers the short link (`shortUrl`); `slug` is optional. Needs allowUrlShortener.', tags, body: CreateBody, response: Responses(Link, 201) } },
     async (request, reply) => reply.status(201).send({ success: true as const, data: await shortener.createShortLink(ctx, serviceOf(request).id, request.body) }),
   );
 
   app.get(
     '/public/shortener/links',
-    { config: flagged, schema: { tags, querystring: Strict(PagingOnly), response: Responses(Page(ListedLink)) } },
+    { config: flagged, schema: { summary: 'List short links', description: 'Paged, with click counts; `search` filters.', tags, querystring: Strict(PagingOnly), response: Responses(Page(ListedLink)) } },
     async (request) => ({ success: true as const, data: await shortener.listShortLinks(ctx, serviceOf(request).id, pageRequest(request.query)) }),
   );
 
   app.delete(
     '/public/shortener/links',
-    { config: flagged, schema: { tags, querystring: SlugQuery, response: Responses(Deleted) } },
+    { config: flagged, schema: { summary: 'Delete a short link', description: '`slug` in the query or a JSON body. 404 when it is not this service\'s.', tags, querystring: SlugQuery, response: Responses(Deleted) } },
     async (request) => ({ success: true as const, data: await shortener.deleteShortLink(ctx, serviceOf(request).id, request.query.slug) }),
   );
 }
@@ -49,7 +49,7 @@ export async function shortLinkRedirectRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/go/:slug',
-    { config: { limit: 'client' }, schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 256 }) }) } },
+    { config: { limit: 'client' }, schema: { summary: 'Follow a short link', description: 'Redirects to the target URL.', hide: true, params: Type.Object({ slug: Type.String({ maxLength: 256 }) }) } },
     async (request, reply) => {
       const url = await shortener.followShortLink(app.ctx, request.params.slug);
       reply.header('cache-control', 'no-store');
