@@ -39,13 +39,31 @@ export default async function auditRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/audit',
-    { config: { auth: 'service', limit: 'api' }, schema: { tags, querystring: AuditQuery, response: Responses(Page(Entry)) } },
+    {
+      config: { auth: 'service', limit: 'api' },
+      schema: {
+        summary: 'The service’s audit log',
+        description: 'Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.',
+        tags,
+        querystring: AuditQuery,
+        response: Responses(Page(Entry)),
+      },
+    },
     async (request) => ({ success: true as const, data: await listServiceAudit(ctx, serviceOf(request).id, request.query, pageRequest(request.query)) }),
   );
 
   app.get(
     '/account/audit',
-    { config: { auth: 'account', limit: 'api' }, schema: { tags, querystring: AuditQuery, response: Responses(Page(Entry)) } },
+    {
+      config: { auth: 'account', limit: 'api' },
+      schema: {
+        summary: 'The account’s audit log',
+        description: 'Newest first, paged, with the same filters: the account’s own actions and the service actions on all its services.',
+        tags,
+        querystring: AuditQuery,
+        response: Responses(Page(Entry)),
+      },
+    },
     async (request) => ({ success: true as const, data: await listAccountAudit(ctx, accountIdOf(request), request.query, pageRequest(request.query)) }),
   );
 }
