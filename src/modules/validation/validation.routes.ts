@@ -64,6 +64,6 @@ export default async function validationRoutes(fastify: FastifyInstance) {
     return { success: true as const, data: verdict };
   };
 
-  app.get('/keys/validate', { config, schema: { ...schema, querystring: ValidateInput } }, (request) => handle(request, request.query));
-  app.post('/keys/validate', { config, schema: { ...schema, body: ValidateInput } }, (request) => handle(request, request.body));
+  app.get('/keys/validate', { config, schema: { summary: 'Validate a key (executor call)', description: 'Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.', ...schema, querystring: ValidateInput } }, (request) => handle(request, request.query));
+  app.post('/keys/validate', { config, schema: { summary: 'Validate a key (JSON body)', description: 'The same as GET /keys/validate with `service`, `key`, `hwid` in a JSON body; unknown fields are ignored.', ...schema, body: ValidateInput } }, (request) => handle(request, request.body));
 }
