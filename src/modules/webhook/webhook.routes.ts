@@ -64,7 +64,15 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
     '/keys/api/webhook',
     {
       config: { auth: 'service', permission: 'allowManageKeys', limit: 'api' },
-      schema: { tags: ['service'], body: PostBody, response: { ...Responses(Delivered), ...Responses(Delivered, 202) } },
+      schema: {
+        summary: 'Post a message to the service webhook',
+        description:
+          'Stored before it is sent: 200 delivered, 202 queued (the platform asked to wait or failed briefly; the worker retries), ' +
+          '502 when the platform refuses it for good. 409 while the webhook is off or unset.',
+        tags: ['service'],
+        body: PostBody,
+        response: { ...Responses(Delivered), ...Responses(Delivered, 202) },
+      },
     },
     async (request, reply) => {
       const outcome = await webhook.postMessage(ctx, serviceOf(request), request.body);
@@ -95,7 +103,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   // The owner's reveal: the only answer that carries the webhook token.
   app.get(
     '/services/:id/webhook',
-    { config: { auth: 'account', limit: 'api' }, schema: { tags: ['services'], params: ServiceParams, response: Responses(Revealed) } },
+    { config: { auth: 'account', limit: 'api' }, schema: { summary: 'Reveal the webhook URL', description: 'The only answer that carries the webhook token (stored sealed).', tags: ['services'], params: ServiceParams, response: Responses(Revealed) } },
     async (request) => ({ success: true as const, data: await webhook.revealWebhook(ctx, accountIdOf(request), request.params.id) }),
   );
 
