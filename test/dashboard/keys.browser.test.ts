@@ -50,10 +50,12 @@ describe('dashboard keys page in a real browser', () => {
     // A filter: banned keys only, kept in the URL.
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => page.url()).not.toContain('search=');
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Banned' });
     await expect.poll(() => table.getByRole('row').count()).toBe(4);
     expect(page.url()).toContain('status=banned');
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Any' });
+    await expect.poll(() => page.url()).not.toContain('status=');
 
     // Reset the bound key's HWID from its row.
     await table.getByRole('row').filter({ hasText: bound! }).getByRole('button', { name: 'Reset HWID' }).click();

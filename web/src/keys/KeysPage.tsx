@@ -46,7 +46,11 @@ const BASE = '/api/v1/keys/api';
 function useKeyFilters(): [KeyFilters, (change: Partial<KeyFilters>) => void] {
   const [params, setParams] = useSearchParams();
   const filters = useMemo(() => parseKeyFilters(params), [params]);
-  const update = (change: Partial<KeyFilters>) => setParams(keyFiltersToParams(updateKeyFilters(filters, change)), { replace: true });
+  // From the address as it is now, not as this render saw it: two quick changes (clear the search, pick a
+  // status) must not let the second undo the first while the router is still applying it.
+  // (react-router hands a functional update this render's params too, so the address bar is read directly.)
+  const update = (change: Partial<KeyFilters>) =>
+    setParams(keyFiltersToParams(updateKeyFilters(parseKeyFilters(new URLSearchParams(window.location.search)), change)), { replace: true });
   return [filters, update];
 }
 
