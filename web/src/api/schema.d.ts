@@ -8,6 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Your account
+         * @description The calling account (account key or signed-in session).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -88,6 +92,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Reveal your account key
+         * @description The only answer that shows the account key in full; it is stored encrypted.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -165,6 +173,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Regenerate your account key
+         * @description The old key stops working at once; vault tokens it obtained stop too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -238,6 +250,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List your services
+         * @description Every service of the calling account (account key or signed-in session).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -305,6 +321,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Create a service
+         * @description `identifier` (optional, unique on this server) names the service in client URLs; the service key is revealed by GET /services/{id}/api-key.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -389,6 +409,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get one service
+         * @description `id` is the service id or identifier. 404 for another account's service.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -457,6 +481,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        /**
+         * Delete a service
+         * @description Deletes the service and what belongs to it. Cannot be undone.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -525,6 +553,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
+        /**
+         * Rename a service
+         * @description Changes `name` and/or `identifier`; 409 when the identifier is taken.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -606,6 +638,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Reveal the service key
+         * @description The only answer that shows the service key in full; it is stored encrypted.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -685,6 +721,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Regenerate the service key
+         * @description The old key stops working at once, on every instance.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -760,6 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get the service key's permissions
+         * @description The flags that gate service-key routes (allowManageKeys, allowVss, allowUrlShortener, …).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -829,6 +873,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change the service key's permissions
+         * @description Flags not sent keep their value.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -910,6 +958,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get the service key's IP allowlist
+         * @description Empty means any address may use the service key.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -972,6 +1024,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Replace the service key's IP allowlist
+         * @description Addresses or CIDR ranges; a service key used from elsewhere is answered 403 IP_NOT_ALLOWED.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -2453,6 +2509,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List keyless (whitelisted) HWIDs
+         * @description Paged; HWIDs that run the service's scripts without a key.
+         */
         get: {
             parameters: {
                 query: {
@@ -2521,6 +2581,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Whitelist an HWID
+         * @description The HWID validates without a key (KEY_VALID) until `expiresAt`. 409 when already listed.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2594,6 +2658,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Remove a keyless HWID
+         * @description `hwid` in the query or a JSON body. 404 when it is not listed.
+         */
         delete: {
             parameters: {
                 query: {
@@ -2668,6 +2736,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List blacklisted HWIDs
+         * @description Paged; `search` matches part of the HWID or the reason, ignoring case.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2744,6 +2816,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Blacklist an HWID
+         * @description Refuses every key on this HWID with KEY_BANNED until `expiresAt` (never, when absent). 409 when the HWID is already listed.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2817,6 +2893,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Remove an HWID from the blacklist
+         * @description `hwid` in the query or a JSON body. 404 when it is not listed.
+         */
         delete: {
             parameters: {
                 query: {
@@ -2891,6 +2971,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Check whether an HWID is blacklisted
+         * @description Answers `blacklisted` with the reason and expiry of an entry in force.
+         */
         get: {
             parameters: {
                 query: {
@@ -2972,6 +3056,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Service overview
+         * @description The service and its settings (the webhook URL masked).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3062,6 +3150,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Service status
+         * @description Key, keyless HWID and ban counts of the service.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3141,6 +3233,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Execution count
+         * @description Total executions of the service.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3204,6 +3300,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Count an execution
+         * @description Adds one execution to the service (and to the key when given), for loaders that do not fetch through Keyward.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3286,6 +3386,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Change service settings
+         * @description Webhook URL (a chat-platform webhook; stored with its token sealed) and switch, HWID reset cooldowns, chat public key. Fields not sent keep their value.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -3378,6 +3482,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Validate a key (executor call)
+         * @description Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.
+         */
         get: {
             parameters: {
                 query: {
@@ -3448,6 +3556,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Validate a key (JSON body)
+         * @description The same as GET /keys/validate with `service`, `key`, `hwid` in a JSON body; unknown fields are ignored.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3536,6 +3648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a captcha challenge
+         * @description An ALTCHA proof-of-work challenge; its solution is the `captcha` of register and login, good once.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3617,6 +3733,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Register an account
+         * @description Only when REGISTRATION=open; needs a solved captcha.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3705,6 +3825,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Sign in
+         * @description Username and password (plus `totp` when two-factor is on) or the account key as `apiKey`; sets the session cookie. Repeated failures lock password sign-in for a while (429), alike for every username; the account key still signs in.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3797,6 +3921,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Sign out
+         * @description Ends the session on every instance.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3871,6 +3999,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Current session
+         * @description The signed-in account and the X-CSRF-Token that cookie-authenticated mutations must send.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3956,6 +4088,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Start two-factor setup
+         * @description A new TOTP secret (and its otpauth URI); it counts once enabled with a code.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4032,6 +4168,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Turn two-factor on
+         * @description Confirms the pending secret with a current 6-digit code.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4113,6 +4253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Turn two-factor off
+         * @description Needs a current 6-digit code.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4631,6 +4775,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Get a vault token
+         * @description Trades the account key for a short-lived bearer token for the vault API (/api/v3/vault).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4706,6 +4854,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List vault scripts
+         * @description Paged; `search` filters by name.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4783,6 +4935,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Store a script in the vault
+         * @description Name and code; the code is stored encrypted. 409 when the name is taken.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4869,6 +5025,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a vault script
+         * @description By id or name, with its code.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4938,6 +5098,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Update a vault script
+         * @description Name and/or code.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -5014,6 +5178,10 @@ export interface paths {
             };
         };
         post?: never;
+        /**
+         * Delete a vault script
+         * @description By id or name.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -5090,6 +5258,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Shorten a URL
+         * @description Answers the short link (`shortUrl`); `slug` is optional. Needs allowUrlShortener.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5172,6 +5344,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List short links
+         * @description Paged, with click counts; `search` filters.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5248,6 +5424,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        /**
+         * Delete a short link
+         * @description `slug` in the query or a JSON body. 404 when it is not this service's.
+         */
         delete: {
             parameters: {
                 query: {
@@ -5900,6 +6080,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Loader for a script
+         * @description Lua that reads `script_key`, takes the executor HWID and fetches the script from /vss/fetch. 404 (as Lua) for an unknown script.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5935,6 +6119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Fetch a script's code
+         * @description The stored (obfuscated) code for a valid key and HWID, counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5973,6 +6161,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Keyward Lua library
+         * @description The `api` library scripts load to check keys (api.check_key, api.get_key_link).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6006,6 +6198,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get-key link of a script
+         * @description The key-system page of the script's service, or null while its key system is off.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6083,6 +6279,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Check a key for a script
+         * @description The /keys/validate verdict for the script's service, named by the script id.
+         */
         get: {
             parameters: {
                 query?: {
@@ -6170,6 +6370,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Post a message to the service webhook
+         * @description Stored before it is sent: 200 delivered, 202 queued (the platform asked to wait or failed briefly; the worker retries), 502 when the platform refuses it for good. 409 while the webhook is off or unset.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6366,6 +6570,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Reveal the webhook URL
+         * @description The only answer that carries the webhook token (stored sealed).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7146,6 +7354,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * The service’s audit log
+         * @description Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7245,6 +7457,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * The account’s audit log
+         * @description Newest first, paged, with the same filters: the account’s own actions and the service actions on all its services.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7344,6 +7560,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Validations, executions and redemptions over time
+         * @description One bucket per aligned UTC hour or day (default: the last 7 days by day), zeros included, at most 1,000; verdicts by code and executions by script over the range. Counts may be up to 5 s late.
+         */
         get: {
             parameters: {
                 query?: {
