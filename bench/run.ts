@@ -22,8 +22,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { migrate, openDatabase } from '../src/db/database.ts';
-import { Sealer } from '../src/lib/secrets.ts';
-import { AnalyticsAggregator } from '../src/modules/analytics/aggregator.ts';
+import { createContext, silentLog } from '../src/context.ts';
 import { createAccount } from '../src/modules/accounts/accounts.service.ts';
 import { createService } from '../src/modules/services/services.service.ts';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
@@ -122,11 +121,11 @@ async function startKeyward(env: Record<string, string>, what: 'validate' | 'fet
   const config = loadConfig({ ...env, KEYWARD_SECRET: SECRET });
   const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(handle.db);
-  const ctx = { config, db: handle.db, dialect: handle.dialect, sealer: new Sealer(SECRET), clock: Date.now, redis: null, analytics: new AnalyticsAggregator(Date.now, false) };
+  const ctx = await createContext({ config, database: handle, ownsDatabase: true, log: silentLog, role: 'cli' });
   const account = await createAccount(ctx, { username: `bench${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
   const service = await createService(ctx, account.id, { name: 'bench' });
   const serviceKey = ctx.sealer.open(service.apiKeySealed);
-  await handle.close();
+  await ctx.close();
 
   const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
   pinServer(server.child.pid);

@@ -3,15 +3,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerO
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import cookie from '@fastify/cookie';
-import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
+import { createContext, type AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
-import { attachBus, startInvalidationBus } from './lib/invalidation.ts';
-import { Sealer } from './lib/secrets.ts';
-import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
 import { requestLogValue } from './lib/redact.ts';
-import { systemClock, type Clock } from './lib/time.ts';
+import type { Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
 import { installAuth } from './plugins/auth.ts';
@@ -90,32 +86,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const ownsDatabase = !options.database;
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (config.migrateOnStart) await migrate(database.db);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, lazyConnect: false })
-    : null;
-  redis?.on('error', (err) => app.log.warn({ err }, 'redis error'));
-
-  const ctx: AppContext = {
-    config,
-    db: database.db,
-    dialect: database.dialect,
-    sealer: new Sealer(config.secret),
-    clock: options.clock ?? systemClock,
-    redis,
-    analytics: new AnalyticsAggregator(options.clock ?? systemClock, config.analytics),
-  };
+  const ctx = await createContext({ config, database, ownsDatabase: !options.database, log: app.log, clock: options.clock, role: 'server' });
   app.decorate('ctx', ctx);
-  // Tells every instance which cached copies went stale (lib/invalidation.ts).
-  const bus = await startInvalidationBus(config, database.db, redis, app.log);
-  attachBus(ctx, bus);
-  app.addHook('onClose', async () => {
-    await bus.close();
-    redis?.disconnect();
-    if (ownsDatabase) await database.close();
-  });
+  // Background jobs run once the app is ready; closing stops them (a last analytics flush) before the database goes.
+  app.addHook('onReady', async () => ctx.jobs.start());
+  app.addHook('onClose', async () => ctx.close());
 
   // Set first thing, so every answer carries it, errors and 404s included.
   app.addHook('onRequest', (request, reply, done) => {

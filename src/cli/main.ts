@@ -4,10 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { Sealer } from '../lib/secrets.ts';
-import { systemClock } from '../lib/time.ts';
-import type { AppContext } from '../context.ts';
-import { AnalyticsAggregator } from '../modules/analytics/aggregator.ts';
+import { createContext, type AppContext, type Log } from '../context.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 
@@ -66,13 +63,22 @@ async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> 
   const config = loadConfig();
   announceDatabase(config);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let ctx: AppContext | undefined;
   try {
     await migrate(database.db);
-    return await run({ config, db: database.db, dialect: database.dialect, sealer: new Sealer(config.secret), clock: systemClock, redis: null, analytics: new AnalyticsAggregator(systemClock, false) });
+    ctx = await createContext({ config, database, ownsDatabase: true, log: cliLog, role: 'cli' });
+    return await run(ctx);
   } finally {
-    await database.close();
+    await (ctx ? ctx.close() : database.close());
   }
 }
+
+/** The CLI talks to a person: warnings and errors as plain lines on stderr, nothing else. */
+const cliLog: Log = {
+  info: () => {},
+  warn: (_obj, msg) => console.error(`keyward: warning: ${msg ?? ''}`),
+  error: (_obj, msg) => console.error(`keyward: ${msg ?? ''}`),
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;

@@ -122,7 +122,9 @@ function withStatementCache(sqlite: SQLite.Database) {
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrate(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.withoutPlugins(), provider });
+  // Unordered: migrations were written in parallel branches and landed out of number order; a database
+  // that ran a later one first still gets the earlier ones instead of a refusal to start.
+  const migrator = new Migrator({ db: db.withoutPlugins(), provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

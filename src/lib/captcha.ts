@@ -1,4 +1,3 @@
-import { hkdfSync } from 'node:crypto';
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib';
 import type { Challenge } from 'altcha-lib/types';
 import type { AppContext } from '../context.ts';
@@ -10,19 +9,10 @@ import { invalid } from '../errors.ts';
  * a solved one is good once: its signature goes into `captcha_uses` until it expires, so a replay is
  * refused on every instance sharing the database.
  */
-const hmacKeys = new WeakMap<AppContext, string>();
-function hmacKeyOf(ctx: AppContext): string {
-  let key = hmacKeys.get(ctx);
-  if (!key) {
-    key = Buffer.from(hkdfSync('sha256', ctx.config.secret, 'keyward', 'keyward:captcha:v1', 32)).toString('hex');
-    hmacKeys.set(ctx, key);
-  }
-  return key;
-}
 
 export async function issueCaptcha(ctx: AppContext): Promise<Challenge> {
   return createChallenge({
-    hmacKey: hmacKeyOf(ctx),
+    hmacKey: ctx.keys.captchaHmac,
     maxnumber: ctx.config.signin.captchaMaxNumber,
     expires: new Date(ctx.clock() + ctx.config.signin.captchaTtlSeconds * 1000),
   });
@@ -38,7 +28,7 @@ export async function consumeCaptcha(ctx: AppContext, solved: string | undefined
   try {
     payload = JSON.parse(Buffer.from(solved, 'base64').toString('utf8')) as { signature?: unknown };
     // Expiry is checked below against the app clock (testable, one clock for the whole app).
-    verified = typeof payload?.signature === 'string' && (await verifySolution(payload as never, hmacKeyOf(ctx), false));
+    verified = typeof payload?.signature === 'string' && (await verifySolution(payload as never, ctx.keys.captchaHmac, false));
   } catch {
     verified = false;
   }

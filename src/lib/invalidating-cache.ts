@@ -1,5 +1,4 @@
-import type { Db, Dialect } from '../db/database.ts';
-import { busOf } from './invalidation.ts';
+import type { InvalidationBus } from './invalidation.ts';
 import type { Clock } from './time.ts';
 
 /**
@@ -13,13 +12,13 @@ export class InvalidatingCache<T> {
   private generation = 0;
 
   constructor(
-    owner: { db: Db; dialect: Dialect; clock: Clock },
+    owner: { bus: InvalidationBus; clock: Clock },
     readonly topic: string,
     private readonly ttlMs: number,
     private readonly limit: number,
     private readonly clock: Clock = owner.clock,
   ) {
-    busOf(owner).subscribe(topic, (key) => {
+    owner.bus.subscribe(topic, (key) => {
       this.generation++;
       if (key === '*') this.entries.clear();
       else this.entries.delete(key);

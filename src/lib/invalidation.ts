@@ -162,27 +162,12 @@ export async function startInvalidationBus(config: Config, db: Db, redis: Redis 
   return bus;
 }
 
-const buses = new WeakMap<object, InvalidationBus>();
-
-/** Attaches a bus to an app context (the app does it at start). */
-export function attachBus(owner: object, bus: InvalidationBus) {
-  buses.set(owner, bus);
-}
-
 /**
- * The bus of an app context. Code run outside an app (the CLI) keeps no caches, so it only needs to
- * tell the running instances: through NOTIFY on PostgreSQL (with Redis, instances also listen there,
- * so the CLI's NOTIFY alone would miss them: the app's bus is used whenever there is one).
+ * The bus of code run outside a server (the CLI): it keeps no caches, so it only tells the running instances,
+ * through NOTIFY on PostgreSQL. (With Redis, instances also listen there, so the CLI's NOTIFY alone would
+ * miss them; SQLite servers in other processes see the change when their cached copy expires.)
  */
-export function busOf(owner: { db: Db; dialect: Dialect }): InvalidationBus {
-  let bus = buses.get(owner);
-  if (!bus) {
-    const local = inProcessBus(owner.db);
-    bus =
-      owner.dialect === 'postgres'
-        ? { ...local, publish: async (topic, key) => void (await notifyPostgres(owner.db, topic, key)) }
-        : local;
-    buses.set(owner, bus);
-  }
-  return bus;
+export function publishingBus(db: Db, dialect: Dialect): InvalidationBus {
+  const local = inProcessBus(db);
+  return dialect === 'postgres' ? { ...local, publish: async (topic, key) => void (await notifyPostgres(db, topic, key)) } : local;
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { AppContext } from '../../src/context.ts';
-import { AnalyticsAggregator } from '../../src/modules/analytics/aggregator.ts';
-import { Sealer } from '../../src/lib/secrets.ts';
+import { createContext, silentLog, type AppContext } from '../../src/context.ts';
 import { generateKeys as generate } from '../../src/modules/keys/keys.service.ts';
 import { replaceHwids } from '../../src/modules/keys/keys.repository.ts';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.repository.ts';
@@ -25,7 +23,7 @@ let ctx: AppContext;
 beforeAll(async () => {
   database = await createTestDatabase();
   const config = loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env });
-  ctx = { config, db: database.handle.db, dialect: database.handle.dialect, sealer: new Sealer(TEST_SECRET), clock: Date.now, redis: null, analytics: new AnalyticsAggregator(Date.now, false) };
+  ctx = await createContext({ config, database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });
   const env = { ...database.env, KEYWARD_SECRET: TEST_SECRET, RATE_LIMIT_CLIENT_PER_MINUTE: '0', LOG_LEVEL: 'warn' };
   // Started one after another so they do not race each other's migration check.
   for (let i = 0; i < INSTANCES; i++) servers.push(await startServerProcess(env));

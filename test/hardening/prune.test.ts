@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { jobs } from '../../src/jobs.ts';
 import { pruneJob, pruneOnce } from '../../src/modules/maintenance/prune.job.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';
@@ -61,8 +62,9 @@ describe('the pruning job', () => {
     expect(await pruneOnce(ctx)).toEqual({ outbox: 0, captchas: 0, sessions: 0, loginFailures: 0 });
   });
 
-  it('is a job for the shared runner, run hourly by default', () => {
-    expect(pruneJob.name).toBe('prune');
-    expect(pruneJob.intervalMs(t().ctx)).toBe(3_600_000);
+  it('is one of the app\'s background jobs, exclusive, run hourly by default', () => {
+    expect(jobs).toContain(pruneJob);
+    expect(pruneJob.exclusive).toBe(true);
+    expect(typeof pruneJob.intervalMs === 'function' ? pruneJob.intervalMs(t().ctx) : pruneJob.intervalMs).toBe(3_600_000);
   });
 });

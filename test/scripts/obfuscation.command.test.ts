@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { scriptWorker } from '../../src/modules/scripts/worker.ts';
 import { anotherInstance, startTestApp, useTestApp, type TestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
 import { fetchScript, SCRIPTS, uploadScript } from './script-helpers.ts';
@@ -13,7 +12,7 @@ const t = useTestApp({
   OBFUSCATOR_TIMEOUT_MS: '1500',
   OBFUSCATOR_MAX_OUTPUT_BYTES: '4096',
 });
-const settled = () => scriptWorker(t().ctx).settled();
+const settled = () => t().ctx.jobs.settled();
 
 async function scriptRow(id: string) {
   return t().ctx.db.selectFrom('scripts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -133,7 +132,7 @@ describe('background work across a restart', () => {
     const config = { ...first.config, obfuscation: { ...first.config.obfuscation, commands: { IB1: `printf -- '-- second\\n'; cat` } } };
     const second = await anotherInstance(first, config);
     try {
-      await scriptWorker(second.ctx).settled();
+      await second.ctx.jobs.settled();
       const row = await second.ctx.db.selectFrom('scripts').selectAll().where('id', '=', script.id).executeTakeFirstOrThrow();
       expect(row.status).toBe('ready');
       const [key] = await generateKeys(second, s.serviceKey);
@@ -172,7 +171,7 @@ describe('background work across a restart', () => {
         })
         .execute();
       await other.ready();
-      await scriptWorker(other.ctx).settled();
+      await other.ctx.jobs.settled();
       const row = await other.ctx.db.selectFrom('scripts').selectAll().where('name', '=', 'held').executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: 'processing', leaseUntil: now + 60_000 });
       await other.close();

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { scriptWorker } from '../../src/modules/scripts/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { generateKeys, seedService } from '../helpers/seed.ts';
 import { fetchScript, uploadScript } from './script-helpers.ts';
@@ -69,7 +68,7 @@ async function upload(name: string, code: string) {
   const s = await seedService(t.ctx);
   const script = await uploadScript(t.app, s, { name, code, obfuscationType: 'LURAPH' });
   expect(script.status).toBe('processing');
-  await scriptWorker(t.ctx).settled();
+  await t.ctx.jobs.settled();
   const row = await t.ctx.db.selectFrom('scripts').selectAll().where('id', '=', script.id).executeTakeFirstOrThrow();
   return { s, script, row };
 }
@@ -116,7 +115,7 @@ describe('Luraph provider', () => {
     try {
       const s = await seedService(down.ctx);
       const script = await uploadScript(down.app, s, { name: 'offline', code: 'x()', obfuscationType: 'LURAPH' });
-      await scriptWorker(down.ctx).settled();
+      await down.ctx.jobs.settled();
       const row = await down.ctx.db.selectFrom('scripts').selectAll().where('id', '=', script.id).executeTakeFirstOrThrow();
       expect(row.status).toBe('failed');
       expect(row.failureReason).toMatch(/^Luraph could not be reached: /);

@@ -91,7 +91,8 @@ describe('script size limit', () => {
     const put = await call(t().app, 'PUT', `${SCRIPTS}/big`, { key: s.serviceKey, body: { code: 'a'.repeat(LIMIT + 1) } });
     expect(put.status).toBe(413);
     expect(await t().ctx.db.selectFrom('scripts').select('id').where('name', '=', 'bigger').execute()).toHaveLength(0);
-  });
+    // Three 40 MB bodies through the real parser and the database: seconds alone, far more on a busy 2-core runner.
+  }, 120_000);
 
   it('counts the code after JSON escapes: a heavily escaped 40 MB body is accepted by its decoded size', async () => {
     const s = await seedService(t().ctx);

@@ -8,6 +8,7 @@ import * as keyHwids from './0007_key_hwids.ts';
 import * as keysListing from './0008_keys_listing.ts';
 import * as auditAnalytics from './0009_audit_analytics.ts';
 import * as keySystem from './0010_key_system.ts';
+import * as jobLeases from './0011_job_leases.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008_keys_listing': keysListing,
   '0009_audit_analytics': auditAnalytics,
   '0010_key_system': keySystem,
+  '0011_job_leases': jobLeases,
 };

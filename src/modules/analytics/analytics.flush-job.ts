@@ -1,17 +1,17 @@
-import type { AppContext } from '../../context.ts';
+import type { Job } from '../../lib/jobs.ts';
 
 /**
  * Writes this instance's in-memory counts (contract §7.5: at most 5 s late). Not exclusive: every
  * instance flushes its own counts, and the additive upserts sum them. The final flush on stop is what
  * makes a clean shutdown lose nothing.
  */
-export const analyticsFlushJob = {
+export const analyticsFlushJob: Job = {
   name: 'analytics-flush',
-  intervalMs: (ctx: AppContext) => (ctx.config.analytics ? ctx.config.analyticsFlushMs : 0),
-  async run(ctx: AppContext): Promise<void> {
+  intervalMs: (ctx) => (ctx.config.analytics ? ctx.config.analyticsFlushMs : 0),
+  async run(ctx) {
     await ctx.analytics.flush(ctx.db);
   },
-  async onStop(ctx: AppContext): Promise<void> {
+  async onStop(ctx) {
     await ctx.analytics.flush(ctx.db);
   },
 };

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { Responses, Strict, Time } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { analyticsOf } from './analytics.service.ts';
-import { analyticsFlushJob } from './analytics.flush-job.ts';
 
 const QueryTime = Type.String({ maxLength: 40, errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' });
 const AnalyticsQuery = Strict({
@@ -33,17 +32,6 @@ const Analytics = Type.Object({
 export default async function analyticsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-
-  // Until the shared job runner (src/lib/jobs.ts) exists, the flush job runs on this instance's timer.
-  const intervalMs = analyticsFlushJob.intervalMs(ctx);
-  if (intervalMs > 0) {
-    const timer = setInterval(() => analyticsFlushJob.run(ctx).catch((err) => app.log.error({ err }, 'analytics flush failed')), intervalMs);
-    timer.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(timer);
-      await analyticsFlushJob.onStop(ctx);
-    });
-  }
 
   app.get(
     '/keys/api/analytics',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.ts';
+import type { Job } from '../../lib/jobs.ts';
 import { pruneOrphanedAnalytics } from '../analytics/analytics.repository.ts';
 import { pruneExpiredAudit } from './audit.service.ts';
 
@@ -6,11 +6,11 @@ import { pruneExpiredAudit } from './audit.service.ts';
  * Drops audit entries older than AUDIT_RETENTION_DAYS (contract §7.6) and the analytics rows of
  * services that are gone (analytics are kept as long as the service). One instance at a time; hourly is plenty for a retention counted in days.
  */
-export const auditPruneJob = {
+export const auditPruneJob: Job = {
   name: 'audit-prune',
   intervalMs: 60 * 60_000,
   exclusive: true,
-  async run(ctx: AppContext): Promise<void> {
+  async run(ctx) {
     await pruneExpiredAudit(ctx);
     await pruneOrphanedAnalytics(ctx.db);
   },

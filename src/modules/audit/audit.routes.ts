@@ -6,7 +6,6 @@ import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { AUDIT_ACTIONS } from './audit.repository.ts';
 import { listAccountAudit, listServiceAudit } from './audit.service.ts';
-import { auditPruneJob } from './audit.prune-job.ts';
 
 const Entry = Type.Object({
   id: Type.String(),
@@ -30,12 +29,6 @@ const tags = ['audit'];
 export default async function auditRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-
-  // Until the shared job runner (src/lib/jobs.ts) exists, each instance prunes on its own timer; the
-  // deletes are idempotent, so instances pruning at once do no harm.
-  const timer = setInterval(() => auditPruneJob.run(ctx).catch((err) => app.log.error({ err }, 'audit prune failed')), auditPruneJob.intervalMs);
-  timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
 
   app.get(
     '/keys/api/audit',

@@ -10,7 +10,6 @@ import { htmlPage, PAGE_CSP } from '../reset-page/html.ts';
 import { KEY_SYSTEM_SCRIPT, keyPage, notFoundPage, returnPage } from './key-system.page.ts';
 import { TOKEN_PARAMS } from './key-system.providers.ts';
 import * as keySystem from './key-system.service.ts';
-import { keySystemSweepJob } from './key-system.sweep-job.ts';
 import {
   CheckpointBody,
   KeySystemResponses,
@@ -62,15 +61,6 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
   const config = { limit: 'client' } as const;
-
-  // Until the shared job runner (src/lib/jobs.ts) exists, each instance sweeps on its own timer; the
-  // deletes are idempotent, so instances sweeping at once do no harm. Replace by one line in src/jobs.ts.
-  const timer = setInterval(
-    () => keySystemSweepJob.run(ctx).catch((err: unknown) => app.log.error({ err }, 'key-system sweep failed')),
-    keySystemSweepJob.intervalMs,
-  );
-  timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
 
   app.post(
     '/public/key-system/:service/sessions',

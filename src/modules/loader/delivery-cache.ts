@@ -1,6 +1,8 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
+import type { InvalidationBus } from '../../lib/invalidation.ts';
+import type { Clock } from '../../lib/time.ts';
 import { InvalidatingCache } from '../../lib/invalidating-cache.ts';
 import { readBlob, SCRIPT_TOPIC } from '../scripts/code-store.ts';
 import * as scriptsRepo from '../scripts/scripts.repository.ts';
@@ -38,16 +40,19 @@ export class DeliveryCache {
   private readonly loading = new Map<string, Promise<CachedCode>>();
   private bytes = 0;
 
+  private readonly db: Db;
+
   constructor(
-    private readonly ctx: AppContext,
+    deps: { db: Db; bus: InvalidationBus; clock: Clock },
     readonly maxBytes: number,
   ) {
-    this.rows = new InvalidatingCache(ctx, SCRIPT_TOPIC, ROW_TTL_MS, ROW_LIMIT);
+    this.db = deps.db;
+    this.rows = new InvalidatingCache(deps, SCRIPT_TOPIC, ROW_TTL_MS, ROW_LIMIT);
   }
 
   script(id: string): Promise<DeliverableScript | undefined> {
     return this.rows.get(id, async () => {
-      const row = await scriptsRepo.findScript(this.ctx.db, id);
+      const row = await scriptsRepo.findScript(this.db, id);
       return row && { id: row.id, serviceId: row.serviceId, status: row.status, outputBlob: row.outputBlob, outputSize: row.outputSize };
     });
   }
@@ -76,7 +81,7 @@ export class DeliveryCache {
 
   private async load(blobId: string, size: number): Promise<CachedCode> {
     const parts: Buffer[] = [];
-    for await (const chunk of readBlob(this.ctx.db, blobId, size)) parts.push(chunk);
+    for await (const chunk of readBlob(this.db, blobId, size)) parts.push(chunk);
     const entry: CachedCode = { body: parts.length === 1 ? parts[0]! : Buffer.concat(parts), gzip: null };
     this.bytes += entry.body.length;
     this.blobs.set(blobId, entry);
@@ -87,12 +92,4 @@ export class DeliveryCache {
     }
     return entry;
   }
-}
-
-const caches = new WeakMap<AppContext, DeliveryCache>();
-
-export function deliveryCache(ctx: AppContext): DeliveryCache {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new DeliveryCache(ctx, ctx.config.scriptCacheBytes)));
-  return cache;
 }

@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { loaderSource } from '../../lua/loader.ts';
 import { luaError } from '../../lua/quote.ts';
 import { ClientCredentialsQuery, hwidFrom, ScriptIdParams } from '../validation/validation.routes.ts';
-import { deliveryCache } from './delivery-cache.ts';
 import { deliver, deliverableScript, type Delivery } from './loader.service.ts';
 
 const tags = ['client'];
@@ -28,7 +27,7 @@ async function sendCode(request: FastifyRequest, reply: FastifyReply, code: Extr
   if (alreadyHeld(request, code.etag)) return reply.status(304).send();
   if (!code.cached) return reply.header('content-length', String(code.size)).send(code.stream());
   if (!gzip) return reply.header('content-length', String(code.size)).send(code.cached.body);
-  const body = await deliveryCache(request.server.ctx).gzipped(code.cached);
+  const body = await request.server.ctx.delivery.gzipped(code.cached);
   return reply.header('content-encoding', 'gzip').header('content-length', String(body.length)).send(body);
 }
 

@@ -4,7 +4,7 @@ import { luaError } from '../../lua/quote.ts';
 import { readBlob } from '../scripts/code-store.ts';
 import * as scriptsRepo from '../scripts/scripts.repository.ts';
 import { validateKey, type Verdict } from '../validation/validation.service.ts';
-import { deliveryCache, type CachedCode } from './delivery-cache.ts';
+import type { CachedCode } from './delivery-cache.ts';
 import { countFetchExecution } from './loader.repository.ts';
 
 export type Delivery =
@@ -23,7 +23,7 @@ const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT
 
 /** A script that exists, by the id a loadstring carries. */
 export async function deliverableScript(ctx: AppContext, scriptId: string) {
-  return scriptsRepo.isUuid(scriptId) ? deliveryCache(ctx).script(scriptId.toLowerCase()) : undefined;
+  return scriptsRepo.isUuid(scriptId) ? ctx.delivery.script(scriptId.toLowerCase()) : undefined;
 }
 
 /** The verdict for a script's service, or null when the script does not exist. */
@@ -57,7 +57,7 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
     kind: 'code',
     etag: blobId,
     size,
-    cached: await deliveryCache(ctx).code(blobId, size),
+    cached: await ctx.delivery.code(blobId, size),
     stream: () => Readable.from(readBlob(ctx.db, blobId, size), { objectMode: false }),
   };
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import type { Job } from '../../lib/jobs.ts';
 import { hasPlainToken, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import * as repo from './prune.repository.ts';
 
@@ -47,15 +48,12 @@ export async function sealPlainWebhookTokens(ctx: AppContext): Promise<number> {
   return sealed;
 }
 
-/**
- * The maintenance job for the shared runner (src/lib/jobs.ts `Job`; registered in src/jobs.ts). Exclusive: one
- * instance at a time is enough, though the deletes are safe to run concurrently.
- */
-export const pruneJob = {
+/** Exclusive: one instance at a time is enough, though the deletes are safe to run concurrently. */
+export const pruneJob: Job = {
   name: 'prune',
-  intervalMs: (ctx: AppContext) => ctx.config.maintenance.pruneIntervalMs,
+  intervalMs: (ctx) => ctx.config.maintenance.pruneIntervalMs,
   exclusive: true,
-  async run(ctx: AppContext): Promise<void> {
+  async run(ctx) {
     await sealPlainWebhookTokens(ctx);
     await pruneOnce(ctx);
   },

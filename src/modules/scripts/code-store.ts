@@ -2,7 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
-import { busOf } from '../../lib/invalidation.ts';
 import { CHUNK_BYTES, ChunkCollector, type ScriptCode } from './code.ts';
 import './scripts.tables.ts';
 
@@ -51,4 +50,4 @@ export { CHUNK_BYTES };
 export const SCRIPT_TOPIC = 'script';
 
 /** Every instance drops its cached copy of the script's row (loader/delivery-cache.ts); call after the change committed. */
-export const scriptChanged = (ctx: AppContext, scriptId: string) => busOf(ctx).publish(SCRIPT_TOPIC, scriptId);
+export const scriptChanged = (ctx: AppContext, scriptId: string) => ctx.bus.publish(SCRIPT_TOPIC, scriptId);

@@ -8,7 +8,6 @@ import { invalid } from '../../errors.ts';
 import { installScriptBodyParser, uploadedCode } from './body-parser.ts';
 import * as schemas from './scripts.schemas.ts';
 import * as scripts from './scripts.service.ts';
-import { attachWorker, ScriptWorker } from './worker.ts';
 
 const tags = ['scripts'];
 
@@ -21,10 +20,6 @@ function codeOf(request: FastifyRequest) {
 export default async function scriptRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  const worker = new ScriptWorker(ctx, app.log);
-  attachWorker(ctx, worker);
-  app.addHook('onReady', async () => worker.start());
-  app.addHook('onClose', async () => worker.close());
 
   const vss = { auth: 'service', permission: 'allowVss', limit: 'api' } as const;
 
@@ -38,7 +33,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
       { config: vss, schema: { tags, body: schemas.CreateBody, response: Responses(schemas.Script, 201) } },
       async (request, reply) => {
         const { name, obfuscationType, visible } = request.body;
-        const data = await scripts.createScript(ctx, worker, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) }, actorOf(request));
+        const data = await scripts.createScript(ctx, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) }, actorOf(request));
         return reply.status(201).send({ success: true as const, data });
       },
     );
@@ -51,7 +46,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         const code = request.body.code === undefined ? undefined : codeOf(request);
         return {
           success: true as const,
-          data: await scripts.updateScript(ctx, worker, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }, actorOf(request)),
+          data: await scripts.updateScript(ctx, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }, actorOf(request)),
         };
       },
     );

@@ -8,9 +8,9 @@ import { iso } from '../../lib/time.ts';
 import type { ObfuscatedType } from '../../obfuscation/index.ts';
 import { deleteBlob, scriptChanged, writeBlob } from './code-store.ts';
 import type { ScriptCode } from './code.ts';
+import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from './scripts.tables.ts';
-import type { ScriptWorker } from './worker.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;
@@ -30,8 +30,8 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
   };
 }
 
-function requireProvider(worker: ScriptWorker, type: ObfuscationType): void {
-  if (type !== 'NONE' && !worker.providers[type as ObfuscatedType]) {
+function requireProvider(ctx: AppContext, type: ObfuscationType): void {
+  if (type !== 'NONE' && !ctx.obfuscators[type as ObfuscatedType]) {
     throw new AppError('OBFUSCATOR_UNAVAILABLE', `The ${type} obfuscator is not configured on this server`);
   }
 }
@@ -50,9 +50,9 @@ export interface CreateInput {
   visible?: boolean;
 }
 
-export async function createScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, input: CreateInput, actor: Actor) {
+export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
   const type = input.obfuscationType ?? 'NONE';
-  requireProvider(worker, type);
+  requireProvider(ctx, type);
   // Checked before the code is written, so a duplicate costs no 40 MB of writes; the unique key still settles races.
   if (await repo.nameTaken(ctx.db, serviceId, input.name)) throw conflict(`A script named ${input.name} already exists`);
   const now = ctx.clock();
@@ -81,7 +81,7 @@ export async function createScript(ctx: AppContext, worker: ScriptWorker, servic
     if (isUniqueViolation(error)) throw conflict(`A script named ${input.name} already exists`);
     throw error;
   }
-  if (row!.status === 'processing') worker.kick();
+  if (row!.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
   return toScriptView(ctx, row!);
 }
 
@@ -112,13 +112,13 @@ export interface UpdateInput {
   visible?: boolean;
 }
 
-export async function updateScript(ctx: AppContext, worker: ScriptWorker, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
+export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
   const current = await requireScript(ctx, serviceId, idOrName);
   const type = input.obfuscationType ?? current.obfuscationType;
   // Re-run when the code or the type changes, or when a failed script is sent its type again (a retry).
   const rerun =
     input.code !== undefined || type !== current.obfuscationType || (input.obfuscationType !== undefined && current.status === 'failed');
-  if (rerun) requireProvider(worker, type);
+  if (rerun) requireProvider(ctx, type);
   if (input.name !== undefined && input.name !== current.name && (await repo.nameTaken(ctx.db, serviceId, input.name))) {
     throw conflict(`A script named ${input.name} already exists`);
   }
@@ -146,7 +146,7 @@ export async function updateScript(ctx: AppContext, worker: ScriptWorker, servic
     throw error;
   }
   await scriptChanged(ctx, current.id);
-  if (patch.status === 'processing') worker.kick();
+  if (patch.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
   return toScriptView(ctx, { ...current, ...patch });
 }
 

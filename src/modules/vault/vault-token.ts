@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { safeEqual } from '../../lib/secrets.ts';
 import { findAccountById, type AccountRow } from '../accounts/accounts.repository.ts';
@@ -12,18 +12,8 @@ const PREFIX = 'kwv_';
  * AND the digest of the account key that obtained it. Regenerating the account key changes that digest,
  * so every token it issued stops verifying at once, on every instance.
  */
-const macKeys = new WeakMap<AppContext, Buffer>();
-function macKeyOf(ctx: AppContext): Buffer {
-  let key = macKeys.get(ctx);
-  if (!key) {
-    key = Buffer.from(hkdfSync('sha256', ctx.config.secret, 'keyward', 'keyward:vault-token:v1', 32));
-    macKeys.set(ctx, key);
-  }
-  return key;
-}
-
 const macOf = (ctx: AppContext, body: string, accountKeyDigest: string) =>
-  createHmac('sha256', macKeyOf(ctx)).update(`${body}|${accountKeyDigest}`).digest('base64url');
+  createHmac('sha256', ctx.keys.vaultTokenMac).update(`${body}|${accountKeyDigest}`).digest('base64url');
 
 export function issueVaultToken(ctx: AppContext, account: { id: string; apiKeyDigest: string }) {
   const expiresAt = ctx.clock() + VAULT_TOKEN_TTL_SECONDS * 1000;

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.ts';
 import { NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
@@ -27,34 +26,6 @@ const OutboxMessage = Type.Object({
   deliveredAt: NullableTime,
   nextAttemptAt: NullableTime,
 });
-
-/**
- * The background delivery loop of one instance. Passes never overlap within an instance; several
- * instances are kept apart by the claim in the database. close() waits for a pass under way.
- */
-function startWorker(ctx: AppContext, intervalMs: number, log: FastifyInstance['log']) {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const tick = () => {
-    if (running || stopped) return;
-    running = webhook
-      .runWebhookWorkerPass(ctx, (message) =>
-        log.warn({ messageId: message.id, serviceId: message.serviceId, lastError: message.lastError }, 'webhook message given up'),
-      )
-      .then(() => undefined)
-      .catch((err: unknown) => log.warn({ err }, 'webhook worker pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
-}
 
 export default async function webhookRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -106,12 +77,4 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
     { config: { auth: 'account', limit: 'api' }, schema: { summary: 'Reveal the webhook URL', description: 'The only answer that carries the webhook token (stored sealed).', tags: ['services'], params: ServiceParams, response: Responses(Revealed) } },
     async (request) => ({ success: true as const, data: await webhook.revealWebhook(ctx, accountIdOf(request), request.params.id) }),
   );
-
-  let stopWorker: (() => Promise<void>) | null = null;
-  app.addHook('onReady', async () => {
-    if (ctx.config.webhookWorkerIntervalMs > 0) stopWorker = startWorker(ctx, ctx.config.webhookWorkerIntervalMs, app.log);
-  });
-  app.addHook('onClose', async () => {
-    await stopWorker?.();
-  });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
+import type { Config } from '../../config.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
 import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
@@ -36,21 +37,15 @@ export type PostOutcome = { delivered: true } | { delivered: false; queued: true
 
 export const PLATFORM_ORIGINS = [...CHAT_WEBHOOK_HOSTS].map((host) => `https://${host}`);
 
-export function outboundPolicy(ctx: AppContext): OutboundPolicy {
+export function outboundPolicy(config: Config): OutboundPolicy {
   return {
     platformOrigins: PLATFORM_ORIGINS,
-    explicitOrigins: ctx.config.chatWebhookOrigins,
+    explicitOrigins: config.chatWebhookOrigins,
     timeoutMs: TIMEOUT_MS,
     maxResponseBytes: MAX_RESPONSE_BYTES,
   };
 }
 
-/** Which policy a context uses; tests may swap DNS for one app through this hook. */
-const policies = new WeakMap<AppContext, OutboundPolicy>();
-export function setOutboundPolicy(ctx: AppContext, policy: OutboundPolicy): void {
-  policies.set(ctx, policy);
-}
-const policyOf = (ctx: AppContext) => policies.get(ctx) ?? outboundPolicy(ctx);
 
 /**
  * How long the platform asked us to wait, in ms. The `Retry-After` header is seconds (HTTP's unit);
@@ -96,7 +91,7 @@ type Attempt =
 async function attempt(ctx: AppContext, row: repo.OutboxRow, url: string): Promise<Attempt> {
   let response: OutboundResponse;
   try {
-    response = await postJson(url, JSON.parse(row.payload), policyOf(ctx));
+    response = await postJson(url, JSON.parse(row.payload), ctx.outbound.webhook);
   } catch (error) {
     if (error instanceof OutboundRefused) return { kind: 'permanent', error: `refused: ${error.message}` };
     if (error instanceof OutboundNetworkError) return { kind: 'transient', error: error.message };
