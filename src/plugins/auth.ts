@@ -22,14 +22,16 @@ import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/se
  */
 export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
 
-export interface Principal {
-  kind: 'service-key' | 'account-key' | 'session' | 'vault-token';
-  account: AccountRow;
-  /** Set on service routes: the service the call acts on. */
-  service: ServiceRow | null;
-  /** The cookie value when the caller signed in (kind 'session'). */
-  sessionToken?: string;
-}
+/**
+ * Who is calling. A service key speaks for one service of an account, never for the account itself, so it
+ * carries only the owner's id; the other kinds carry the account they authenticated. `service` is set on
+ * service routes: the service the call acts on.
+ */
+export type Principal =
+  | { kind: 'service-key'; accountId: string; service: ServiceRow }
+  | { kind: 'account-key'; account: AccountRow; service: ServiceRow | null }
+  | { kind: 'session'; account: AccountRow; service: ServiceRow | null; sessionToken: string }
+  | { kind: 'vault-token'; account: AccountRow; service: null };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,8 +74,7 @@ async function authenticateService(ctx: AppContext, request: FastifyRequest): Pr
     }
     const flag = request.routeOptions.config.permission;
     if (flag && service[flag] !== 1) throw permissionDenied(flag);
-    const account = { id: service.accountId } as AccountRow;
-    return { kind: 'service-key', account, service };
+    return { kind: 'service-key', accountId: service.accountId, service };
   }
   if (key.startsWith('kw_')) {
     const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
@@ -97,7 +98,7 @@ const TOUCH_EVERY_MS = 60_000;
  * The signed-in session named by the cookie, or null. A cookie-authenticated mutation must carry the
  * session's X-CSRF-Token (a cross-site form can send the cookie but cannot read the token).
  */
-async function authenticateSession(ctx: AppContext, request: FastifyRequest): Promise<Principal | null> {
+async function authenticateSession(ctx: AppContext, request: FastifyRequest): Promise<SessionPrincipal | null> {
   const token = request.cookies?.[SESSION_COOKIE];
   if (!token) return null;
   const now = ctx.clock();
@@ -114,6 +115,8 @@ async function authenticateSession(ctx: AppContext, request: FastifyRequest): Pr
   const { sessionLastSeenAt: _seen, ...account } = row;
   return { kind: 'session', account, service: null, sessionToken: token };
 }
+
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
 /** "account" auth: the account key in a header, or else a signed-in session. */
 async function authenticateAccount(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
@@ -199,8 +202,23 @@ export function serviceOf(request: FastifyRequest): ServiceRow {
   return service;
 }
 
+/** The account a request acts for (a service key acts for its service's owner). */
 export function accountIdOf(request: FastifyRequest): string {
-  const account = request.principal?.account;
-  if (!account) throw unauthorized();
-  return account.id;
+  const principal = request.principal;
+  if (!principal) throw unauthorized();
+  return principal.kind === 'service-key' ? principal.accountId : principal.account.id;
+}
+
+/** The authenticated account itself, on routes whose auth mode admits no service key. */
+export function accountOf(request: FastifyRequest): AccountRow {
+  const principal = request.principal;
+  if (!principal || principal.kind === 'service-key') throw unauthorized();
+  return principal.account;
+}
+
+/** The session cookie's value, on routes whose auth mode is `session` or `staff`. */
+export function sessionTokenOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.kind !== 'session') throw unauthorized('Sign in first');
+  return principal.sessionToken;
 }

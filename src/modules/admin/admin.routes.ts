@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
-import { unauthorized } from '../../errors.ts';
+import { accountOf } from '../../plugins/auth.ts';
 import * as admin from './admin.service.ts';
 
 const tags = ['admin'];
@@ -31,8 +31,7 @@ const RoleBody = Strict({
 });
 
 function staffOf(request: FastifyRequest): admin.Staff {
-  const account = request.principal?.account;
-  if (!account) throw unauthorized('Sign in first');
+  const account = accountOf(request);
   return { id: account.id, role: account.role };
 }
 

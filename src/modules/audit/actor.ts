@@ -9,5 +9,5 @@ export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (!principal) return { kind: 'end-user', accountId: null, ip: request.ip };
   const kind = principal.kind === 'vault-token' ? 'account-key' : principal.kind;
-  return { kind, accountId: principal.account.id, ip: request.ip };
+  return { kind, accountId: principal.kind === 'service-key' ? principal.accountId : principal.account.id, ip: request.ip };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
-import { accountIdOf } from '../../plugins/auth.ts';
+import { accountIdOf, sessionTokenOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { issueCaptcha } from '../../lib/captcha.ts';
 import { csrfTokenFor, SESSION_COOKIE, sessionCookieOptions } from '../../lib/session.ts';
@@ -41,7 +41,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
   );
 
   app.post('/auth/logout', { config: session, schema: { summary: 'Sign out', description: 'Ends the session on every instance.', tags, response: Responses(schemas.LoggedOut) } }, async (request, reply) => {
-    await auth.closeSession(ctx, request.principal!.sessionToken!);
+    await auth.closeSession(ctx, sessionTokenOf(request));
     reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(ctx.config.baseUrl));
     return { success: true as const, data: { loggedOut: true as const } };
   });
@@ -51,7 +51,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
     if (!account) throw unauthorized('Sign in first');
     return {
       success: true as const,
-      data: { account: toAccountView(account), csrfToken: csrfTokenFor(ctx.config.secret, request.principal!.sessionToken!) },
+      data: { account: toAccountView(account), csrfToken: csrfTokenFor(ctx.config.secret, sessionTokenOf(request)) },
     };
   });
 

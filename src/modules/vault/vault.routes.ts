@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Deleted, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
-import { accountIdOf } from '../../plugins/auth.ts';
+import { accountIdOf, accountOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { issueVaultToken } from './vault-token.ts';
 import * as vault from './vault.service.ts';
@@ -28,7 +28,7 @@ export async function vaultTokenRoutes(fastify: FastifyInstance) {
     '/vault-v3/session/token',
     { config: { auth: 'account-key', limit: 'api' }, schema: { summary: 'Get a vault token', description: 'Trades the account key for a short-lived bearer token for the vault API (/api/v3/vault).', tags, response: Responses(VaultToken) } },
     async (request) => {
-      const account = request.principal!.account;
+      const account = accountOf(request);
       return { success: true as const, data: issueVaultToken(app.ctx, { id: account.id, apiKeyDigest: account.apiKeyDigest! }) };
     },
   );
