@@ -201,10 +201,14 @@ export async function clearHwids(trx: Db, serviceId: string, keys: string[]) {
     .execute();
 }
 
-/** New expiry = the later of now and the old expiry, plus `ms` (as extend-expiration); lifetime keys are not passed in. */
+/**
+ * New expiry = the later of now and the old expiry, plus `ms`, computed by the database in one statement so
+ * concurrent extensions add up instead of one overwriting the other. Lifetime keys stay as they are.
+ * Answers the new expiries.
+ */
 export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, keys: string[], ms: number, now: number) {
-  if (keys.length === 0) return;
-  await trx
+  if (keys.length === 0) return [];
+  return trx
     .updateTable(table)
     .set((eb) => ({
       expiresAt: eb
@@ -217,6 +221,7 @@ export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, ke
     .where('serviceId', '=', serviceId)
     .where('key', 'in', keys)
     .where('expiresAt', 'is not', null)
+    .returning(['key', 'expiresAt'])
     .execute();
 }
 

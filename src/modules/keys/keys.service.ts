@@ -4,6 +4,8 @@ import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/types.t
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
+import type { Db } from '../../db/database.ts';
+import { extendKeys } from './keys-data.repository.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 
@@ -197,27 +199,27 @@ const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be ext
 /** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
 export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number, actor: Actor) {
   const now = ctx.clock();
-  const extended = (old: number) => {
-    const expiresAt = Math.max(now, old) + days * DAY_MS;
+  // The database adds the days to the expiry as it is when the row is written, so two extensions at once
+  // both count; one past the latest time rolls the transaction back.
+  const extend = async (trx: Db, table: 'activeKeys' | 'generatedKeys') => {
+    const [row] = await extendKeys(trx, serviceId, table, [key], days * DAY_MS, now);
+    const expiresAt = row!.expiresAt!;
     if (expiresAt > LATEST_TIME_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_TIME_MS)}`);
+    await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: table === 'activeKeys' ? 'active' : 'generated', days, expiresAt: iso(expiresAt) }, now);
     return expiresAt;
   };
   return ctx.db.transaction().execute(async (trx) => {
     const active = await repo.findActiveKey(trx, serviceId, key);
     if (active) {
       if (active.expiresAt === null) throw lifetime();
-      const expiresAt = extended(active.expiresAt);
-      await repo.updateActiveKey(trx, serviceId, key, { expiresAt });
-      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'active', days, expiresAt: iso(expiresAt) }, now);
+      const expiresAt = await extend(trx, 'activeKeys');
       const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
       return { type: 'active' as const, view: toActiveKeyView(withHwids!) };
     }
     const generated = await repo.findGeneratedKey(trx, serviceId, key);
     if (!generated) throw notFound('Key');
     if (generated.expiresAt === null) throw lifetime();
-    const expiresAt = extended(generated.expiresAt);
-    await repo.updateGeneratedKey(trx, serviceId, key, { expiresAt });
-    await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, expiresAt: iso(expiresAt) }, now);
+    const expiresAt = await extend(trx, 'generatedKeys');
     return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };
   });
 }
