@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { AppError, notFound, unauthorized } from '../../errors.ts';
+import { notFound, unauthorized } from '../../errors.ts';
 import { verifyEd25519 } from '../../lib/ed25519.ts';
 import { findServiceByRef, type ServiceRow } from '../services/services.repository.ts';
 import { forgetService } from '../services/service-lookup.ts';
@@ -134,19 +134,15 @@ async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId: string
     .filter((k) => k.hwid !== null)
     .sort((a, b) => (b.lastUsedAt ?? b.activatedAt) - (a.lastUsedAt ?? a.activatedAt) || a.key.localeCompare(b.key));
   if (bound.length === 0) return reply('Your key is not bound to a device, so there is nothing to reset.');
-  try {
-    const result = await resetHwid(ctx, service, bound[0]!.key, CHAT_USER);
-    const next = Math.floor(Date.parse(result.nextResetAt) / 1000);
-    return reply(`Your HWID has been reset. The next reset is possible <t:${next}:R>.`);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'HWID_RESET_COOLDOWN') {
-      const next = Math.floor(ctx.clock() / 1000) + (error.extras.retryAfter ?? 0);
-      return reply(`Your HWID was reset recently. Try again <t:${next}:R>.`);
-    }
-    if (error instanceof AppError && (error.code === 'CONFLICT' || error.code === 'NOT_FOUND')) {
+  const outcome = await resetHwid(ctx, service, bound[0]!.key, CHAT_USER);
+  switch (outcome.kind) {
+    case 'reset':
+      return reply(`Your HWID has been reset. The next reset is possible <t:${Math.floor(Date.parse(outcome.result.nextResetAt) / 1000)}:R>.`);
+    case 'cooldown':
+      return reply(`Your HWID was reset recently. Try again <t:${Math.floor(ctx.clock() / 1000) + outcome.retryAfter}:R>.`);
+    case 'not-bound':
+    case 'not-found':
       return reply('Your key is not bound to a device, so there is nothing to reset.');
-    }
-    throw error;
   }
 }
 

@@ -130,7 +130,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/reset-hwid',
     // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
     { config: read, schema: { tags, body: schemas.ResetBody, response: Responses(schemas.ResetResult) } },
-    async (request) => ({ success: true as const, data: await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request)) }),
+    async (request) => ({ success: true as const, data: keys.resetAnswer(await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request))) }),
   );
 
   app.post(

@@ -270,19 +270,23 @@ export interface ResetResult {
   nextResetAt: string;
 }
 
+/** What an HWID reset came to. Refusals are expected answers, not failures: each caller words them its way. */
+export type ResetOutcome =
+  | { kind: 'reset'; result: ResetResult }
+  | { kind: 'cooldown'; retryAfter: number }
+  | { kind: 'not-bound' }
+  | { kind: 'not-found' };
+
 /** Shared by the API route, the self-serve page and chat commands: one cooldown rule. */
 export async function resetHwid(
   ctx: AppContext,
   service: { id: string; hwidResetCooldownFreeHours: number; hwidResetCooldownPremiumHours: number },
   key: string,
   actor: Actor,
-): Promise<ResetResult> {
+): Promise<ResetOutcome> {
   const now = ctx.clock();
   const row = await repo.findActiveKey(ctx.db, service.id, key);
-  if (!row) {
-    if (await repo.findGeneratedKey(ctx.db, service.id, key)) throw conflict('This key is not bound to an HWID');
-    throw notFound('Key');
-  }
+  if (!row) return { kind: (await repo.findGeneratedKey(ctx.db, service.id, key)) ? 'not-bound' : 'not-found' };
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
   const reset = await ctx.db.transaction().execute(async (trx) => {
     const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, now - cooldownMs);
@@ -291,14 +295,27 @@ export async function resetHwid(
     await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, {}, now);
     return true;
   });
-  if (reset) {
-    return { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! };
-  }
+  if (reset) return { kind: 'reset', result: { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! } };
   // The conditional update refused: find out why from the row as it is now.
   const current = await repo.findActiveKey(ctx.db, service.id, key);
-  if (!current) throw notFound('Key');
-  if (current.hwid === null) throw conflict('This key is not bound to an HWID');
+  if (!current) return { kind: 'not-found' };
+  if (current.hwid === null) return { kind: 'not-bound' };
   const nextAt = (current.hwidResetAt ?? now) + cooldownMs;
-  const retryAfter = Math.max(1, Math.ceil((nextAt - now) / 1000));
-  throw new AppError('HWID_RESET_COOLDOWN', `This key's HWID was reset recently; try again in ${retryAfter} seconds`, { retryAfter });
+  return { kind: 'cooldown', retryAfter: Math.max(1, Math.ceil((nextAt - now) / 1000)) };
+}
+
+/** The API's answer to a reset (POST /keys/reset-hwid and the self-serve page's route): the result, or the contract's error. */
+export function resetAnswer(outcome: ResetOutcome): ResetResult {
+  switch (outcome.kind) {
+    case 'reset':
+      return outcome.result;
+    case 'not-found':
+      throw notFound('Key');
+    case 'not-bound':
+      throw conflict('This key is not bound to an HWID');
+    case 'cooldown':
+      throw new AppError('HWID_RESET_COOLDOWN', `This key's HWID was reset recently; try again in ${outcome.retryAfter} seconds`, {
+        retryAfter: outcome.retryAfter,
+      });
+  }
 }

@@ -5,7 +5,7 @@ import { LicenseKey, Responses, Strict, Time } from '../../schemas.ts';
 import { AppError } from '../../errors.ts';
 import { consumeCaptcha } from '../../lib/captcha.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
-import { resetHwid } from '../keys/keys.service.ts';
+import { resetAnswer, resetHwid } from '../keys/keys.service.ts';
 import { endUserActor } from '../audit/audit.repository.ts';
 import { Captcha } from '../auth/auth.schemas.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from './html.ts';
@@ -72,7 +72,7 @@ export default async function publicResetRoutes(fastify: FastifyInstance) {
       // The captcha goes first: it is what makes guessing keys here expensive.
       await consumeCaptcha(app.ctx, request.body.captcha);
       const service = await serviceForClient(app.ctx, request.body.service);
-      return { success: true as const, data: await resetHwid(app.ctx, service, request.body.key, endUserActor(request.ip)) };
+      return { success: true as const, data: resetAnswer(await resetHwid(app.ctx, service, request.body.key, endUserActor(request.ip))) };
     },
   );
 }
