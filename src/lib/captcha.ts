@@ -1,7 +1,7 @@
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib';
 import type { Challenge } from 'altcha-lib/types';
 import type { AppContext } from '../context.ts';
-import { isUniqueViolation } from '../db/database.ts';
+import { spendCaptcha } from './captcha.repository.ts';
 import { invalid } from '../errors.ts';
 
 /**
@@ -38,11 +38,5 @@ export async function consumeCaptcha(ctx: AppContext, solved: string | undefined
   const now = ctx.clock();
   // Every challenge we issue carries an expiry; one without is not ours to honour forever.
   if (!Number.isSafeInteger(expiresSeconds) || expiresSeconds * 1000 <= now) throw refused('has expired');
-  await ctx.db.deleteFrom('captchaUses').where('expiresAt', '<=', now).execute();
-  try {
-    await ctx.db.insertInto('captchaUses').values({ signature, expiresAt: expiresSeconds * 1000 }).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw refused('was already used');
-    throw error;
-  }
+  if (!(await spendCaptcha(ctx.db, signature, expiresSeconds * 1000))) throw refused('was already used');
 }

@@ -6,7 +6,7 @@ import { maskWebhookUrl, parseChatWebhookUrl, sealWebhookUrl } from '../../lib/w
 import { countBansInForce } from '../blacklist/blacklist.repository.ts';
 import { countKeyless } from '../keyless/keyless.repository.ts';
 import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
-import { findServiceByRef, updateService, type ServiceRow } from '../services/services.repository.ts';
+import { countServiceExecution, findServiceByRef, updateService, type ServiceRow } from '../services/services.repository.ts';
 import { forgetService } from '../services/service-lookup.ts';
 import type { ServicesTable } from '../../db/types.ts';
 import type { Updateable } from 'kysely';
@@ -54,12 +54,7 @@ export async function recordExecution(ctx: AppContext, serviceId: string, key?: 
       const result = await countKeyExecution(trx, serviceId, key, now);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
     }
-    await trx
-      .updateTable('services')
-      .set((eb) => ({ executions: eb('executions', '+', 1), lastActiveAt: now }))
-      .where('id', '=', serviceId)
-      .execute();
-    const row = await trx.selectFrom('services').select(['executions', 'lastActiveAt']).where('id', '=', serviceId).executeTakeFirstOrThrow();
+    const row = await countServiceExecution(trx, serviceId, now);
     return { executions: row.executions, lastActiveAt: iso(row.lastActiveAt) };
   });
   ctx.analytics.countExecution(serviceId, null);

@@ -42,3 +42,13 @@ export const updateService = (db: Db, id: string, patch: Updateable<ServicesTabl
   db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();
 
 export const deleteService = (db: Db, id: string) => db.deleteFrom('services').where('id', '=', id).executeTakeFirst();
+
+/** Counts one execution on the service; answers the new total and time, read in the same statement. */
+export async function countServiceExecution(db: Db, serviceId: string, now: number) {
+  return db
+    .updateTable('services')
+    .set((eb) => ({ executions: eb('executions', '+', 1), lastActiveAt: now }))
+    .where('id', '=', serviceId)
+    .returning(['executions', 'lastActiveAt'])
+    .executeTakeFirstOrThrow();
+}
