@@ -71,3 +71,15 @@ export const Responses = <T extends TSchema>(data: T, status = 200) => ({
 });
 
 export const Deleted = Type.Object({ deleted: Type.Integer() });
+
+/** An account as its owner and staff see it: never a key or a secret. */
+export const Account = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  role: Type.String(),
+  twoFactorEnabled: Type.Boolean(),
+  createdAt: Time,
+});
+
+/** `/:id` of an account or a service. */
+export const IdParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,19 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Responses, Time } from '../../schemas.ts';
+import { Account, Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from './accounts.repository.ts';
 import { regenerateAccountKey, revealAccountKey, toAccountView } from './accounts.service.ts';
 
-const Account = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
-  role: Type.String(),
-  twoFactorEnabled: Type.Boolean(),
-  createdAt: Time,
-});
 const ApiKey = Type.Object({ apiKey: Type.String() });
 const config = { auth: 'account', limit: 'api' } as const;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { Account, IdParams, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountOf } from '../../plugins/auth.ts';
 import * as admin from './admin.service.ts';
@@ -9,14 +9,7 @@ import * as admin from './admin.service.ts';
 const tags = ['admin'];
 const staffOnly = { auth: 'staff', limit: 'api' } as const;
 
-const StaffAccount = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
-  role: Type.String(),
-  twoFactorEnabled: Type.Boolean(),
-  disabled: Type.Boolean(),
-  createdAt: Time,
-});
+const StaffAccount = Type.Object({ ...Account.properties, disabled: Type.Boolean() });
 const StaffService = Type.Object({
   id: Type.String(),
   identifier: Type.String(),
@@ -25,7 +18,6 @@ const StaffService = Type.Object({
   ownerUsername: Type.String(),
   createdAt: Time,
 });
-const IdParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const RoleBody = Strict({
   role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')], { errorMessage: 'must be one of user, moderator, admin' }),
 });

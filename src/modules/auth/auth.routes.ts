@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Responses } from '../../schemas.ts';
+import { Account, Responses } from '../../schemas.ts';
 import { accountIdOf, sessionTokenOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { issueCaptcha } from '../../lib/captcha.ts';
@@ -26,7 +26,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/auth/register',
-    { config: { limit: 'login' }, schema: { summary: 'Register an account', description: 'Only when REGISTRATION=open; needs a solved captcha.', tags, body: schemas.RegisterBody, response: Responses(schemas.Account, 201) } },
+    { config: { limit: 'login' }, schema: { summary: 'Register an account', description: 'Only when REGISTRATION=open; needs a solved captcha.', tags, body: schemas.RegisterBody, response: Responses(Account, 201) } },
     async (request, reply) => reply.status(201).send({ success: true as const, data: await auth.register(ctx, request.body) }),
   );
 

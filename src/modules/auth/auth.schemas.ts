@@ -1,13 +1,6 @@
 import { Type } from 'typebox';
-import { Strict, Time } from '../../schemas.ts';
+import { Account, Strict } from '../../schemas.ts';
 
-export const Account = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
-  role: Type.String(),
-  twoFactorEnabled: Type.Boolean(),
-  createdAt: Time,
-});
 
 /** The base64 payload the ALTCHA widget produces for a solved challenge. */
 export const Captcha = Type.String({ minLength: 1, maxLength: 4096, errorMessage: 'must be the solved ALTCHA payload (a base64 string)' });

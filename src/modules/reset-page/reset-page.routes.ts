@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { LicenseKey, Responses, Strict, Time } from '../../schemas.ts';
+import { LicenseKey, Responses, Strict } from '../../schemas.ts';
+import { ResetResult } from '../keys/keys.schemas.ts';
 import { AppError } from '../../errors.ts';
 import { consumeCaptcha } from '../../lib/captcha.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
@@ -13,7 +14,6 @@ import { altchaWidgetSource, RESET_PAGE_SCRIPT } from './reset-page.assets.ts';
 
 const ServiceRef = Type.String({ minLength: 1, maxLength: 64 });
 const ResetBody = Strict({ service: ServiceRef, key: LicenseKey, captcha: Captcha });
-const ResetResult = Type.Object({ key: Type.String(), hwid: Type.Null(), hwidResetAt: Time, nextResetAt: Time });
 
 /** The page and its assets, at /reset. */
 export async function resetPageRoutes(fastify: FastifyInstance) {

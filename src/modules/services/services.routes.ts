@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Responses } from '../../schemas.ts';
+import { IdParams, Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './services.schemas.ts';
@@ -14,7 +14,7 @@ const tags = ['services'];
 export default async function serviceRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  const params = schemas.ServiceParams;
+  const params = IdParams;
 
   app.get('/services', { config, schema: { summary: 'List your services', description: 'Every service of the calling account (account key or signed-in session).', tags, response: Responses(Type.Object({ services: Type.Array(schemas.Service) })) } }, async (request) => {
     const rows = await listAccountServices(ctx.db, accountIdOf(request));

@@ -3,7 +3,6 @@ import { Strict, Time } from '../../schemas.ts';
 
 export const ServiceName = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' });
 export const Service = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time });
-export const ServiceParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const CreateServiceBody = Strict({
   name: ServiceName,
   identifier: Type.Optional(Type.String({ maxLength: 48 })),

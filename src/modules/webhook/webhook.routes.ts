@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { IdParams, NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import * as webhook from './webhook.service.ts';
@@ -12,7 +12,6 @@ const PostBody = Strict({
 });
 const Delivered = Type.Object({ delivered: Type.Boolean(), queued: Type.Optional(Type.Boolean()) });
 const Revealed = Type.Object({ webhookUrl: Type.Union([Type.String(), Type.Null()]), webhookEnabled: Type.Boolean() });
-const ServiceParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const OutboxStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')], {
   errorMessage: 'must be one of pending, sending, delivered, failed',
 });
@@ -74,7 +73,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   // The owner's reveal: the only answer that carries the webhook token.
   app.get(
     '/services/:id/webhook',
-    { config: { auth: 'account', limit: 'api' }, schema: { summary: 'Reveal the webhook URL', description: 'The only answer that carries the webhook token (stored sealed).', tags: ['services'], params: ServiceParams, response: Responses(Revealed) } },
+    { config: { auth: 'account', limit: 'api' }, schema: { summary: 'Reveal the webhook URL', description: 'The only answer that carries the webhook token (stored sealed).', tags: ['services'], params: IdParams, response: Responses(Revealed) } },
     async (request) => ({ success: true as const, data: await webhook.revealWebhook(ctx, accountIdOf(request), request.params.id) }),
   );
 }
