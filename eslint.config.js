@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'coverage', 'web/dist'] },
+  { ignores: ['node_modules', 'data', 'coverage', 'web/dist', 'dist', '.build-test-*'] },
   ...tseslint.configs.recommended,
   {
     rules: {

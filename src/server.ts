@@ -15,10 +15,24 @@ async function main() {
     throw error;
   }
   const app = await buildApp({ config });
+  // Contract §10: stop accepting, let requests in flight finish (up to 10 s, then their connections are cut),
+  // stop the background jobs (the last analytics flush), close the database, exit 0.
   const closeGracefully = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
+    const cut = setTimeout(() => {
+      app.log.warn('requests still running 10 s after the signal: closing their connections');
+      app.server.closeAllConnections();
+    }, 10_000);
+    const stuck = setTimeout(() => {
+      console.error('keyward: shutdown did not finish within 20 s; exiting anyway');
+      process.exit(1);
+    }, 20_000);
+    // Close keeps an open connection until its request ends; one left idle afterwards (keep-alive) would then
+    // hold the exit until the 10 s cut, so idle connections are closed as they appear.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    cut.unref();
+    stuck.unref();
+    idle.unref();
     await app.close();
     process.exit(0);
   };

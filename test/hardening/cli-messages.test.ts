@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function keyward(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/keyward.js', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },
     });

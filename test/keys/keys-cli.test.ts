@@ -20,7 +20,8 @@ function keyward(args: string[]): Promise<{ code: number; stdout: string; stderr
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['bin/keyward.js', ...args],
+      // The sources, not dist/ (which may be older in a working tree); test/ops checks the compiled CLI.
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
       { cwd: ROOT, env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

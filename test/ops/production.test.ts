@@ -1,0 +1,161 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createContext, silentLog } from '../../src/context.ts';
+import { createAccount } from '../../src/modules/accounts/accounts.service.ts';
+import { createService } from '../../src/modules/services/services.service.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { TEST_SECRET } from '../helpers/app.ts';
+
+/**
+ * `npm start` as production runs it: the sources compiled by tsconfig.build.json (into a directory of this
+ * file's own, at the same depth as dist/), then the compiled server and CLI. One server process for the file;
+ * the last test stops it with SIGTERM (contract §10).
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUT = `${ROOT}.build-test-${process.pid}-${process.env.KEYWARD_TEST_DB ?? 'sqlite'}`;
+
+let database: TestDatabase;
+let server: ChildProcess;
+let base = '';
+let serviceId = '';
+let serviceKey = '';
+const logLines: string[] = [];
+const exited = () => new Promise<number | null>((resolve) => (server.exitCode !== null ? resolve(server.exitCode) : server.once('exit', (code) => resolve(code))));
+
+/** Resolves once the server's log (stdout lines so far) satisfies `test`; checked again on every new line. */
+function logShows(test: (lines: string[]) => boolean): Promise<void> {
+  if (test(logLines)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!test(logLines)) return;
+      server.stdout!.off('data', onData);
+      resolve();
+    };
+    // After the line reader has taken the chunk in: readline handles 'data' first (it was attached first).
+    const onData = () => setImmediate(check);
+    server.stdout!.on('data', onData);
+  });
+}
+
+beforeAll(async () => {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
+
+  database = await createTestDatabase();
+  const ctx = await createContext({ config: loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env }), database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });
+  const account = await createAccount(ctx, { username: `ops${process.pid}`, password: 'a long enough password' });
+  const service = await createService(ctx, account.id, { name: 'ops' });
+  serviceId = service.id;
+  serviceKey = ctx.sealer.open(service.apiKeySealed);
+  await ctx.close();
+
+  server = spawn(process.execPath, ['--enable-source-maps', `${OUT}/server.js`], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...database.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      BASE_URL: 'http://keyward.test',
+      KEYWARD_SECRET: TEST_SECRET,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+      RATE_LIMIT_API_PER_MINUTE: '0',
+      // The longest flush interval allowed: a count made just before SIGTERM is still in memory then.
+      ANALYTICS_FLUSH_MS: '5000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  createInterface({ input: server.stdout! }).on('line', (line) => logLines.push(line));
+  await logShows((lines) => lines.some((line) => line.startsWith('Keyward listening on ')));
+  base = /^Keyward listening on (http:\/\/\S+)/.exec(logLines.find((line) => line.startsWith('Keyward listening on '))!)![1]!;
+}, 120_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    server.kill('SIGKILL');
+    await exited();
+  }
+  rmSync(OUT, { recursive: true, force: true });
+  await database?.drop();
+});
+
+describe('the production build', () => {
+  it('serves the API and the dashboard from compiled JavaScript', async () => {
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('<div id="root">');
+  });
+
+  it('runs the compiled CLI, which says what it does not know', async () => {
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [`${OUT}/cli/main.js`, 'keys', 'list'], { cwd: ROOT, env: { ...process.env, ...database.env, KEYWARD_SECRET: TEST_SECRET } }, (error, _stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      ),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('unknown command "keys list"');
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, flushes its counts and exits 0', async () => {
+    const generated = await fetch(`${base}/api/v1/keys/api/generate`, {
+      method: 'POST',
+      headers: { 'x-api-key': serviceKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ expirationType: 'lifetime' }),
+    });
+    const key = ((await generated.json()) as { data: { keys: Array<{ key: string }> } }).data.keys[0]!.key;
+    const verdict = await fetch(`${base}/api/v1/keys/validate?service=${serviceId}&key=${key}&hwid=pc-1`);
+    expect(verdict.status).toBe(200);
+
+    const generateRequests = (lines: string[]) => lines.filter((line) => line.includes('"incoming request"') && line.includes('/api/v1/keys/api/generate')).length;
+    const seen = generateRequests(logLines);
+    // A request whose body is half sent: in flight until the rest arrives.
+    const { port } = new URL(base);
+    const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = JSON.stringify({ expirationType: 'lifetime', note: 'sent across a shutdown' });
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => (text += String(chunk)));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(
+      `POST /api/v1/keys/api/generate HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${serviceKey}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    // The server has the request once it logs it.
+    await logShows((lines) => generateRequests(lines) > seen);
+
+    server.kill('SIGTERM');
+    await logShows((lines) => lines.some((line) => line.includes('"shutting down"')));
+    // No new connection is accepted (polled until the listener is gone; the test's own timeout bounds it).
+    for (;;) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const probe = net.connect({ host: '127.0.0.1', port: Number(port) });
+        probe.once('connect', () => (probe.destroy(), resolve(false)));
+        probe.once('error', () => resolve(true));
+      });
+      if (refused) break;
+    }
+
+    socket.write(body.slice(10));
+    const response = await answer;
+    expect(response).toMatch(/^HTTP\/1\.1 201 /);
+    expect(response).toContain('sent across a shutdown');
+    expect(await exited()).toBe(0);
+
+    const counted = await database.handle.db.selectFrom('analyticsBuckets').select(['validations', 'valid']).where('serviceId', '=', serviceId).execute();
+    expect(counted.reduce((sum, row) => sum + row.validations, 0)).toBe(1);
+    expect(counted.reduce((sum, row) => sum + row.valid, 0)).toBe(1);
+  });
+});
