@@ -13,6 +13,7 @@ import { installErrorHandlers } from './plugins/errors.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installRateLimits } from './plugins/rate-limit.ts';
 import { installDocs } from './plugins/docs.ts';
+import { installMetrics } from './plugins/metrics.ts';
 import { modules } from './modules/index.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -129,6 +130,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   installAuth(app, ctx);
   await installRateLimits(app, ctx);
   await installDocs(app, ctx);
+  installMetrics(app, ctx);
   for (const { plugin, prefix } of modules) await app.register(plugin, { prefix });
   return app;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { isAddressOrRange } from './lib/ip.ts';
 
 export interface Config {
   host: string;
@@ -28,6 +29,8 @@ export interface Config {
   logLevel: string;
   /** In-memory analytics counting on the client routes (ANALYTICS=off lets the benchmark measure its cost). */
   analytics: boolean;
+  /** GET /metrics (contract §10): off unless METRICS=on, then only for METRICS_ALLOW addresses/CIDRs. */
+  metrics: { enabled: boolean; allow: string[] };
   /** How often each instance writes its analytics counts (contract §7.5: at most 5 s late). */
   analyticsFlushMs: number;
   /** Audit entries older than this are pruned (contract §7.6). */
@@ -134,6 +137,13 @@ export function loadConfig(env: Env = process.env): Config {
 
   const chatWebhookOrigins = list(env.CHAT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('CHAT_WEBHOOK_ORIGINS', o).origin);
 
+  const metrics = env.METRICS ?? 'off';
+  if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('METRICS must be on or off');
+  const metricsAllow = list(env.METRICS_ALLOW, ['127.0.0.0/8', '::1']);
+  for (const entry of metricsAllow) {
+    if (!isAddressOrRange(entry)) throw new ConfigError(`METRICS_ALLOW: "${entry}" is not an IP address or CIDR range`);
+  }
+
   return {
     host: env.HOST || '0.0.0.0',
     port,
@@ -172,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     analytics: analytics === 'on',
+    metrics: { enabled: metrics === 'on', allow: metricsAllow },
     analyticsFlushMs: int(env, 'ANALYTICS_FLUSH_MS', 2000, 100, 5000),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     scriptCacheBytes: int(env, 'SCRIPT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import type { Db, DbHandle, Dialect } from './db/database.ts';
+import type { Db, DbHandle, Dialect, PoolUse } from './db/database.ts';
 import { jobs } from './jobs.ts';
 import { publishingBus, startInvalidationBus, type InvalidationBus } from './lib/invalidation.ts';
 import { JobRunner } from './lib/jobs.ts';
@@ -32,6 +32,8 @@ export interface AppContext {
   config: Config;
   db: Db;
   dialect: Dialect;
+  /** PostgreSQL's connection pool use, for /metrics; null on SQLite. */
+  poolUse: (() => PoolUse) | null;
   sealer: Sealer;
   clock: Clock;
   log: Log;
@@ -87,6 +89,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     config,
     db: database.db,
     dialect: database.dialect,
+    poolUse: database.poolUse ?? null,
     sealer: new Sealer(config.secret),
     clock,
     log,

@@ -14,6 +14,14 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   close(): Promise<void>;
+  /** PostgreSQL: how the connection pool is used right now (SQLite has one connection and no pool). */
+  poolUse?: () => PoolUse;
+}
+
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 // int8 (bigint) and numeric come back from pg as strings; our bigints are epoch ms and counters,
@@ -42,7 +50,12 @@ export function openDatabase(options: DbOptions): DbHandle {
       const result = await pool.query({ name: namedStatements.get(sql), text: sql, values: [...parameters] });
       return result.rows;
     });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      close: () => db.destroy(),
+      poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   const file = options.sqliteFile ?? join(options.dataDir, 'keyward.db');
   mkdirSync(join(file, '..'), { recursive: true });

@@ -24,3 +24,18 @@ export function ipAllowed(address: string, entries: readonly string[]): boolean 
     return ip.match(range, bits);
   });
 }
+
+/** An address or CIDR range of either family (what METRICS_ALLOW takes). */
+export function isAddressOrRange(entry: string): boolean {
+  return entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+}
+
+/** Whether `address` (either family; an IPv4-mapped IPv6 address counts as IPv4) is one of the addresses or ranges. */
+export function inRanges(address: string, entries: readonly string[]): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const ip = ipaddr.process(address);
+  return entries.some((entry) => {
+    const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), ip.kind() === 'ipv4' ? 32 : 128];
+    return range.kind() === ip.kind() && ip.match(range as never, bits);
+  });
+}

@@ -26,11 +26,18 @@ const empty = (): Pending => ({ buckets: new Map(), codes: new Map(), scripts: n
 export class AnalyticsAggregator {
   private pending = empty();
   private flushing: Promise<void> = Promise.resolve();
+  /** Verdicts by code since start, kept only when /metrics is on (whatever ANALYTICS says). */
+  private verdictTotals: Map<string, number> | null = null;
 
   constructor(
     private readonly clock: Clock,
     readonly enabled: boolean,
   ) {}
+
+  /** Starts keeping verdict totals and answers them (live): the metrics endpoint reads them. */
+  keepVerdictTotals(): ReadonlyMap<string, number> {
+    return (this.verdictTotals ??= new Map());
+  }
 
   private hourKey(serviceId: string): string {
     const at = this.clock();
@@ -45,6 +52,7 @@ export class AnalyticsAggregator {
 
   /** A verdict given on /keys/validate, the loader's fetch or the Lua library's check. */
   countVerdict(serviceId: string, code: string, valid: boolean): void {
+    if (this.verdictTotals) this.verdictTotals.set(code, (this.verdictTotals.get(code) ?? 0) + 1);
     if (!this.enabled) return;
     const hour = this.hourKey(serviceId);
     const counts = this.bucket(hour);

@@ -99,3 +99,14 @@ export async function listMessages(db: Db, serviceId: string, status: OutboxStat
   ]);
   return { rows, total: Number(count.total) };
 }
+
+/** Messages waiting to be sent, by status (pending, sending): the outbox depth /metrics reports. */
+export async function outboxDepth(db: Db): Promise<Array<{ status: string; count: number }>> {
+  const rows = await db
+    .selectFrom('webhookOutbox')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+    .where('status', 'in', ['pending', 'sending'])
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
+}
