@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/database.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
@@ -543,5 +544,13 @@ export async function importKeys(
     await recordServiceAudit(trx, actor, service, 'keys.import', null, { format: input.format, ...result }, now);
     return result;
   };
-  return ctx.db.transaction().execute(run);
+  // Another import committing some of these keys between our check and our insert breaks a unique index:
+  // run again, and the check then sees them (409, or skipped when asked).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.transaction().execute(run);
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt === 3) throw error;
+    }
+  }
 }
