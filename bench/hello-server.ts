@@ -19,7 +19,10 @@ const verdict = {
     },
   },
 };
-const answer = { success: true, data: { valid: true, code: 'KEY_VALID', message: 'The key is valid', isPremium: false, expiresAt: '2026-12-22T10:00:00.000Z' } };
+const answer = {
+  success: true,
+  data: { valid: true, code: 'KEY_VALID', message: 'The key is valid', isPremium: false, expiresAt: '2026-12-22T10:00:00.000Z' },
+};
 app.get('/hello', { schema: { response: { 200: verdict } } }, async () => answer);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 console.log(JSON.stringify({ msg: 'listening', address }));

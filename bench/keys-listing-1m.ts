@@ -18,7 +18,12 @@ const TOTAL = Number(process.env.KEYS ?? 1_000_000);
 const ACTIVE = Math.round(TOTAL * 0.7);
 const dataDir = mkdtempSync(join(tmpdir(), 'keyward-1m-'));
 const databaseUrl = process.env.DATABASE_URL ?? null;
-const config = loadConfig({ KEYWARD_SECRET: 'bench-secret-0123456789abcdef', DATA_DIR: dataDir, RATE_LIMIT_API_PER_MINUTE: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+const config = loadConfig({
+  KEYWARD_SECRET: 'bench-secret-0123456789abcdef',
+  DATA_DIR: dataDir,
+  RATE_LIMIT_API_PER_MINUTE: '0',
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+});
 const handle = openDatabase({ databaseUrl, dataDir });
 await migrate(handle.db);
 const app = await buildApp({ config, database: handle, logger: false });
@@ -46,7 +51,9 @@ await sql`INSERT INTO active_keys (key, service_id, hwid, note, is_premium, no_h
     ${base} + (i * 7919 % 1000000) * 1000, ${base} + (i * 7919 % 1000000) * 1000, CASE WHEN i % 3 = 0 THEN NULL ELSE ${base} + (i * 13 % 1000000) * 30000 END, NULL, 0, 1,
     CASE WHEN i % 2 = 0 THEN 1 ELSE 0 END
   FROM (${series(ACTIVE)}) s`.execute(handle.db);
-await sql`INSERT INTO key_hwids (key, service_id, hwid, position) SELECT key, service_id, hwid, 1 FROM active_keys WHERE service_id = ${service.id} AND hwid IS NOT NULL`.execute(handle.db);
+await sql`INSERT INTO key_hwids (key, service_id, hwid, position) SELECT key, service_id, hwid, 1 FROM active_keys WHERE service_id = ${service.id} AND hwid IS NOT NULL`.execute(
+  handle.db,
+);
 await sql`INSERT INTO generated_keys (key, service_id, note, is_premium, no_hwid_validation, status, expires_at, chat_id, expiration_type, created_at, max_hwids)
   SELECT ${sql.raw(`'G' || ${pad('i')}`)}, ${service.id}, NULL, CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END, 0, ${sql.raw(status)}, ${sql.raw(expires)}, NULL,
     CASE WHEN i % 4 = 0 THEN 'lifetime' ELSE 'byDate' END, ${base} + (i * 7919 % 1000000) * 1000 + 500, 1

@@ -44,9 +44,16 @@ export function ensureWrk(): boolean {
   if (process.env.BENCH_NO_INSTALL || !onPath('apt-get') || process.getuid?.() !== 0) return false;
   console.log('installing wrk with apt-get …');
   try {
-    execFileSync('sh', ['-c', 'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq wrk >/dev/null 2>&1)'], {
-      stdio: 'inherit',
-    });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'apt-get install -y -qq wrk >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq wrk >/dev/null 2>&1)',
+      ],
+      {
+        stdio: 'inherit',
+      },
+    );
   } catch {
     return false;
   }

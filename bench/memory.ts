@@ -38,7 +38,11 @@ function scriptOfSize(size: number): string {
 async function seed(handle: DbHandle) {
   await migrate(handle.db);
   const ctx = { db: handle.db, dialect: handle.dialect, sealer: new Sealer(SECRET), clock: () => Date.now() } as unknown as AppContext;
-  const account = await createAccount(ctx, { username: `bench${randomBytes(3).toString('hex')}`, password: 'bench-password-123', role: 'user' });
+  const account = await createAccount(ctx, {
+    username: `bench${randomBytes(3).toString('hex')}`,
+    password: 'bench-password-123',
+    role: 'user',
+  });
   const service = await createService(ctx, account.id, { name: 'memory bench' });
   return { serviceKey: new Sealer(SECRET).open(service.apiKeySealed) };
 }
@@ -68,7 +72,13 @@ async function fetchAll(url: string): Promise<{ bytes: number; sha: string }> {
 async function run(label: string, env: Record<string, string>, handle: DbHandle) {
   const { serviceKey } = await seed(handle);
   await handle.close();
-  const server = await startServerProcess({ ...env, KEYWARD_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_API_PER_MINUTE: '0', RATE_LIMIT_CLIENT_PER_MINUTE: '0' });
+  const server = await startServerProcess({
+    ...env,
+    KEYWARD_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_API_PER_MINUTE: '0',
+    RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+  });
   const pid = server.child.pid!;
   try {
     const base = server.url;
@@ -91,13 +101,15 @@ async function run(label: string, env: Record<string, string>, handle: DbHandle)
       body,
     });
     const created = (await response.json()) as { data: { id: string; size: number } };
-    if (response.status !== 201 || created.data.size !== SIZE) throw new Error(`upload failed: ${response.status} ${JSON.stringify(created)}`);
+    if (response.status !== 201 || created.data.size !== SIZE)
+      throw new Error(`upload failed: ${response.status} ${JSON.stringify(created)}`);
     const uploadMs = Date.now() - started;
     const afterUpload = peakRssBytes(pid);
 
     const fetchStarted = Date.now();
     const fetched = await fetchAll(`${base}/api/v1/vss/fetch/${created.data.id}?key=${key}&hwid=bench`);
-    if (fetched.bytes !== SIZE || fetched.sha !== expectedSha) throw new Error(`fetch returned ${fetched.bytes} bytes that differ from the upload`);
+    if (fetched.bytes !== SIZE || fetched.sha !== expectedSha)
+      throw new Error(`fetch returned ${fetched.bytes} bytes that differ from the upload`);
     const fetchMs = Date.now() - fetchStarted;
     const afterFetch = peakRssBytes(pid);
 

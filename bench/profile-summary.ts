@@ -42,7 +42,15 @@ for (const [id, micros] of selfMicros) {
   const seen = new Set<string>();
   for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
     const url = byId.get(at)!.callFrame.url;
-    const key = url.includes('/node_modules/') ? '~/' + url.split('/node_modules/').pop()!.split('/').slice(0, url.includes('/node_modules/@') ? 2 : 1).join('/') : shortUrl(url) || '(native)';
+    const key = url.includes('/node_modules/')
+      ? '~/' +
+        url
+          .split('/node_modules/')
+          .pop()!
+          .split('/')
+          .slice(0, url.includes('/node_modules/@') ? 2 : 1)
+          .join('/')
+      : shortUrl(url) || '(native)';
     seen.add(key);
   }
   for (const key of seen) inclusive.set(key, (inclusive.get(key) ?? 0) + micros);

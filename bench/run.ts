@@ -39,7 +39,12 @@ const SETTINGS = {
 };
 const SCRIPT_BYTES = 220 * 1024;
 // Rate limits stay on (their cost is part of the hot path) with a budget the run cannot exhaust.
-const SERVER_ENV = { LOG_LEVEL: 'warn', KEYWARD_SECRET: SECRET, RATE_LIMIT_CLIENT_PER_MINUTE: '1000000000', RATE_LIMIT_API_PER_MINUTE: '1000000000' };
+const SERVER_ENV = {
+  LOG_LEVEL: 'warn',
+  KEYWARD_SECRET: SECRET,
+  RATE_LIMIT_CLIENT_PER_MINUTE: '1000000000',
+  RATE_LIMIT_API_PER_MINUTE: '1000000000',
+};
 
 interface Target {
   name: string;
@@ -82,7 +87,10 @@ function startKeywardProcess(env: Record<string, string>): Promise<{ url: string
 }
 
 function startHello(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/hello-server.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/hello-server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /"address":"([^"]+)"/.exec(line);
@@ -134,7 +142,10 @@ async function startKeyward(env: Record<string, string>, what: 'validate' | 'fet
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
   let url = `${base}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
   if (what === 'fetch') {
-    const script = await api(`${base}/api/v1/vss/api/scripts`, serviceKey, 'POST', { name: 'bench', code: obfuscatedLookingScript(SCRIPT_BYTES) });
+    const script = await api(`${base}/api/v1/vss/api/scripts`, serviceKey, 'POST', {
+      name: 'bench',
+      code: obfuscatedLookingScript(SCRIPT_BYTES),
+    });
     url = `${base}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
   }
   // The first request binds the HWID; every measured request is then the steady-state "valid" answer.
@@ -202,13 +213,21 @@ async function main() {
     () => true,
     () => false,
   );
-  const results: Record<string, unknown> = { settings: { ...SETTINGS, generator: useWrk ? 'wrk' : 'autocannon', pinned: pin, scriptBytes: SCRIPT_BYTES } };
+  const results: Record<string, unknown> = {
+    settings: { ...SETTINGS, generator: useWrk ? 'wrk' : 'autocannon', pinned: pin, scriptBytes: SCRIPT_BYTES },
+  };
   try {
     const hello = await startHello();
     stops.push(hello.stop);
     targets.push({ name: 'baseline', label: 'baseline (hello)', url: `${hello.url}/hello`, halfLoad: true });
 
-    const add = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>, what: 'validate' | 'fetch', extra: Partial<Target> = {}) => {
+    const add = async (
+      name: string,
+      label: string,
+      env: () => Promise<Record<string, string>> | Record<string, string>,
+      what: 'validate' | 'fetch',
+      extra: Partial<Target> = {},
+    ) => {
       if (!wanted(name)) return;
       const server = await startKeyward(await env(), what);
       stops.push(server.stop);
@@ -234,7 +253,8 @@ async function main() {
       }
     }
     const medians: Record<string, { rps: number; p50: number; p99: number; ratio?: number; p99AtHalfLoad?: number }> = {};
-    for (const [name, list] of samples) medians[name] = { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) };
+    for (const [name, list] of samples)
+      medians[name] = { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) };
     const baseline = medians.baseline!;
     for (const [name, m] of Object.entries(medians)) if (name !== 'baseline') m.ratio = ratio(m.rps, baseline.rps);
 
@@ -252,12 +272,18 @@ async function main() {
       (goals[name] = { value: value ?? null, goal: text, met: value === undefined ? null : met(value) });
     goal('validateSqliteRatio', medians.validateSqlite?.ratio, '>= 0.6', (v) => v >= 0.6);
     goal('validatePostgresRatio', medians.validatePostgres?.ratio, '>= 0.4', (v) => v >= 0.4);
-    const halfP99 = (name: string) => (medians[name]?.p99AtHalfLoad === undefined ? undefined : ratio(medians[name]!.p99AtHalfLoad!, Math.max(baseline.p99AtHalfLoad!, 0.001)));
+    const halfP99 = (name: string) =>
+      medians[name]?.p99AtHalfLoad === undefined
+        ? undefined
+        : ratio(medians[name]!.p99AtHalfLoad!, Math.max(baseline.p99AtHalfLoad!, 0.001));
     goal('validateSqliteP99AtHalfLoadToHello', halfP99('validateSqlite'), '<= 3', (v) => v <= 3);
     goal('validatePostgresP99AtHalfLoadToHello', halfP99('validatePostgres'), '<= 3', (v) => v <= 3);
     goal('fetchScriptRatio', medians.fetchScriptSqlite?.ratio, '>= 0.25', (v) => v >= 0.25);
     goal('fetchScriptGzipRatio', medians.fetchScriptSqliteGzip?.ratio, '>= 0.25', (v) => v >= 0.25);
-    const analytics = medians.validateSqlite && medians.validateSqliteNoAnalytics ? ratio(medians.validateSqlite.rps, medians.validateSqliteNoAnalytics.rps) : undefined;
+    const analytics =
+      medians.validateSqlite && medians.validateSqliteNoAnalytics
+        ? ratio(medians.validateSqlite.rps, medians.validateSqliteNoAnalytics.rps)
+        : undefined;
     goal('analyticsOnToOff', analytics, '>= 0.95', (v) => v >= 0.95);
 
     if (!only || only.includes('memory')) {
@@ -279,10 +305,15 @@ async function main() {
 
     console.log('\nmedians, ratio to the baseline:');
     for (const [name, m] of Object.entries(medians)) {
-      console.log(`  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`);
+      console.log(
+        `  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`,
+      );
     }
     console.log('\ngoals:');
-    for (const [name, g] of Object.entries(goals)) console.log(`  ${name.padEnd(38)} ${String(g.value).padStart(7)}  (${g.goal})  ${g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met'}`);
+    for (const [name, g] of Object.entries(goals))
+      console.log(
+        `  ${name.padEnd(38)} ${String(g.value).padStart(7)}  (${g.goal})  ${g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met'}`,
+      );
     writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
     console.log('written to bench/results.json');
   } finally {

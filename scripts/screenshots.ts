@@ -29,7 +29,10 @@ await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${firs
 await call(app, 'POST', '/api/v1/vss/api/scripts', { key: s.serviceKey, body: { name: 'main.lua', code: 'print("hi")' } });
 await call(app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'cheater', reason: 'chargeback' } });
 
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
 
 async function signIn(page: Page) {
   await page.goto(`${baseUrl}/login`);
@@ -81,7 +84,9 @@ try {
     const dist = new URL('../web/dist/', import.meta.url);
     for (const path of scripts) gzip += gzipSync(await readFile(new URL(`.${path}`, dist))).length;
     const all = (await readdir(new URL('assets/', dist))).filter((f) => f.endsWith('.js'));
-    console.log(`keys page with ${total + 1} keys: time to interactive ${interactive} ms; JS loaded ${scripts.size} files, ${(gzip / 1024).toFixed(0)} KB gzip (of ${all.length} chunks built)`);
+    console.log(
+      `keys page with ${total + 1} keys: time to interactive ${interactive} ms; JS loaded ${scripts.size} files, ${(gzip / 1024).toFixed(0)} KB gzip (of ${all.length} chunks built)`,
+    );
     await context.close();
   }
 } finally {

@@ -89,7 +89,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (config.migrateOnStart) await migrate(database.db);
-  const ctx = await createContext({ config, database, ownsDatabase: !options.database, log: app.log, clock: options.clock, role: 'server' });
+  const ctx = await createContext({
+    config,
+    database,
+    ownsDatabase: !options.database,
+    log: app.log,
+    clock: options.clock,
+    role: 'server',
+  });
   app.decorate('ctx', ctx);
   // Background jobs run once the app is ready; closing stops them (a last analytics flush) before the database goes.
   app.addHook('onReady', async () => ctx.jobs.start());

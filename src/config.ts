@@ -85,7 +85,8 @@ function parseUrl(name: string, raw: string): URL {
 }
 
 /** An API base URL without a trailing slash. */
-const apiBase = (env: Env, name: string, fallback: string) => parseUrl(name, (env[name] || fallback).replace(/\/+$/, '')).href.replace(/\/+$/, '');
+const apiBase = (env: Env, name: string, fallback: string) =>
+  parseUrl(name, (env[name] || fallback).replace(/\/+$/, '')).href.replace(/\/+$/, '');
 
 /** The secret is generated once and kept beside the embedded database, so restarts keep revealing keys. */
 function loadOrCreateSecret(dataDir: string): string {
@@ -189,7 +190,9 @@ export function loadConfig(env: Env = process.env): Config {
     migrateOnStart: true,
     obfuscation: {
       commands: Object.fromEntries(
-        (['IB1', 'LURAPH', 'WYNFUSCATOR'] as const).flatMap((t) => (env[`OBFUSCATOR_${t}_COMMAND`] ? [[t, env[`OBFUSCATOR_${t}_COMMAND`]!]] : [])),
+        (['IB1', 'LURAPH', 'WYNFUSCATOR'] as const).flatMap((t) =>
+          env[`OBFUSCATOR_${t}_COMMAND`] ? [[t, env[`OBFUSCATOR_${t}_COMMAND`]!]] : [],
+        ),
       ),
       timeoutMs: int(env, 'OBFUSCATOR_TIMEOUT_MS', 300_000, 100, 86_400_000),
       maxOutputBytes: int(env, 'OBFUSCATOR_MAX_OUTPUT_BYTES', 128 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -10,10 +10,9 @@ export const Strict = <P extends TProperties>(properties: P, options: TObjectOpt
   Type.Object(properties, { additionalProperties: false, ...options });
 
 /** ISO 8601 string or epoch milliseconds. */
-export const TimeInput = Type.Union(
-  [Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0, maximum: 253_402_300_799_999 })],
-  { errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' },
-);
+export const TimeInput = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0, maximum: 253_402_300_799_999 })], {
+  errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds',
+});
 export const NullableTimeInput = Type.Union([TimeInput, Type.Null()], {
   errorMessage: 'must be an ISO 8601 date-time, epoch milliseconds or null',
 });
@@ -24,11 +23,25 @@ export const Time = Type.String({ format: 'date-time' });
 export const NullableTime = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
 export const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
-export const Hwid = Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x20-\\x7E]+$', errorMessage: 'must be 1 to 256 printable characters' });
+export const Hwid = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: '^[\\x20-\\x7E]+$',
+  errorMessage: 'must be 1 to 256 printable characters',
+});
 // Generated keys are 32 of [A-Za-z0-9]; imported ones may also hold _ and - (contract §7: every route that takes a key
 // accepts 8–64 of [A-Za-z0-9_-]; shorter ones stay accepted as before). Free text may not carry control characters.
-export const LicenseKey = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', errorMessage: 'must be a key: 1 to 64 of A-Z a-z 0-9 _ -' });
-export const Note = Type.String({ maxLength: 256, pattern: '^[^\\x00-\\x1F\\x7F]*$', errorMessage: 'must be at most 256 characters, none of them control characters' });
+export const LicenseKey = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  errorMessage: 'must be a key: 1 to 64 of A-Z a-z 0-9 _ -',
+});
+export const Note = Type.String({
+  maxLength: 256,
+  pattern: '^[^\\x00-\\x1F\\x7F]*$',
+  errorMessage: 'must be at most 256 characters, none of them control characters',
+});
 export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat-platform user id of 17 to 20 digits' });
 export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('banned')], {
   errorMessage: 'must be one of active, paused, banned',

@@ -45,7 +45,9 @@ async function main() {
   console.log(`Keyward listening on ${address} (${database})`);
   if (!(await anyAccountExists(app.ctx.db))) {
     const dataDir = config.databaseUrl ? '' : `DATA_DIR=${config.dataDir} `;
-    console.log(`Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`);
+    console.log(
+      `Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`,
+    );
   }
   const reachable = await answersAt(config.baseUrl);
   if (reachable === true) console.log(`BASE_URL ${config.baseUrl} reaches this server`);

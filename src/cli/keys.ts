@@ -43,7 +43,11 @@ async function serviceOf(ctx: AppContext, ref: string | undefined) {
 }
 
 async function exportCommand(withContext: WithContext, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { service: { type: 'string' }, format: { type: 'string', default: 'csv' }, out: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { service: { type: 'string' }, format: { type: 'string', default: 'csv' }, out: { type: 'string' } },
+    strict: true,
+  });
   const format = values.format;
   if (format !== 'csv' && format !== 'json') throw invalid('format', '--format must be csv or json');
   return withContext(async (ctx) => {
@@ -61,7 +65,9 @@ async function exportCommand(withContext: WithContext, args: string[]): Promise<
     const out = values.out ? createWriteStream(values.out) : process.stdout;
     // The same text the API streams: one batch at a time, never the whole set in memory.
     await pipeline(Readable.from(exportChunks(counted(), format)), out, { end: values.out !== undefined });
-    progress.finish(`Exported ${done} keys${values.out ? ` to ${values.out}` : ''} (the API would name it ${exportFileName(service.identifier, format, ctx.clock())}).`);
+    progress.finish(
+      `Exported ${done} keys${values.out ? ` to ${values.out}` : ''} (the API would name it ${exportFileName(service.identifier, format, ctx.clock())}).`,
+    );
     return 0;
   });
 }
@@ -74,7 +80,8 @@ async function importCommand(withContext: WithContext, args: string[]): Promise<
     strict: true,
   });
   const format = values.format as ImportFormat | undefined;
-  if (format !== 'keyward-csv' && format !== 'keyward-json' && format !== 'luarmor') throw invalid('format', '--format must be keyward-csv, keyward-json or luarmor');
+  if (format !== 'keyward-csv' && format !== 'keyward-json' && format !== 'luarmor')
+    throw invalid('format', '--format must be keyward-csv, keyward-json or luarmor');
   if (positionals.length !== 1) throw invalid('file', 'keys import takes exactly one FILE');
   const text = await readFile(positionals[0]!, 'utf8');
   let data: string | unknown[] = text;
@@ -90,20 +97,27 @@ async function importCommand(withContext: WithContext, args: string[]): Promise<
     const progress = progressReporter('Importing');
     let result;
     try {
-      result = await importKeys(ctx, SYSTEM_ACTOR, service, { format, data, onDuplicate: values['skip-duplicates'] ? 'skip' : 'error' }, (done, total) =>
-        progress.update(done, total),
+      result = await importKeys(
+        ctx,
+        SYSTEM_ACTOR,
+        service,
+        { format, data, onDuplicate: values['skip-duplicates'] ? 'skip' : 'error' },
+        (done, total) => progress.update(done, total),
       );
     } catch (error) {
       // The sentence alone would hide which records to fix.
       if (error instanceof AppError && (error.extras.errors || error.extras.duplicates)) {
         console.error(`keyward: ${error.message}`);
         for (const e of error.extras.errors ?? []) console.error(`  record ${e.index}: ${e.field} ${e.error}`);
-        if (error.extras.duplicates) console.error(`  already exist: ${error.extras.duplicates.join(', ')}\n  (--skip-duplicates imports the others)`);
+        if (error.extras.duplicates)
+          console.error(`  already exist: ${error.extras.duplicates.join(', ')}\n  (--skip-duplicates imports the others)`);
         return 1;
       }
       throw error;
     }
-    progress.finish(`Imported ${result.imported.active} active and ${result.imported.generated} generated keys; skipped ${result.skipped} that already existed.`);
+    progress.finish(
+      `Imported ${result.imported.active} active and ${result.imported.generated} generated keys; skipped ${result.skipped} that already existed.`,
+    );
     return 0;
   });
 }

@@ -120,11 +120,19 @@ async function main(argv: string[]): Promise<number> {
       return { id: account.id, username: account.username, accountKey: await revealAccountKey(ctx, account.id) };
     });
     if (values.json) console.log(JSON.stringify(result));
-    else console.log(`Created account ${result.username} (${result.id}).\nAccount key: ${result.accountKey}\nKeep it secret: it acts as you on the API.`);
+    else
+      console.log(
+        `Created account ${result.username} (${result.id}).\nAccount key: ${result.accountKey}\nKeep it secret: it acts as you on the API.`,
+      );
     return 0;
   }
   if (command) {
-    console.error(`keyward: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"\n\n${USAGE}`);
+    console.error(
+      `keyward: unknown command "${argv
+        .filter((a) => !a.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')}"\n\n${USAGE}`,
+    );
     return 2;
   }
   console.error(USAGE);
@@ -135,7 +143,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof ConfigError || error instanceof AppError) console.error(`keyward: ${error.message}`);
-    else if (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) console.error(`keyward: ${error.message}\n\n${USAGE}`);
+    else if (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+      console.error(`keyward: ${error.message}\n\n${USAGE}`);
     else console.error('keyward:', error);
     process.exit(1);
   },

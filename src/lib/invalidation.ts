@@ -158,7 +158,9 @@ function redisBus(redis: Redis, log: Log): InvalidationBus {
 /** The bus for this deployment; resolves once it listens, so nothing published after start is missed. */
 export async function startInvalidationBus(config: Config, db: Db, redis: Redis | null, log: Log): Promise<InvalidationBus> {
   const bus = redis ? redisBus(redis, log) : config.databaseUrl ? postgresBus(config.databaseUrl, db, log) : inProcessBus(db);
-  await ((bus as { ready?: Promise<void> }).ready ?? Promise.resolve()).catch((err: unknown) => log.warn({ err }, 'invalidation bus is not listening yet'));
+  await ((bus as { ready?: Promise<void> }).ready ?? Promise.resolve()).catch((err: unknown) =>
+    log.warn({ err }, 'invalidation bus is not listening yet'),
+  );
   return bus;
 }
 

@@ -133,7 +133,8 @@ export class JobRunner {
     try {
       if (!job.exclusive) return await job.run(this.ctx, signal);
       const now = this.ctx.clock();
-      if (await takeLease(this.ctx.db, job.name, this.holder, now, now + Math.max(MIN_LEASE_MS, intervalMs))) await job.run(this.ctx, signal);
+      if (await takeLease(this.ctx.db, job.name, this.holder, now, now + Math.max(MIN_LEASE_MS, intervalMs)))
+        await job.run(this.ctx, signal);
     } catch (err) {
       if (!signal.aborted) this.log.error({ err, job: job.name }, 'background job failed');
     }

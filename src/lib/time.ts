@@ -8,8 +8,7 @@ export function toEpochMs(input: string | number): number {
   return typeof input === 'number' ? input : Date.parse(input);
 }
 
-export const iso = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+export const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export function addCalendarYear(ms: number): number {
   const d = new Date(ms);

@@ -27,7 +27,10 @@ export class LuraphProvider implements ObfuscationProvider {
 
   async obfuscate(input: ObfuscationInput, signal: AbortSignal): Promise<Buffer[]> {
     const deadline = Date.now() + this.options.timeoutMs;
-    const nodes = (await this.json('GET', '/obfuscate/nodes', signal)) as { nodes?: Record<string, unknown>; recommendedId?: string | null };
+    const nodes = (await this.json('GET', '/obfuscate/nodes', signal)) as {
+      nodes?: Record<string, unknown>;
+      recommendedId?: string | null;
+    };
     const node = nodes.recommendedId ?? Object.keys(nodes.nodes ?? {})[0];
     if (!node) throw new ObfuscationFailed('Luraph has no obfuscation node available');
 
@@ -102,9 +105,10 @@ export class LuraphProvider implements ObfuscationProvider {
     }
     if (response.ok) return data;
     const errors = (data as { errors?: Array<{ param?: string; message?: string }> }).errors;
-    const detail = Array.isArray(errors) && errors.length > 0
-      ? errors.map((e) => (e.param ? `${e.param}: ${e.message ?? ''}` : (e.message ?? ''))).join(' | ')
-      : `HTTP ${response.status}`;
+    const detail =
+      Array.isArray(errors) && errors.length > 0
+        ? errors.map((e) => (e.param ? `${e.param}: ${e.message ?? ''}` : (e.message ?? ''))).join(' | ')
+        : `HTTP ${response.status}`;
     throw new ObfuscationFailed(`Luraph refused the request: ${detail}`);
   }
 }

@@ -139,7 +139,8 @@ async function authenticateAccount(ctx: AppContext, request: FastifyRequest): Pr
 async function authenticateAccountKey(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const key = presentedKey(request);
   const account = key?.startsWith('kw_') ? await findEnabledAccountByKeyDigest(ctx.db, digest(key)) : undefined;
-  if (!account && key?.startsWith('kw_')) throw unauthorized('The account key is not valid (unknown, revoked or from another Keyward database)');
+  if (!account && key?.startsWith('kw_'))
+    throw unauthorized('The account key is not valid (unknown, revoked or from another Keyward database)');
   if (!account) throw unauthorized('An account key is required in the X-API-Key header');
   return { kind: 'account-key', account, service: null };
 }

@@ -20,10 +20,21 @@ const FRAMEWORK: Record<string, [ErrorCode, string, string?]> = {
 
 // Failures of the connection to the database, not of the query: retrying shortly can succeed (contract §10).
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
   // PostgreSQL: admin/crash shutdown, cannot connect now (starting, failing over), too many connections.
-  '57P01', '57P02', '57P03', '53300',
-  'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
 ]);
 // Errors the drivers raise without a code: pg on a dropped or unobtainable connection, Kysely and
 // better-sqlite3 once the handle is closed (shutting down).
@@ -71,5 +82,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return send(reply, request, 'INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in the logs');
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, request, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, request, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
 }

@@ -17,7 +17,12 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
 
   // Labels are the route pattern, never the raw URL, so their number stays bounded whatever clients send.
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'keyward_http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'keyward_http_requests_total',
+    help: 'HTTP requests answered, by route pattern and status',
+    labelNames,
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'keyward_http_request_duration_seconds',
     help: 'Time to answer HTTP requests, by route pattern and status',

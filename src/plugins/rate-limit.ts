@@ -143,7 +143,9 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
     if (!config?.auth && config?.limit !== 'login') return;
     const retryAfter = await spent(request.ip);
     if (retryAfter > 0) {
-      throw new AppError('RATE_LIMITED', `Too many failed authentications from this address; try again in ${retryAfter} seconds`, { retryAfter });
+      throw new AppError('RATE_LIMITED', `Too many failed authentications from this address; try again in ${retryAfter} seconds`, {
+        retryAfter,
+      });
     }
   });
   // Counted before the answer leaves, so the caller's next request already sees it.

@@ -33,7 +33,7 @@ describe('account routes: authentication', () => {
     expect(res.status).toBe(401);
   });
 
-  it('regenerating one account key leaves other accounts\' keys working', async () => {
+  it("regenerating one account key leaves other accounts' keys working", async () => {
     const a = await seedAccount(t().ctx);
     const b = await seedAccount(t().ctx);
     const res = await call(t().app, 'POST', '/api/v1/account/api-key/regenerate', { key: b.accountKey });

@@ -38,7 +38,12 @@ describe('staff tools', () => {
     const res = await call(app, 'GET', `/api/v1/admin/services?limit=100&search=${service.identifier}`, { headers: { cookie } });
     expect(res.status).toBe(200);
     expect(res.body.data.items).toEqual([
-      expect.objectContaining({ id: service.id, identifier: service.identifier, accountId: service.account.id, ownerUsername: service.account.username }),
+      expect.objectContaining({
+        id: service.id,
+        identifier: service.identifier,
+        accountId: service.account.id,
+        ownerUsername: service.account.username,
+      }),
     ]);
   });
 

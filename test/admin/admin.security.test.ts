@@ -65,7 +65,9 @@ describe('who may use staff tools', () => {
     expect((await call(app, 'POST', `/api/v1/admin/accounts/${moderator.id}/disable`, { headers: mod.headers })).status).toBe(403);
     const adm = await signIn(app, admin);
     expect((await call(app, 'POST', `/api/v1/admin/accounts/${admin.id}/disable`, { headers: adm.headers })).status).toBe(403);
-    expect((await call(app, 'PATCH', `/api/v1/admin/accounts/${admin.id}`, { headers: adm.headers, body: { role: 'user' } })).status).toBe(403);
+    expect((await call(app, 'PATCH', `/api/v1/admin/accounts/${admin.id}`, { headers: adm.headers, body: { role: 'user' } })).status).toBe(
+      403,
+    );
   });
 
   it('needs the CSRF token on staff mutations', async () => {
@@ -85,7 +87,9 @@ describe('who may use staff tools', () => {
     const adm = await signIn(app, admin);
     const mod = await signIn(app, moderator);
     expect((await call(app, 'GET', '/api/v1/admin/accounts', { headers: { cookie: mod.cookie } })).status).toBe(200);
-    expect((await call(app, 'PATCH', `/api/v1/admin/accounts/${moderator.id}`, { headers: adm.headers, body: { role: 'user' } })).status).toBe(200);
+    expect(
+      (await call(app, 'PATCH', `/api/v1/admin/accounts/${moderator.id}`, { headers: adm.headers, body: { role: 'user' } })).status,
+    ).toBe(200);
     expect((await call(app, 'GET', '/api/v1/admin/accounts', { headers: { cookie: mod.cookie } })).status).toBe(403);
   });
 });

@@ -9,15 +9,35 @@ const t = useTestApp(SIGNIN_ENV);
 const WEBHOOK_TOKEN = 'WebhookTokenSecret0123456789';
 const SCRIPT_CODE = 'print("SCRIPT-CODE-SECRET-91b2")';
 
-type Call = { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string>; key?: string };
+type Call = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  key?: string;
+};
 
-async function entries(app: App, url: string, auth: { key?: string; headers?: Record<string, string> }, query: Record<string, string> = {}) {
+async function entries(
+  app: App,
+  url: string,
+  auth: { key?: string; headers?: Record<string, string> },
+  query: Record<string, string> = {},
+) {
   const res = await call(app, 'GET', `${url}?${new URLSearchParams({ limit: '100', ...query })}`, auth);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data.items as Array<{ id: string; at: string; action: string; actor: { kind: string; accountId: string | null }; ip: string | null; target: string | null; details: Record<string, unknown> }>;
+  return res.body.data.items as Array<{
+    id: string;
+    at: string;
+    action: string;
+    actor: { kind: string; accountId: string | null };
+    ip: string | null;
+    target: string | null;
+    details: Record<string, unknown>;
+  }>;
 }
 
-const serviceLog = (s: SeededService, query: Record<string, string> = {}) => entries(t().app, '/api/v1/keys/api/audit', { key: s.serviceKey }, query);
+const serviceLog = (s: SeededService, query: Record<string, string> = {}) =>
+  entries(t().app, '/api/v1/keys/api/audit', { key: s.serviceKey }, query);
 
 describe('every change writes exactly one entry', () => {
   it('service actions through the service key', async () => {
@@ -27,25 +47,63 @@ describe('every change writes exactly one entry', () => {
     await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${toActivate}&hwid=device-1`);
     const k = { key: s.serviceKey };
     const cases: Array<[string, Call, string | null, Record<string, unknown>?]> = [
-      ['key.generate', { method: 'POST', url: '/api/v1/keys/api/generate', body: { expirationType: 'lifetime', count: 3 } }, null, { count: 3 }],
+      [
+        'key.generate',
+        { method: 'POST', url: '/api/v1/keys/api/generate', body: { expirationType: 'lifetime', count: 3 } },
+        null,
+        { count: 3 },
+      ],
       ['key.update', { method: 'PUT', url: '/api/v1/keys/api/key', body: { key: toActivate, note: 'vip' } }, toActivate!, { note: 'vip' }],
-      ['key.extend', { method: 'POST', url: '/api/v1/keys/api/key/extend-expiration', body: { key: generated, days: 3 } }, generated!, { days: 3 }],
+      [
+        'key.extend',
+        { method: 'POST', url: '/api/v1/keys/api/key/extend-expiration', body: { key: generated, days: 3 } },
+        generated!,
+        { days: 3 },
+      ],
       ['key.resetHwid', { method: 'POST', url: '/api/v1/keys/reset-hwid', body: { key: toActivate } }, toActivate!],
-      ['keys.compensate', { method: 'POST', url: '/api/v1/keys/api/compensate', body: { days: 1 } }, null, { days: 1, activeKeysUpdated: 1 }],
+      [
+        'keys.compensate',
+        { method: 'POST', url: '/api/v1/keys/api/compensate', body: { days: 1 } },
+        null,
+        { days: 1, activeKeysUpdated: 1 },
+      ],
       ['keyless.add', { method: 'POST', url: '/api/v1/keys/api/keyless', body: { hwid: 'kl-1' } }, 'kl-1'],
       ['keyless.delete', { method: 'DELETE', url: '/api/v1/keys/api/keyless?hwid=kl-1' }, 'kl-1'],
-      ['blacklist.add', { method: 'POST', url: '/api/v1/keys/api/blacklist', body: { hwid: 'bad-1', reason: 'cheater' } }, 'bad-1', { reason: 'cheater' }],
+      [
+        'blacklist.add',
+        { method: 'POST', url: '/api/v1/keys/api/blacklist', body: { hwid: 'bad-1', reason: 'cheater' } },
+        'bad-1',
+        { reason: 'cheater' },
+      ],
       ['blacklist.delete', { method: 'DELETE', url: '/api/v1/keys/api/blacklist?hwid=bad-1' }, 'bad-1'],
       [
         'settings.update',
-        { method: 'PUT', url: '/api/v1/keys/api/settings', body: { webhookUrl: `https://discord.com/api/webhooks/123456789012345678/${WEBHOOK_TOKEN}`, hwidResetCooldownFreeHours: 2 } },
+        {
+          method: 'PUT',
+          url: '/api/v1/keys/api/settings',
+          body: { webhookUrl: `https://discord.com/api/webhooks/123456789012345678/${WEBHOOK_TOKEN}`, hwidResetCooldownFreeHours: 2 },
+        },
         null,
         { webhookUrl: 'set', hwidResetCooldownFreeHours: 2 },
       ],
-      ['chat.connect', { method: 'POST', url: '/api/v1/keys/api/chat/connect', body: { guildId: '123456789012345678', guildName: 'Guild' } }, '123456789012345678'],
+      [
+        'chat.connect',
+        { method: 'POST', url: '/api/v1/keys/api/chat/connect', body: { guildId: '123456789012345678', guildName: 'Guild' } },
+        '123456789012345678',
+      ],
       ['chat.disconnect', { method: 'POST', url: '/api/v1/keys/api/chat/disconnect' }, '123456789012345678'],
-      ['script.create', { method: 'POST', url: '/api/v1/vss/api/scripts', body: { name: 'game', code: SCRIPT_CODE } }, null, { name: 'game' }],
-      ['script.update', { method: 'PUT', url: '/api/v1/vss/api/scripts/game', body: { code: SCRIPT_CODE + ' ' } }, null, { codeChanged: true }],
+      [
+        'script.create',
+        { method: 'POST', url: '/api/v1/vss/api/scripts', body: { name: 'game', code: SCRIPT_CODE } },
+        null,
+        { name: 'game' },
+      ],
+      [
+        'script.update',
+        { method: 'PUT', url: '/api/v1/vss/api/scripts/game', body: { code: SCRIPT_CODE + ' ' } },
+        null,
+        { codeChanged: true },
+      ],
       ['script.delete', { method: 'DELETE', url: '/api/v1/vss/api/scripts/game' }, null, { name: 'game' }],
       ['key.delete', { method: 'DELETE', url: `/api/v1/keys/api/key?key=${toActivate}` }, toActivate!],
     ];
@@ -65,7 +123,9 @@ describe('every change writes exactly one entry', () => {
     expect((await call(app, 'POST', '/api/v1/keys/api/keyless', { ...k, body: { hwid: 'dup' } })).status).toBe(201);
     expect((await call(app, 'POST', '/api/v1/keys/api/keyless', { ...k, body: { hwid: 'dup' } })).status).toBe(409);
     expect((await serviceLog(s, { action: 'keyless.add' })).length).toBe(keylessBefore + 1);
-    expect((await call(app, 'PUT', '/api/v1/keys/api/generated-key', { ...k, body: { key: 'NoSuchKey0000000', note: 'x' } })).status).toBe(404);
+    expect((await call(app, 'PUT', '/api/v1/keys/api/generated-key', { ...k, body: { key: 'NoSuchKey0000000', note: 'x' } })).status).toBe(
+      404,
+    );
     expect((await call(app, 'DELETE', '/api/v1/keys/api/key?key=NoSuchKey0000000', k)).status).toBe(404);
     expect(await serviceLog(s, { action: 'key.update' })).toHaveLength(1);
     expect(await serviceLog(s, { action: 'key.delete' })).toHaveLength(1);
@@ -74,7 +134,8 @@ describe('every change writes exactly one entry', () => {
     const accountLog = await entries(app, '/api/v1/account/audit', { key: s.account.accountKey });
     expect(accountLog.length).toBe(cases.length + 3);
     const everything = JSON.stringify(accountLog);
-    for (const secret of [s.serviceKey, s.account.accountKey, WEBHOOK_TOKEN, SCRIPT_CODE, 'SCRIPT-CODE-SECRET']) expect(everything).not.toContain(secret);
+    for (const secret of [s.serviceKey, s.account.accountKey, WEBHOOK_TOKEN, SCRIPT_CODE, 'SCRIPT-CODE-SECRET'])
+      expect(everything).not.toContain(secret);
   });
 
   it('an end user resetting on the self-serve page is the actor', async () => {
@@ -82,7 +143,10 @@ describe('every change writes exactly one entry', () => {
     const s = await seedService(t().ctx);
     const [key] = await generateKeys(app, s.serviceKey);
     await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=device-1`);
-    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: s.identifier, key, captcha: await solvedCaptcha(app) }, remoteAddress: '203.0.113.9' });
+    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: s.identifier, key, captcha: await solvedCaptcha(app) },
+      remoteAddress: '203.0.113.9',
+    });
     expect(res.status).toBe(200);
     const [entry, ...rest] = await serviceLog(s, { action: 'key.resetHwid' });
     expect(rest).toHaveLength(0);
@@ -140,14 +204,30 @@ describe('every change writes exactly one entry', () => {
     expect(await log('service.create')).toHaveLength(1);
 
     // Sign-in: a wrong password, then a session, then two-factor on and off through it.
-    expect((await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'wrong password!', captcha: await solvedCaptcha(app) } })).status).toBe(401);
+    expect(
+      (
+        await call(app, 'POST', '/api/v1/auth/login', {
+          body: { username: account.username, password: 'wrong password!', captcha: await solvedCaptcha(app) },
+        })
+      ).status,
+    ).toBe(401);
     const session = await signIn(app, account);
     const setup = await call(app, 'POST', '/api/v1/account/2fa/setup', { headers: session.headers });
     const totpSecret = setup.body.data.secret as string;
     secrets.push(totpSecret);
-    expect((await call(app, 'POST', '/api/v1/account/2fa/enable', { headers: session.headers, body: { totp: totpCode(totpSecret, clock.now) } })).status).toBe(200);
+    expect(
+      (await call(app, 'POST', '/api/v1/account/2fa/enable', { headers: session.headers, body: { totp: totpCode(totpSecret, clock.now) } }))
+        .status,
+    ).toBe(200);
     clock.advance(30_000);
-    expect((await call(app, 'POST', '/api/v1/account/2fa/disable', { headers: session.headers, body: { totp: totpCode(totpSecret, clock.now) } })).status).toBe(200);
+    expect(
+      (
+        await call(app, 'POST', '/api/v1/account/2fa/disable', {
+          headers: session.headers,
+          body: { totp: totpCode(totpSecret, clock.now) },
+        })
+      ).status,
+    ).toBe(200);
     const regenerated = await call(app, 'POST', '/api/v1/account/api-key/regenerate', { headers: session.headers });
     expect(regenerated.status).toBe(200);
     const newKey = { key: regenerated.body.data.apiKey as string };

@@ -12,12 +12,25 @@ describe('audit repository', () => {
     const at = ctx.clock();
     await expect(
       ctx.db.transaction().execute(async (trx) => {
-        await recordAudit(trx, SYSTEM_ACTOR, { action: 'key.delete', accountId: service.account.id, serviceId: service.id, target: 'k1', at });
+        await recordAudit(trx, SYSTEM_ACTOR, {
+          action: 'key.delete',
+          accountId: service.account.id,
+          serviceId: service.id,
+          target: 'k1',
+          at,
+        });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
     await ctx.db.transaction().execute((trx) =>
-      recordAudit(trx, SYSTEM_ACTOR, { action: 'key.delete', accountId: service.account.id, serviceId: service.id, target: 'k2', details: { n: 1 }, at }),
+      recordAudit(trx, SYSTEM_ACTOR, {
+        action: 'key.delete',
+        accountId: service.account.id,
+        serviceId: service.id,
+        target: 'k2',
+        details: { n: 1 },
+        at,
+      }),
     );
     const { rows, total } = await listAudit(ctx.db, { serviceId: service.id, action: 'key.delete' }, 10, 0);
     expect(total).toBe(1);

@@ -153,7 +153,11 @@ describe('service routes: check order 401 → 403 IP_NOT_ALLOWED → 403 PERMISS
     const s = await seedService(t().ctx);
     await allowOnly(s, ['1.2.3.4']);
     await denyManageKeys(s);
-    const res = await call(t().app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'x' }, remoteAddress: '9.9.9.9' });
+    const res = await call(t().app, 'POST', '/api/v1/keys/api/blacklist', {
+      key: s.serviceKey,
+      body: { hwid: 'x' },
+      remoteAddress: '9.9.9.9',
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('IP_NOT_ALLOWED');
   });

@@ -12,7 +12,10 @@ const PING = { id: '1', application_id: '2', type: 1, token: 't', version: 1 };
 let s: SeededService;
 beforeEach(async () => {
   s = await seedService(t().ctx);
-  const res = await call(t().app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { chatInteractionsPublicKey: signer.publicKeyHex } });
+  const res = await call(t().app, 'PUT', '/api/v1/keys/api/settings', {
+    key: s.serviceKey,
+    body: { chatInteractionsPublicKey: signer.publicKeyHex },
+  });
   expect(res.status).toBe(200);
   await call(t().app, 'POST', '/api/v1/keys/api/chat/connect', { key: s.serviceKey, body: { guildId: GUILD, guildName: 'Home' } });
 });
@@ -53,7 +56,10 @@ describe('POST /api/v1/chat/interactions/:service signature checks', () => {
 
   it('refuses a signature over another timestamp', async () => {
     const ts = String(Math.floor(t().clock.now / 1000));
-    const res = await send(PING, { signatureOverride: signer.signature(String(Number(ts) - 1), JSON.stringify(PING)), timestampOverride: ts });
+    const res = await send(PING, {
+      signatureOverride: signer.signature(String(Number(ts) - 1), JSON.stringify(PING)),
+      timestampOverride: ts,
+    });
     expect(res.status).toBe(401);
   });
 
@@ -112,7 +118,8 @@ describe('POST /api/v1/chat/interactions/:service signature checks', () => {
   });
 
   it('refuses a signed command from a server that is not the bound one, without acting', async () => {
-    const [key] = (await call(t().app, 'POST', '/api/v1/keys/api/generate', { key: s.serviceKey, body: { expirationType: 'lifetime' } })).body.data.keys;
+    const [key] = (await call(t().app, 'POST', '/api/v1/keys/api/generate', { key: s.serviceKey, body: { expirationType: 'lifetime' } }))
+      .body.data.keys;
     const res = await send(command('999999999999999999', USER, 'redeem', [{ name: 'key', type: 3, value: key.key }]));
     expect(res.status).toBe(200);
     expect(res.body.type).toBe(4);

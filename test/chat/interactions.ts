@@ -38,7 +38,12 @@ export async function sendInteraction(app: App, service: string, payload: unknow
   if (!options.omitSignature) {
     headers['x-signature-ed25519'] = options.signatureOverride ?? options.signer!.signature(timestamp, body);
   }
-  const response = await app.inject({ method: 'POST', url: `/api/v1/chat/interactions/${service}`, headers, payload: options.sentBody ?? body });
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/chat/interactions/${service}`,
+    headers,
+    payload: options.sentBody ?? body,
+  });
   let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   try {
     json = response.json();
@@ -48,12 +53,19 @@ export async function sendInteraction(app: App, service: string, payload: unknow
   return { status: response.statusCode, body: json };
 }
 
-export const command = (guildId: string | undefined, userId: string, name: string, options?: Array<{ name: string; type: number; value: string }>) => ({
+export const command = (
+  guildId: string | undefined,
+  userId: string,
+  name: string,
+  options?: Array<{ name: string; type: number; value: string }>,
+) => ({
   id: '1100000000000000001',
   application_id: '1100000000000000002',
   type: 2,
   token: 'interaction-token',
   version: 1,
-  ...(guildId ? { guild_id: guildId, member: { user: { id: userId, username: 'player' }, roles: [] } } : { user: { id: userId, username: 'player' } }),
+  ...(guildId
+    ? { guild_id: guildId, member: { user: { id: userId, username: 'player' }, roles: [] } }
+    : { user: { id: userId, username: 'player' } }),
   data: { id: '1100000000000000003', name, type: 1, ...(options ? { options } : {}) },
 });

@@ -18,7 +18,18 @@ describe('keys table state in the URL', () => {
   });
 
   it('round-trips every filter, sort and page through the address', () => {
-    const state = { type: 'active', status: 'banned', premium: 'true', bound: 'false', expired: 'true', search: 'abc 50%', sort: 'executions', order: 'asc', page: 3, limit: 50 } as const;
+    const state = {
+      type: 'active',
+      status: 'banned',
+      premium: 'true',
+      bound: 'false',
+      expired: 'true',
+      search: 'abc 50%',
+      sort: 'executions',
+      order: 'asc',
+      page: 3,
+      limit: 50,
+    } as const;
     const params = keyFiltersToParams(state);
     expect(parseKeyFilters(new URLSearchParams(params.toString()))).toEqual(state);
   });
@@ -58,7 +69,10 @@ describe('keys table state in the URL', () => {
   });
 
   it('exports with the same filters, no paging and no sorting (the export route refuses them)', () => {
-    expect(keyFiltersToExportQuery({ ...DEFAULT_FILTERS, status: 'paused', page: 9 }, 'json')).toEqual({ status: 'paused', format: 'json' });
+    expect(keyFiltersToExportQuery({ ...DEFAULT_FILTERS, status: 'paused', page: 9 }, 'json')).toEqual({
+      status: 'paused',
+      format: 'json',
+    });
   });
 
   it('counts the filters that narrow the list', () => {

@@ -14,7 +14,12 @@ describe('dashboard keys page in a real browser', () => {
     expect((await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${bound}&hwid=pc-1`)).body.data.valid).toBe(true);
 
     const page = await d.newPage();
-    await signInWithPassword(page, d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`), s.account.username, s.account.password);
+    await signInWithPassword(
+      page,
+      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
+      s.account.username,
+      s.account.password,
+    );
     await page.getByRole('table', { name: 'Keys' }).getByText(bound!).waitFor();
 
     // Generate three premium keys with a note.
@@ -30,7 +35,11 @@ describe('dashboard keys page in a real browser', () => {
     const created = (await dialog.getByRole('textbox', { name: 'New keys' }).inputValue()).split('\n');
     expect(created).toHaveLength(3);
     await dialog.getByRole('button', { name: 'Done' }).click();
-    const rows = await ctx.db.selectFrom('generatedKeys').select(['key', 'note', 'isPremium', 'maxHwids']).where('note', '=', 'batch-a').execute();
+    const rows = await ctx.db
+      .selectFrom('generatedKeys')
+      .select(['key', 'note', 'isPremium', 'maxHwids'])
+      .where('note', '=', 'batch-a')
+      .execute();
     expect(rows.map((r) => r.key).sort()).toEqual([...created].sort());
     expect(rows.every((r) => Boolean(r.isPremium) && Number(r.maxHwids) === 2)).toBe(true);
 
@@ -45,7 +54,11 @@ describe('dashboard keys page in a real browser', () => {
     await page.getByRole('checkbox', { name: 'Select all keys on this page' }).check();
     await page.getByRole('region', { name: 'Selection actions' }).getByRole('button', { name: 'Ban' }).click();
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(async () => (await ctx.db.selectFrom('generatedKeys').select('status').where('note', '=', 'batch-a').execute()).map((r) => r.status)).toEqual(['banned', 'banned', 'banned']);
+    await expect
+      .poll(async () =>
+        (await ctx.db.selectFrom('generatedKeys').select('status').where('note', '=', 'batch-a').execute()).map((r) => r.status),
+      )
+      .toEqual(['banned', 'banned', 'banned']);
 
     // A filter: banned keys only, kept in the URL.
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
@@ -60,7 +73,9 @@ describe('dashboard keys page in a real browser', () => {
     // Reset the bound key's HWID from its row.
     await table.getByRole('row').filter({ hasText: bound! }).getByRole('button', { name: 'Reset HWID' }).click();
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(async () => (await ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', bound!).executeTakeFirstOrThrow()).hwid).toBeNull();
+    await expect
+      .poll(async () => (await ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', bound!).executeTakeFirstOrThrow()).hwid)
+      .toBeNull();
 
     // Export: the downloaded CSV holds every key.
     const downloading = page.waitForEvent('download');
@@ -76,15 +91,36 @@ describe('dashboard keys page in a real browser', () => {
     await page.getByRole('button', { name: 'Import' }).click();
     const importDialog = page.getByRole('dialog', { name: 'Import keys' });
     await importDialog.getByRole('combobox', { name: 'Format' }).selectOption('luarmor');
-    const bad = [{ user_key: 'ok-key-0001', identifier: '', auth_expire: -1 }, { user_key: 'x', auth_expire: -1 }];
-    await importDialog.locator('input[type="file"]').setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    const bad = [
+      { user_key: 'ok-key-0001', identifier: '', auth_expire: -1 },
+      { user_key: 'x', auth_expire: -1 },
+    ];
+    await importDialog
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
     await importDialog.getByRole('button', { name: 'Import' }).click();
     await importDialog.getByRole('table', { name: 'Import errors' }).getByRole('cell', { name: '2', exact: true }).waitFor();
-    const good = [{ user_key: 'luarmor-key-0001', identifier: 'pc-77', discord_id: '', note: 'from luarmor', auth_expire: -1, banned: 0, total_executions: 5 }];
-    await importDialog.locator('input[type="file"]').setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
+    const good = [
+      {
+        user_key: 'luarmor-key-0001',
+        identifier: 'pc-77',
+        discord_id: '',
+        note: 'from luarmor',
+        auth_expire: -1,
+        banned: 0,
+        total_executions: 5,
+      },
+    ];
+    await importDialog
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
     await importDialog.getByRole('button', { name: 'Import' }).click();
     await table.getByText('luarmor-key-0001').waitFor();
-    const imported = await ctx.db.selectFrom('activeKeys').select(['hwid', 'executions']).where('key', '=', 'luarmor-key-0001').executeTakeFirstOrThrow();
+    const imported = await ctx.db
+      .selectFrom('activeKeys')
+      .select(['hwid', 'executions'])
+      .where('key', '=', 'luarmor-key-0001')
+      .executeTakeFirstOrThrow();
     expect({ hwid: imported.hwid, executions: Number(imported.executions) }).toEqual({ hwid: 'pc-77', executions: 5 });
     await page.context().close();
   }, 60_000);

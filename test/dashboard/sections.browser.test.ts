@@ -10,7 +10,12 @@ describe('dashboard service sections in a real browser', () => {
     const { ctx } = d.app();
     const s = await seedService(ctx);
     const page = await d.newPage();
-    await signInWithPassword(page, d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keyless`)}`), s.account.username, s.account.password);
+    await signInWithPassword(
+      page,
+      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keyless`)}`),
+      s.account.username,
+      s.account.password,
+    );
 
     await page.getByRole('textbox', { name: 'HWID to add' }).fill('free-pc');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -38,7 +43,8 @@ describe('dashboard service sections in a real browser', () => {
 
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = page.getByRole('table', { name: 'Audit log' });
-    for (const action of ['keyless.add', 'blacklist.add', 'keySystem.update']) await audit.getByRole('cell', { name: action, exact: true }).waitFor();
+    for (const action of ['keyless.add', 'blacklist.add', 'keySystem.update'])
+      await audit.getByRole('cell', { name: action, exact: true }).waitFor();
     await page.getByRole('textbox', { name: 'Action' }).fill('blacklist.add');
     await expect.poll(() => audit.getByRole('row').count()).toBe(2);
     await page.context().close();

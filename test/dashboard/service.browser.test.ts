@@ -33,7 +33,9 @@ describe('dashboard service pages in a real browser', () => {
     await upload.getByRole('textbox', { name: 'Code' }).fill('print("hello")');
     await upload.getByRole('combobox', { name: 'Obfuscation' }).selectOption('NONE');
     await upload.getByRole('button', { name: 'Upload' }).click();
-    await expect.poll(async () => (await ctx.db.selectFrom('scripts').select('id').where('serviceId', '=', service.id).execute()).length).toBe(1);
+    await expect
+      .poll(async () => (await ctx.db.selectFrom('scripts').select('id').where('serviceId', '=', service.id).execute()).length)
+      .toBe(1);
     const { id: scriptId } = await ctx.db.selectFrom('scripts').select('id').where('serviceId', '=', service.id).executeTakeFirstOrThrow();
     await page.getByRole('table', { name: 'Scripts' }).getByRole('button', { name: 'Copy loadstring' }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
@@ -46,7 +48,11 @@ describe('dashboard service pages in a real browser', () => {
     await page.getByRole('button', { name: 'Save cooldowns' }).click();
     await expect
       .poll(async () => {
-        const row = await ctx.db.selectFrom('services').select(['hwidResetCooldownFreeHours', 'hwidResetCooldownPremiumHours']).where('id', '=', service.id).executeTakeFirstOrThrow();
+        const row = await ctx.db
+          .selectFrom('services')
+          .select(['hwidResetCooldownFreeHours', 'hwidResetCooldownPremiumHours'])
+          .where('id', '=', service.id)
+          .executeTakeFirstOrThrow();
         return [Number(row.hwidResetCooldownFreeHours), Number(row.hwidResetCooldownPremiumHours)];
       })
       .toEqual([12, 2]);

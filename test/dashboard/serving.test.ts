@@ -9,13 +9,16 @@ import { useTestApp } from '../helpers/app.ts';
 const t = useTestApp();
 
 describe('the production app serves the dashboard beside the API', () => {
-  it.each(['/', '/login', '/register', '/services', '/services/abc/keys', '/account', '/staff'])('GET %s answers the app page', async (url) => {
-    const res = await t().app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.headers['cache-control']).toBe('no-cache');
-    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
-  });
+  it.each(['/', '/login', '/register', '/services', '/services/abc/keys', '/account', '/staff'])(
+    'GET %s answers the app page',
+    async (url) => {
+      const res = await t().app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    },
+  );
 
   it.each(['/api/v1/definitely/not/here', '/api', '/reset/assets/none.js', '/go/', '/key/x/y/z', '/assets/missing-0000.js'])(
     'GET %s on a server path stays the JSON 404',

@@ -12,7 +12,9 @@ describe('service routes with a signed-in session', () => {
     const [key] = await generateKeys(t().app, s.serviceKey);
     const session = await signIn(t().app, s.account);
     for (const ref of [s.id, s.identifier]) {
-      const res = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${key}`, { headers: { cookie: session.cookie, 'x-service-id': ref } });
+      const res = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${key}`, {
+        headers: { cookie: session.cookie, 'x-service-id': ref },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.keys.map((k: { key: string }) => k.key)).toEqual([key]);
     }
@@ -56,7 +58,9 @@ describe('service routes with a signed-in session', () => {
     const me = await seedAccount(t().ctx);
     const session = await signIn(t().app, me);
     for (const ref of [other.id, other.identifier, 'no-such-service']) {
-      const res = await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', { headers: { cookie: session.cookie, 'x-service-id': ref } });
+      const res = await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', {
+        headers: { cookie: session.cookie, 'x-service-id': ref },
+      });
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
@@ -65,9 +69,13 @@ describe('service routes with a signed-in session', () => {
   it('answers 401 without a session or key, and after sign-out', async () => {
     const s = await seedService(t().ctx);
     const session = await signIn(t().app, s.account);
-    expect((await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', { headers: { 'x-service-id': s.id } })).status).toBe(401);
+    expect((await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', { headers: { 'x-service-id': s.id } })).status).toBe(
+      401,
+    );
     await call(t().app, 'POST', '/api/v1/auth/logout', { headers: session.headers });
-    const res = await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', { headers: { cookie: session.cookie, 'x-service-id': s.id } });
+    const res = await call(t().app, 'GET', '/api/v1/keys/api/generated-key?key=abcdefgh', {
+      headers: { cookie: session.cookie, 'x-service-id': s.id },
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -18,9 +18,12 @@ it('serves updated code on another instance, told through Redis', async () => {
   const s = await seedService(t().ctx);
   const script = await uploadScript(t().app, s, { name: 'game', code: 'print("REDIS-ONE")' });
   const [key] = await generateKeys(t().app, s.serviceKey);
-  const fetchOn = async (app: App) => (await app.inject({ method: 'GET', url: `/api/v1/vss/fetch/${script.id}?key=${key}&hwid=pc-1` })).body;
+  const fetchOn = async (app: App) =>
+    (await app.inject({ method: 'GET', url: `/api/v1/vss/fetch/${script.id}?key=${key}&hwid=pc-1` })).body;
   expect(await fetchOn(second)).toBe('print("REDIS-ONE")');
-  expect((await call(t().app, 'PUT', `${SCRIPTS}/${script.id}`, { key: s.serviceKey, body: { code: 'print("REDIS-TWO")' } })).status).toBe(200);
+  expect((await call(t().app, 'PUT', `${SCRIPTS}/${script.id}`, { key: s.serviceKey, body: { code: 'print("REDIS-TWO")' } })).status).toBe(
+    200,
+  );
   const until = Date.now() + 1000;
   while ((await fetchOn(second)) !== 'print("REDIS-TWO")') {
     if (Date.now() > until) throw new Error('the second instance still serves the old code after a second');

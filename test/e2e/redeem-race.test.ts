@@ -93,7 +93,9 @@ describe(`${CONCURRENT} concurrent validations of one fresh key on ${INSTANCES} 
 
     const answers = await Promise.all(
       Array.from({ length: CONCURRENT }, async (_, i) => {
-        const res = await fetch(`${servers[i % servers.length]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=multi-${i}`);
+        const res = await fetch(
+          `${servers[i % servers.length]!.url}/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=multi-${i}`,
+        );
         expect(res.status).toBe(200);
         return { hwid: `multi-${i}`, ...((await res.json()) as { data: { valid: boolean; code: string } }).data };
       }),

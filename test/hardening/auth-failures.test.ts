@@ -34,14 +34,18 @@ describe('failed authentication is limited per address', () => {
     const attacker = address();
     expect((await info(local.app, 'kws_unknown-key-1', attacker)).status).toBe(401);
     expect((await info(local.app, 'kw_forged-account-key', attacker)).status).toBe(401);
-    expect((await call(local.app, 'GET', '/api/v1/auth/session', { remoteAddress: attacker, headers: { cookie: 'kw_session=forged' } })).status).toBe(401);
+    expect(
+      (await call(local.app, 'GET', '/api/v1/auth/session', { remoteAddress: attacker, headers: { cookie: 'kw_session=forged' } })).status,
+    ).toBe(401);
     const limited = await info(local.app, s.serviceKey, attacker);
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another address is untouched, and public client routes stay open to the limited one.
     expect((await info(local.app, s.serviceKey, address())).status).toBe(200);
-    expect((await call(local.app, 'GET', `/api/v1/keys/validate?service=${s.id}&key=nope&hwid=pc`, { remoteAddress: attacker })).status).toBe(200);
+    expect(
+      (await call(local.app, 'GET', `/api/v1/keys/validate?service=${s.id}&key=nope&hwid=pc`, { remoteAddress: attacker })).status,
+    ).toBe(200);
   });
 
   it('does not count successful calls', async () => {

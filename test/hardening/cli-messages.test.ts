@@ -28,9 +28,15 @@ describe('keyward CLI messages', () => {
   it('reads the password from stdin when --password is absent, and says which database it wrote to', async () => {
     const res = await keyward(['account', 'create', '--username', 'piped_user', '--json'], 'a long piped password\n');
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain(testDialect() === 'postgres' ? 'keyward: using PostgreSQL at 127.0.0.1:5432/' : 'keyward: using SQLite at ');
+    expect(res.stderr).toContain(
+      testDialect() === 'postgres' ? 'keyward: using PostgreSQL at 127.0.0.1:5432/' : 'keyward: using SQLite at ',
+    );
     expect(JSON.parse(res.stdout)).toMatchObject({ username: 'piped_user' });
-    const row = await t().ctx.db.selectFrom('accounts').select('passwordHash').where('username', '=', 'piped_user').executeTakeFirstOrThrow();
+    const row = await t()
+      .ctx.db.selectFrom('accounts')
+      .select('passwordHash')
+      .where('username', '=', 'piped_user')
+      .executeTakeFirstOrThrow();
     expect(await verifyPassword('a long piped password', row.passwordHash!)).toBe(true);
   });
 

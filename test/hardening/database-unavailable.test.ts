@@ -72,7 +72,8 @@ if (testDialect() === 'postgres') {
       // A pooled connection may not know yet that its server went away: it too answers 503, never a 500,
       // and the pool replaces it, so the service recovers by itself within a few requests.
       const after: number[] = [];
-      while (after.at(-1) !== 200 && after.length < 5) after.push((await call(t.app, 'GET', '/api/v1/services', { key: account.accountKey })).status);
+      while (after.at(-1) !== 200 && after.length < 5)
+        after.push((await call(t.app, 'GET', '/api/v1/services', { key: account.accountKey })).status);
       expect(after.at(-1)).toBe(200);
       expect(after.every((status) => status === 503 || status === 200)).toBe(true);
     });

@@ -26,7 +26,11 @@ describe('login lockout', () => {
     const unknown = await sixFailures('nobody_has_this_name');
     expect(known.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429]);
     expect(unknown).toEqual(known);
-    const stored = await t().ctx.db.selectFrom('loginFailures').selectAll().where('username', '=', 'nobody_has_this_name').executeTakeFirstOrThrow();
+    const stored = await t()
+      .ctx.db.selectFrom('loginFailures')
+      .selectAll()
+      .where('username', '=', 'nobody_has_this_name')
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ failures: 5, lockedUntil: t().clock.now + 30_000 });
   });
 

@@ -27,11 +27,17 @@ describe('the pruning job', () => {
     });
     const keep = [outbox('delivered', 6), outbox('failed', 6), outbox('pending', 30), outbox('sending', 30)];
     const drop = [outbox('delivered', 8), outbox('failed', 8)];
-    await ctx.db.insertInto('webhookOutbox').values([...keep, ...drop]).execute();
-    await ctx.db.insertInto('captchaUses').values([
-      { signature: 'spent-old', expiresAt: now - 1 },
-      { signature: 'spent-live', expiresAt: now + 60_000 },
-    ]).execute();
+    await ctx.db
+      .insertInto('webhookOutbox')
+      .values([...keep, ...drop])
+      .execute();
+    await ctx.db
+      .insertInto('captchaUses')
+      .values([
+        { signature: 'spent-old', expiresAt: now - 1 },
+        { signature: 'spent-live', expiresAt: now + 60_000 },
+      ])
+      .execute();
     const session = (tokenDigest: string, lastSeenAgo: number, expiresIn: number) => ({
       tokenDigest,
       accountId: s.account.id,
@@ -39,16 +45,18 @@ describe('the pruning job', () => {
       lastSeenAt: now - lastSeenAgo,
       expiresAt: now + expiresIn,
     });
-    await ctx.db.insertInto('sessions').values([
-      session('live', 60_000, DAY),
-      session('idle', 61 * 60_000, DAY),
-      session('expired', 0, -1),
-    ]).execute();
-    await ctx.db.insertInto('loginFailures').values([
-      { username: 'quiet', failures: 2, lockedUntil: null, updatedAt: now - 2 * DAY },
-      { username: 'recent', failures: 2, lockedUntil: null, updatedAt: now - 60_000 },
-      { username: 'still-locked', failures: 20, lockedUntil: now + 60_000, updatedAt: now - 2 * DAY },
-    ]).execute();
+    await ctx.db
+      .insertInto('sessions')
+      .values([session('live', 60_000, DAY), session('idle', 61 * 60_000, DAY), session('expired', 0, -1)])
+      .execute();
+    await ctx.db
+      .insertInto('loginFailures')
+      .values([
+        { username: 'quiet', failures: 2, lockedUntil: null, updatedAt: now - 2 * DAY },
+        { username: 'recent', failures: 2, lockedUntil: null, updatedAt: now - 60_000 },
+        { username: 'still-locked', failures: 20, lockedUntil: now + 60_000, updatedAt: now - 2 * DAY },
+      ])
+      .execute();
 
     expect(await pruneOnce(ctx)).toEqual({ outbox: 2, captchas: 1, sessions: 2, loginFailures: 1 });
 
@@ -62,7 +70,7 @@ describe('the pruning job', () => {
     expect(await pruneOnce(ctx)).toEqual({ outbox: 0, captchas: 0, sessions: 0, loginFailures: 0 });
   });
 
-  it('is one of the app\'s background jobs, exclusive, run hourly by default', () => {
+  it("is one of the app's background jobs, exclusive, run hourly by default", () => {
     expect(jobs).toContain(pruneJob);
     expect(pruneJob.exclusive).toBe(true);
     expect(typeof pruneJob.intervalMs === 'function' ? pruneJob.intervalMs(t().ctx) : pruneJob.intervalMs).toBe(3_600_000);

@@ -35,6 +35,7 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
 
   it('refuses a timeout of 0 or garbage at start', async () => {
     const { loadConfig } = await import('../../src/config.ts');
-    for (const value of ['0', 'soon']) expect(() => loadConfig({ KEYWARD_SECRET: 'x'.repeat(32), REQUEST_TIMEOUT_SECONDS: value })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    for (const value of ['0', 'soon'])
+      expect(() => loadConfig({ KEYWARD_SECRET: 'x'.repeat(32), REQUEST_TIMEOUT_SECONDS: value })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
   });
 });

@@ -45,7 +45,11 @@ describe('GET /keys/api/webhook/outbox', () => {
     expect((await call(t.app, 'GET', '/api/v1/keys/api/webhook/outbox', { key: other.serviceKey })).body.data.total).toBe(0);
   });
 
-  it.each([['status=gone', 'status'], ['limit=0100', 'limit'], ['url=x', 'url']])('refuses %s naming the field', async (query, field) => {
+  it.each([
+    ['status=gone', 'status'],
+    ['limit=0100', 'limit'],
+    ['url=x', 'url'],
+  ])('refuses %s naming the field', async (query, field) => {
     const s = await seedService(t.ctx);
     const res = await call(t.app, 'GET', `/api/v1/keys/api/webhook/outbox?${query}`, { key: s.serviceKey });
     expect(res.status).toBe(400);
@@ -54,10 +58,17 @@ describe('GET /keys/api/webhook/outbox', () => {
 
   it('reports each message the worker gives up, for the warning log, and nothing else', async () => {
     const s = await seedService(t.ctx);
-    await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true } });
+    await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true },
+    });
     platform.answer({ status: 500 });
     expect((await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'doomed' } })).status).toBe(202);
-    await t.ctx.db.updateTable('webhookOutbox').set({ attempts: MAX_ATTEMPTS - 1 }).where('serviceId', '=', s.id).execute();
+    await t.ctx.db
+      .updateTable('webhookOutbox')
+      .set({ attempts: MAX_ATTEMPTS - 1 })
+      .where('serviceId', '=', s.id)
+      .execute();
     t.clock.advance(3_600_000);
     platform.answer({ status: 503 });
     const given: GivenUp[] = [];

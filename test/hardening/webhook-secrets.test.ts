@@ -38,7 +38,10 @@ describe('webhook tokens at rest', () => {
     const s = await seedService(t.ctx);
     const token = 'SeCrEt-WeBhOoK-ToKeN_4f1d9a';
     const url = `${platform.origin}/api/webhooks/123456789012345678/${token}`;
-    const set = await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: url, webhookEnabled: true } });
+    const set = await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: url, webhookEnabled: true },
+    });
     expect(set.status).toBe(200);
     const posted = await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'hello' } });
     expect(posted.body).toEqual({ success: true, data: { delivered: true } });

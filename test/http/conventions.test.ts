@@ -169,7 +169,8 @@ describe('operations routes', () => {
   it('/docs serves the browsable documentation', async () => {
     const res = await t().app.inject({ method: 'GET', url: '/docs' });
     expect([200, 302]).toContain(res.statusCode);
-    const page = res.statusCode === 302 ? await t().app.inject({ method: 'GET', url: String(res.headers.location).replace(/^\.\//, '/docs/') }) : res;
+    const page =
+      res.statusCode === 302 ? await t().app.inject({ method: 'GET', url: String(res.headers.location).replace(/^\.\//, '/docs/') }) : res;
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body.toLowerCase()).toContain('swagger');

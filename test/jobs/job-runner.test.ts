@@ -28,7 +28,14 @@ const clock = new TestClock();
 beforeAll(async () => {
   database = await createTestDatabase();
   const config = loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env });
-  ctx = await createContext({ config, database: database.handle, ownsDatabase: false, log: new RecordingLog(), clock: clock.read, role: 'cli' });
+  ctx = await createContext({
+    config,
+    database: database.handle,
+    ownsDatabase: false,
+    log: new RecordingLog(),
+    clock: clock.read,
+    role: 'cli',
+  });
 });
 
 afterAll(async () => {
@@ -124,13 +131,20 @@ describe('background jobs', () => {
     b.kick(job.name);
     await b.settled();
     expect(ran).toHaveLength(3);
-    expect((await ctx.db.selectFrom('jobLeases').select('holder').where('name', '=', job.name).executeTakeFirstOrThrow()).holder).toBe(b.holder);
+    expect((await ctx.db.selectFrom('jobLeases').select('holder').where('name', '=', job.name).executeTakeFirstOrThrow()).holder).toBe(
+      b.holder,
+    );
     await b.stop();
   });
 
   it('takes over an exclusive job whose holder died once its lease has run out', async () => {
     let passes = 0;
-    const job: Job = { name: `crashed-${Math.random().toString(36).slice(2)}`, intervalMs: 120_000, exclusive: true, run: async () => void (passes += 1) };
+    const job: Job = {
+      name: `crashed-${Math.random().toString(36).slice(2)}`,
+      intervalMs: 120_000,
+      exclusive: true,
+      run: async () => void (passes += 1),
+    };
     const dead = new JobRunner(ctx, new RecordingLog(), [job]);
     const alive = new JobRunner(ctx, new RecordingLog(), [job]);
     dead.kick(job.name);

@@ -23,7 +23,15 @@ beforeAll(async () => {
   t().ctx.config.keySystem.workinkApiUrl = await fake.listen();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -80,7 +88,11 @@ describe('GET /key/:service in a real browser', () => {
       // Reloading shows the same key.
       await page.reload();
       expect(await page.locator('#key').textContent()).toBe(key);
-      const row = await t().ctx.db.selectFrom('generatedKeys').select(['note', 'serviceId']).where('key', '=', key).executeTakeFirstOrThrow();
+      const row = await t()
+        .ctx.db.selectFrom('generatedKeys')
+        .select(['note', 'serviceId'])
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ note: 'key-system', serviceId: s.id });
     } finally {
       await context.close();

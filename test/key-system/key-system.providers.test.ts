@@ -18,8 +18,20 @@ afterAll(() => fake.close());
 async function providerService(provider: string, extra: Record<string, unknown> = {}) {
   const s = await seedService(t().ctx);
   const token = provider === 'linkvertise' ? fake.linkvertiseToken : provider === 'lootlabs' ? fake.lootlabsToken : 'workink-seller';
-  const link = { workink: 'https://work.ink/1a2b/script', linkvertise: 'https://link-to.net/123/456/dynamic', lootlabs: 'https://loot-link.com/s?AbCd' }[provider]!;
-  await configure(t().app, s, { enabled: true, minSecondsPerCheckpoint: 0, maxKeysPerAddressPerDay: 0, provider, links: [link], providerToken: token, ...extra });
+  const link = {
+    workink: 'https://work.ink/1a2b/script',
+    linkvertise: 'https://link-to.net/123/456/dynamic',
+    lootlabs: 'https://loot-link.com/s?AbCd',
+  }[provider]!;
+  await configure(t().app, s, {
+    enabled: true,
+    minSecondsPerCheckpoint: 0,
+    maxKeysPerAddressPerDay: 0,
+    provider,
+    links: [link],
+    providerToken: token,
+    ...extra,
+  });
   return s;
 }
 
@@ -61,7 +73,10 @@ describe('Work.ink', () => {
     const b = await start(t().app, strict);
     const foreign = tokens();
     fake.workinkTokens.add(foreign);
-    expect((await checkpoint(t().app, strict, b.id, b.cookie, { token: foreign })).body).toMatchObject({ code: 'CHECKPOINT_FAILED', reason: 'token-invalid' });
+    expect((await checkpoint(t().app, strict, b.id, b.cookie, { token: foreign })).body).toMatchObject({
+      code: 'CHECKPOINT_FAILED',
+      reason: 'token-invalid',
+    });
   });
 
   it('without the link override (Work.ink down), the plain link still starts the session', async () => {
@@ -106,7 +121,10 @@ describe('Work.ink', () => {
       const b = await start(other, s);
       const token = tokens();
       fake.workinkTokens.add(token);
-      const results = await Promise.all([checkpoint(t().app, s, a.id, a.cookie, { token }), checkpoint(other, s, b.id, b.cookie, { token })]);
+      const results = await Promise.all([
+        checkpoint(t().app, s, a.id, a.cookie, { token }),
+        checkpoint(other, s, b.id, b.cookie, { token }),
+      ]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
       expect(results.find((r) => r.status === 400)!.body.reason).toBe('token-reused');
     } finally {
@@ -129,7 +147,9 @@ describe('Work.ink', () => {
     const state = await call(t().app, 'GET', `/api/v1/public/key-system/${s.identifier}/sessions/${id}`, { headers: { cookie } });
     expect(state.body.data).toMatchObject({ checkpoint: 0, key: null });
     // The claim on the token was given back, so the user can retry with it.
-    expect(await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', digest(token)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', digest(token)).executeTakeFirst(),
+    ).toBeUndefined();
   });
 });
 
@@ -139,7 +159,9 @@ describe('Linkvertise', () => {
     const { res, cookie, id } = await start(t().app, s);
     const next = new URL(res.body.data.next);
     expect(next.origin + next.pathname).toBe('https://link-to.net/123/456/dynamic');
-    expect(Buffer.from(next.searchParams.get('r')!, 'base64').toString()).toBe(`http://keyward.test/key/${s.identifier}/return?session=${id}`);
+    expect(Buffer.from(next.searchParams.get('r')!, 'base64').toString()).toBe(
+      `http://keyward.test/key/${s.identifier}/return?session=${id}`,
+    );
 
     const hash = 'a'.repeat(40) + tokens();
     expect((await checkpoint(t().app, s, id, cookie, { token: hash })).body.reason).toBe('token-invalid');
@@ -183,7 +205,9 @@ describe('Lootlabs', () => {
   it('Lootlabs down while preparing the next checkpoint: a 502, and the same token passes once it is back', async () => {
     const s = await providerService('lootlabs', { checkpoints: 2, links: ['https://loot-link.com/s?One', 'https://loot-link.com/s?Two'] });
     const { res, cookie, id } = await start(t().app, s);
-    const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get('token')!;
+    const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get(
+      'token',
+    )!;
     fake.lootlabsDown = true;
     try {
       const down = await checkpoint(t().app, s, id, cookie, { token });

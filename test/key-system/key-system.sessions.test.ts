@@ -42,19 +42,33 @@ describe('key-system sessions with provider none', () => {
     expect(key).toEqual({ key: expect.stringMatching(/^[A-Za-z0-9]{32}$/), expiresAt: new Date(issuedAt + 6 * HOUR_MS).toISOString() });
 
     const row = await t().ctx.db.selectFrom('generatedKeys').selectAll().where('key', '=', key.key).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ serviceId: s.id, note: 'key-system', expirationType: 'byDate', expiresAt: issuedAt + 6 * HOUR_MS, status: 'active' });
+    expect(row).toMatchObject({
+      serviceId: s.id,
+      note: 'key-system',
+      expirationType: 'byDate',
+      expiresAt: issuedAt + 6 * HOUR_MS,
+      status: 'active',
+    });
 
     // Asking again (checkpoint or state) answers the same key; no second key is made.
     expect((await checkpoint(t().app, s, id, cookie)).body.data.key).toEqual(key);
     const state = await call(t().app, 'GET', sessionUrl(s.identifier, id), { headers: { cookie } });
     expect(state.body.data).toEqual({ checkpoint: 2, checkpoints: 2, next: null, key });
-    const count = await t().ctx.db.selectFrom('generatedKeys').select((eb) => eb.fn.countAll<number>().as('n')).where('serviceId', '=', s.id).executeTakeFirstOrThrow();
+    const count = await t()
+      .ctx.db.selectFrom('generatedKeys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('serviceId', '=', s.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
 
     // The audit log has it as a key.generate by an end user.
     const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=key.generate', { key: s.serviceKey });
     expect(audit.body.data.items).toEqual([
-      expect.objectContaining({ actor: { kind: 'end-user', accountId: null }, target: key.key, details: { count: 1, source: 'key-system' } }),
+      expect.objectContaining({
+        actor: { kind: 'end-user', accountId: null },
+        target: key.key,
+        details: { count: 1, source: 'key-system' },
+      }),
     ]);
 
     // Analytics counts the issued key once, in the bucket of its day.
@@ -105,7 +119,9 @@ describe('key-system sessions with provider none', () => {
     const off = await start(t().app, s);
     expect(off.res.status).toBe(409);
     expect(off.res.body.code).toBe('KEY_SYSTEM_DISABLED');
-    expect((await call(t().app, 'POST', '/api/v1/public/key-system/no-such-service/sessions', { body: { captcha: 'x' } })).status).toBe(404);
+    expect((await call(t().app, 'POST', '/api/v1/public/key-system/no-such-service/sessions', { body: { captcha: 'x' } })).status).toBe(
+      404,
+    );
     await configure(t().app, s, { enabled: true });
     for (const body of [{}, { captcha: 'not-a-solution' }, { captcha: 5 }, { captcha: 'x', extra: 1 }]) {
       const res = await call(t().app, 'POST', `/api/v1/public/key-system/${s.identifier}/sessions`, { body });
@@ -171,12 +187,17 @@ describe('key-system sessions with provider none', () => {
     const old = await start(t().app, s);
     t().clock.advance(HOUR_MS - 1);
     const fresh = await start(t().app, s);
-    await t().ctx.db.insertInto('keySystemTokens').values({ provider: 'workink', tokenDigest: 'stale', expiresAt: t().clock.now }).execute();
+    await t()
+      .ctx.db.insertInto('keySystemTokens')
+      .values({ provider: 'workink', tokenDigest: 'stale', expiresAt: t().clock.now })
+      .execute();
     t().clock.advance(1);
     await sweepKeySystem(t().ctx);
     const ids = (await t().ctx.db.selectFrom('keySystemSessions').select('id').where('serviceId', '=', s.id).execute()).map((r) => r.id);
     expect(ids).toEqual([fresh.id]);
     expect(ids).not.toContain(old.id);
-    expect(await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', 'stale').executeTakeFirst()).toBeUndefined();
+    expect(
+      await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', 'stale').executeTakeFirst(),
+    ).toBeUndefined();
   });
 });

@@ -55,7 +55,10 @@ describe('GET/PUT /keys/api/key-system', () => {
 
   it('writes one keySystem.update audit entry per change, with what changed and never the token', async () => {
     const s = await seedService(t().ctx);
-    await call(t().app, 'PUT', url, { key: s.serviceKey, body: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: 'hush-hush-token' } });
+    await call(t().app, 'PUT', url, {
+      key: s.serviceKey,
+      body: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: 'hush-hush-token' },
+    });
     const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey });
     expect(audit.status).toBe(200);
     expect(audit.body.data.items).toHaveLength(1);
@@ -68,7 +71,9 @@ describe('GET/PUT /keys/api/key-system', () => {
     expect(JSON.stringify(audit.body)).not.toContain('hush-hush-token');
     // A refused change writes nothing.
     await call(t().app, 'PUT', url, { key: s.serviceKey, body: { providerToken: null } });
-    expect((await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey })).body.data.items).toHaveLength(1);
+    expect(
+      (await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey })).body.data.items,
+    ).toHaveLength(1);
   });
 
   it('refuses a provider without links or without a token, naming the missing one', async () => {
@@ -76,7 +81,10 @@ describe('GET/PUT /keys/api/key-system', () => {
     const noLinks = await call(t().app, 'PUT', url, { key: s.serviceKey, body: { provider: 'linkvertise', providerToken: 'x' } });
     expect(noLinks.status).toBe(400);
     expect(noLinks.body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'links' });
-    const noToken = await call(t().app, 'PUT', url, { key: s.serviceKey, body: { provider: 'lootlabs', links: ['https://loot-link.com/s?abc'] } });
+    const noToken = await call(t().app, 'PUT', url, {
+      key: s.serviceKey,
+      body: { provider: 'lootlabs', links: ['https://loot-link.com/s?abc'] },
+    });
     expect(noToken.status).toBe(400);
     expect(noToken.body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'providerToken' });
     const wrongCount = await call(t().app, 'PUT', url, {
@@ -119,7 +127,11 @@ describe('GET/PUT /keys/api/key-system', () => {
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe('PERMISSION_DENIED');
     // The owner's account key acts as the owner.
-    const owner = await call(t().app, 'PUT', url, { key: s.account.accountKey, headers: { 'x-service-id': s.id }, body: { enabled: true } });
+    const owner = await call(t().app, 'PUT', url, {
+      key: s.account.accountKey,
+      headers: { 'x-service-id': s.id },
+      body: { enabled: true },
+    });
     expect(owner.status).toBe(200);
 
     const stranger = await seedService(t().ctx);

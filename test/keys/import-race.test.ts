@@ -3,7 +3,21 @@ import { useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 
 const t = useTestApp();
-const base = { status: 'active', last_reset: 0, key_days: -1, ban_reason: '', ban_expire: -1, identifier_type: 'hwid', discord_id: '', note: '', banned: 0, total_executions: 0, total_resets: 0, identifier: '', auth_expire: -1 };
+const base = {
+  status: 'active',
+  last_reset: 0,
+  key_days: -1,
+  ban_reason: '',
+  ban_expire: -1,
+  identifier_type: 'hwid',
+  discord_id: '',
+  note: '',
+  banned: 0,
+  total_executions: 0,
+  total_resets: 0,
+  identifier: '',
+  auth_expire: -1,
+};
 
 describe('two imports of the same new keys at once', () => {
   it('import them once: one answers 201, the other 409 naming them (never a 500), and nothing is doubled', async () => {

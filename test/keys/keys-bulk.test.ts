@@ -104,16 +104,25 @@ describe('POST /keys/api/keys/bulk', () => {
     const { a1, g1 } = await mix(s);
     // Active keys are written before generated ones; this trigger makes the generated half fail.
     if (t().ctx.dialect === 'sqlite') {
-      await sql`CREATE TRIGGER refuse_boom BEFORE UPDATE ON generated_keys WHEN NEW.note = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`.execute(db());
+      await sql`CREATE TRIGGER refuse_boom BEFORE UPDATE ON generated_keys WHEN NEW.note = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`.execute(
+        db(),
+      );
     } else {
-      await sql`CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.note = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(db());
+      await sql`CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.note = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`.execute(
+        db(),
+      );
       await sql`CREATE TRIGGER refuse_boom BEFORE UPDATE ON generated_keys FOR EACH ROW EXECUTE FUNCTION refuse_boom()`.execute(db());
     }
     const res = await bulk(s, { action: 'setNote', keys: [a1, g1], note: 'boom' });
     expectError(res, 500, 'INTERNAL_ERROR');
     expect((await activeRow(a1))!.note).toBeNull();
     expect((await generatedRow(g1))!.note).toBeNull();
-    const audit = await db().selectFrom('auditLog').select('action').where('serviceId', '=', s.id).where('action', '=', 'keys.bulk').execute();
+    const audit = await db()
+      .selectFrom('auditLog')
+      .select('action')
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'keys.bulk')
+      .execute();
     expect(audit).toEqual([]);
   });
 

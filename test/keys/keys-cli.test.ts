@@ -63,9 +63,18 @@ describe('keyward keys export / import', () => {
     const imported = await keyward(['keys', 'import', '--service', target.identifier, '--format', 'keyward-csv', out]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).toContain('Imported 1 active and 1 generated keys; skipped 0');
-    const active = await t().ctx.db.selectFrom('activeKeys').select(['serviceId', 'executions', 'hwid']).where('key', '=', KEYS[0]!).executeTakeFirst();
+    const active = await t()
+      .ctx.db.selectFrom('activeKeys')
+      .select(['serviceId', 'executions', 'hwid'])
+      .where('key', '=', KEYS[0]!)
+      .executeTakeFirst();
     expect(active).toEqual({ serviceId: target.id, executions: 3, hwid: 'pc-1' });
-    const audit = await t().ctx.db.selectFrom('auditLog').select(['actorKind', 'action']).where('serviceId', '=', target.id).where('action', 'like', 'keys.%').execute();
+    const audit = await t()
+      .ctx.db.selectFrom('auditLog')
+      .select(['actorKind', 'action'])
+      .where('serviceId', '=', target.id)
+      .where('action', 'like', 'keys.%')
+      .execute();
     expect(audit).toEqual([{ actorKind: 'system', action: 'keys.import' }]);
   });
 
@@ -79,6 +88,8 @@ describe('keyward keys export / import', () => {
     const unknown = await keyward(['keys', 'export', '--service', 'no-such-service']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Service not found');
-    expect(await t().ctx.db.selectFrom('auditLog').select('id').where('serviceId', '=', s.id).where('action', '=', 'keys.import').execute()).toEqual([]);
+    expect(
+      await t().ctx.db.selectFrom('auditLog').select('id').where('serviceId', '=', s.id).where('action', '=', 'keys.import').execute(),
+    ).toEqual([]);
   });
 });

@@ -31,7 +31,10 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
       maxHwids: k.maxHwids ?? Math.max(1, k.hwids?.length ?? 0),
     };
     if (k.type === 'generated') {
-      await ctx.db.insertInto('generatedKeys').values({ ...shared, expirationType: k.expiresAt == null ? 'lifetime' : 'byDate' }).execute();
+      await ctx.db
+        .insertInto('generatedKeys')
+        .values({ ...shared, expirationType: k.expiresAt == null ? 'lifetime' : 'byDate' })
+        .execute();
       continue;
     }
     const hwids = k.hwids ?? [];

@@ -9,17 +9,25 @@ import { seedKeys } from './keys-data.fixtures.ts';
 const t = useTestApp();
 const newService = serviceSeeder(t);
 
-const COLUMNS = 'key,type,status,hwids,note,isPremium,noHwidValidation,maxHwids,expiresAt,chatId,executions,createdAt,activatedAt,lastUsedAt';
+const COLUMNS =
+  'key,type,status,hwids,note,isPremium,noHwidValidation,maxHwids,expiresAt,chatId,executions,createdAt,activatedAt,lastUsedAt';
 let counter = 0;
 const uniqueKey = (tag: string) => `${tag}${process.pid}x${++counter}`.padEnd(12, '0');
 
 async function exported(s: SeededService, query: Record<string, string> = {}) {
-  const res = await t().app.inject({ method: 'GET', url: `/api/v1/keys/api/keys/export?${new URLSearchParams(query)}`, headers: { 'x-api-key': s.serviceKey } });
+  const res = await t().app.inject({
+    method: 'GET',
+    url: `/api/v1/keys/api/keys/export?${new URLSearchParams(query)}`,
+    headers: { 'x-api-key': s.serviceKey },
+  });
   return res;
 }
-const importKeys = (s: SeededService, body: unknown, key = s.serviceKey) => call(t().app, 'POST', '/api/v1/keys/api/keys/import', { key, body });
+const importKeys = (s: SeededService, body: unknown, key = s.serviceKey) =>
+  call(t().app, 'POST', '/api/v1/keys/api/keys/import', { key, body });
 const listAll = async (s: SeededService) =>
-  (await call(t().app, 'GET', '/api/v1/keys/api/keys?limit=100&sort=createdAt&order=asc', { key: s.serviceKey })).body.data.items as Array<Record<string, unknown>>;
+  (await call(t().app, 'GET', '/api/v1/keys/api/keys?limit=100&sort=createdAt&order=asc', { key: s.serviceKey })).body.data.items as Array<
+    Record<string, unknown>
+  >;
 
 /** One bound active key with awkward text, one generated lifetime key. */
 async function twoKeys(s: SeededService) {
@@ -27,7 +35,19 @@ async function twoKeys(s: SeededService) {
   const active = uniqueKey('act');
   const generated = uniqueKey('gen');
   await seedKeys(t().ctx, s.id, [
-    { key: active, type: 'active', createdAt: now - 2 * DAY_MS, hwids: ['pc,one', 'pc "two"'], maxHwids: 3, executions: 4, lastUsedAt: now - DAY_MS, note: 'line, "quoted"', chatId: '123456789012345678', expiresAt: now + 9 * DAY_MS, isPremium: true },
+    {
+      key: active,
+      type: 'active',
+      createdAt: now - 2 * DAY_MS,
+      hwids: ['pc,one', 'pc "two"'],
+      maxHwids: 3,
+      executions: 4,
+      lastUsedAt: now - DAY_MS,
+      note: 'line, "quoted"',
+      chatId: '123456789012345678',
+      expiresAt: now + 9 * DAY_MS,
+      isPremium: true,
+    },
     { key: generated, type: 'generated', createdAt: now - DAY_MS, status: 'paused' },
   ]);
   return { active, generated };
@@ -46,13 +66,36 @@ describe('GET /keys/api/keys/export', () => {
     const now = t().clock.now;
     expect(rows).toEqual([
       {
-        key: active, type: 'active', status: 'active', hwids: 'pc,one|pc "two"', note: 'line, "quoted"', isPremium: 'true', noHwidValidation: 'false',
-        maxHwids: '3', expiresAt: iso(now + 9 * DAY_MS), chatId: '123456789012345678', executions: '4', createdAt: iso(now - 2 * DAY_MS),
-        activatedAt: iso(now - 2 * DAY_MS), lastUsedAt: iso(now - DAY_MS),
+        key: active,
+        type: 'active',
+        status: 'active',
+        hwids: 'pc,one|pc "two"',
+        note: 'line, "quoted"',
+        isPremium: 'true',
+        noHwidValidation: 'false',
+        maxHwids: '3',
+        expiresAt: iso(now + 9 * DAY_MS),
+        chatId: '123456789012345678',
+        executions: '4',
+        createdAt: iso(now - 2 * DAY_MS),
+        activatedAt: iso(now - 2 * DAY_MS),
+        lastUsedAt: iso(now - DAY_MS),
       },
       {
-        key: generated, type: 'generated', status: 'paused', hwids: '', note: '', isPremium: 'false', noHwidValidation: 'false', maxHwids: '1',
-        expiresAt: '', chatId: '', executions: '0', createdAt: iso(now - DAY_MS), activatedAt: '', lastUsedAt: '',
+        key: generated,
+        type: 'generated',
+        status: 'paused',
+        hwids: '',
+        note: '',
+        isPremium: 'false',
+        noHwidValidation: 'false',
+        maxHwids: '1',
+        expiresAt: '',
+        chatId: '',
+        executions: '0',
+        createdAt: iso(now - DAY_MS),
+        activatedAt: '',
+        lastUsedAt: '',
       },
     ]);
   });
@@ -72,17 +115,43 @@ describe('GET /keys/api/keys/export', () => {
   it('walks past one batch without skipping or repeating a key', async () => {
     const s = await newService();
     const now = t().clock.now;
-    const keys = Array.from({ length: 2100 }, (_, i) => ({ key: `bulk${process.pid}k${String(i).padStart(5, '0')}`, type: 'generated' as const, createdAt: now }));
-    await t().ctx.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < keys.length; i += 300) {
-        await trx.insertInto('generatedKeys').values(keys.slice(i, i + 300).map((k) => ({ key: k.key, serviceId: s.id, note: null, isPremium: 0, noHwidValidation: 0, status: 'active', expiresAt: null, chatId: null, expirationType: 'lifetime', createdAt: now }))).execute();
-      }
-    });
+    const keys = Array.from({ length: 2100 }, (_, i) => ({
+      key: `bulk${process.pid}k${String(i).padStart(5, '0')}`,
+      type: 'generated' as const,
+      createdAt: now,
+    }));
+    await t()
+      .ctx.db.transaction()
+      .execute(async (trx) => {
+        for (let i = 0; i < keys.length; i += 300) {
+          await trx
+            .insertInto('generatedKeys')
+            .values(
+              keys.slice(i, i + 300).map((k) => ({
+                key: k.key,
+                serviceId: s.id,
+                note: null,
+                isPremium: 0,
+                noHwidValidation: 0,
+                status: 'active',
+                expiresAt: null,
+                chatId: null,
+                expirationType: 'lifetime',
+                createdAt: now,
+              })),
+            )
+            .execute();
+        }
+      });
     const rows = parse((await exported(s)).body, { columns: true }) as Array<{ key: string }>;
     expect(rows.map((r) => r.key)).toEqual(keys.map((k) => k.key));
   });
 
-  it.each([['format', 'xml'], ['type', 'both'], ['page', '1']])('refuses %s=%s', async (field, value) => {
+  it.each([
+    ['format', 'xml'],
+    ['type', 'both'],
+    ['page', '1'],
+  ])('refuses %s=%s', async (field, value) => {
     const s = await newService();
     const res = await call(t().app, 'GET', `/api/v1/keys/api/keys/export?${field}=${value}`, { key: s.serviceKey });
     expectValidationError(res, field);
@@ -103,7 +172,10 @@ describe('POST /keys/api/keys/import', () => {
     const csv = (await exported(from)).body;
     const before = await listAll(from);
     // Keys are unique across the server: free them first, as a seller moving services would.
-    await call(t().app, 'POST', '/api/v1/keys/api/keys/bulk', { key: from.serviceKey, body: { action: 'delete', keys: [active, generated] } });
+    await call(t().app, 'POST', '/api/v1/keys/api/keys/bulk', {
+      key: from.serviceKey,
+      body: { action: 'delete', keys: [active, generated] },
+    });
     const to = await newService();
     const res = await importKeys(to, { format: 'keyward-csv', data: csv });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -111,7 +183,9 @@ describe('POST /keys/api/keys/import', () => {
     const after = await listAll(to);
     expect(after).toEqual(before);
     expect(after[0]).toMatchObject({ key: active, hwids: ['pc,one', 'pc "two"'], hwid: 'pc,one' });
-    expect(await t().ctx.db.selectFrom('keyHwids').select(['hwid', 'position']).where('key', '=', active).orderBy('position').execute()).toEqual([
+    expect(
+      await t().ctx.db.selectFrom('keyHwids').select(['hwid', 'position']).where('key', '=', active).orderBy('position').execute(),
+    ).toEqual([
       { hwid: 'pc,one', position: 1 },
       { hwid: 'pc "two"', position: 2 },
     ]);
@@ -122,7 +196,10 @@ describe('POST /keys/api/keys/import', () => {
     const { active, generated } = await twoKeys(from);
     const [byDays] = await generateKeys(t().app, from.serviceKey, { expirationType: 'byDays', days: 30, maxHwids: 2 });
     const json = (await exported(from, { format: 'json' })).json();
-    await call(t().app, 'POST', '/api/v1/keys/api/keys/bulk', { key: from.serviceKey, body: { action: 'delete', keys: [active, generated, byDays] } });
+    await call(t().app, 'POST', '/api/v1/keys/api/keys/bulk', {
+      key: from.serviceKey,
+      body: { action: 'delete', keys: [active, generated, byDays] },
+    });
     const to = await newService();
     const res = await importKeys(to, { format: 'keyward-json', data: json });
     expect(res.body.data).toEqual({ imported: { active: 1, generated: 2 }, skipped: 0 });
@@ -136,8 +213,28 @@ describe('POST /keys/api/keys/import', () => {
     const res = await importKeys(s, {
       format: 'luarmor',
       data: [
-        { ...base, user_key: bound, identifier: 'LUARMOR-HWID-1', discord_id: '987654321098765432', note: 'from luarmor', auth_expire: 1_900_000_000, banned: 0, total_executions: 12, total_resets: 3 },
-        { ...base, user_key: lifetime, identifier: '', discord_id: '', note: '', auth_expire: -1, banned: 0, total_executions: 0, total_resets: 0 },
+        {
+          ...base,
+          user_key: bound,
+          identifier: 'LUARMOR-HWID-1',
+          discord_id: '987654321098765432',
+          note: 'from luarmor',
+          auth_expire: 1_900_000_000,
+          banned: 0,
+          total_executions: 12,
+          total_resets: 3,
+        },
+        {
+          ...base,
+          user_key: lifetime,
+          identifier: '',
+          discord_id: '',
+          note: '',
+          auth_expire: -1,
+          banned: 0,
+          total_executions: 0,
+          total_resets: 0,
+        },
         { ...base, user_key: banned, identifier: '', auth_expire: 0, banned: 1, total_executions: 0, total_resets: 0 },
       ],
     });
@@ -146,12 +243,30 @@ describe('POST /keys/api/keys/import', () => {
     const listed = await listAll(s);
     const byKey = new Map(listed.map((r) => [r.key, r]));
     expect(byKey.get(bound)).toMatchObject({
-      type: 'active', hwid: 'LUARMOR-HWID-1', hwids: ['LUARMOR-HWID-1'], chatId: '987654321098765432', note: 'from luarmor',
-      expiresAt: iso(1_900_000_000_000), status: 'active', executions: 12, hwidResetCount: 3,
+      type: 'active',
+      hwid: 'LUARMOR-HWID-1',
+      hwids: ['LUARMOR-HWID-1'],
+      chatId: '987654321098765432',
+      note: 'from luarmor',
+      expiresAt: iso(1_900_000_000_000),
+      status: 'active',
+      executions: 12,
+      hwidResetCount: 3,
     });
-    expect(byKey.get(lifetime)).toMatchObject({ type: 'generated', expiresAt: null, chatId: null, note: null, status: 'active', expirationType: 'lifetime' });
+    expect(byKey.get(lifetime)).toMatchObject({
+      type: 'generated',
+      expiresAt: null,
+      chatId: null,
+      note: null,
+      status: 'active',
+      expirationType: 'lifetime',
+    });
     expect(byKey.get(banned)).toMatchObject({ type: 'generated', expiresAt: null, status: 'banned' });
-    const validate = await call(t().app, 'GET', `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key: bound, hwid: 'LUARMOR-HWID-1' })}`);
+    const validate = await call(
+      t().app,
+      'GET',
+      `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key: bound, hwid: 'LUARMOR-HWID-1' })}`,
+    );
     expect(validate.body.data).toMatchObject({ valid: true, code: 'KEY_VALID' });
   });
 
@@ -170,7 +285,9 @@ describe('POST /keys/api/keys/import', () => {
     expect(skipped.status).toBe(201);
     expect(skipped.body.data).toEqual({ imported: { active: 0, generated: 1 }, skipped: 1 });
     // The other service's key is untouched.
-    expect(await t().ctx.db.selectFrom('generatedKeys').select('serviceId').where('key', '=', theirs).executeTakeFirst()).toEqual({ serviceId: other.id });
+    expect(await t().ctx.db.selectFrom('generatedKeys').select('serviceId').where('key', '=', theirs).executeTakeFirst()).toEqual({
+      serviceId: other.id,
+    });
   });
 
   it('refuses the whole import listing each invalid record by index and field, at most 100', async () => {
@@ -210,16 +327,25 @@ describe('POST /keys/api/keys/import', () => {
     const s = await newService();
     const res = await importKeys(s, { format: 'keyward-csv', data: `${COLUMNS}\n"unterminated` });
     expectValidationError(res, 'data');
-    const wrongCell = await importKeys(s, { format: 'keyward-csv', data: `${COLUMNS}\n${uniqueKey('cs')},active,active,,,maybe,false,1,,,0,,,` });
+    const wrongCell = await importKeys(s, {
+      format: 'keyward-csv',
+      data: `${COLUMNS}\n${uniqueKey('cs')},active,active,,,maybe,false,1,,,0,,,`,
+    });
     expectValidationError(wrongCell, 'data');
     expect(wrongCell.body.errors).toEqual([{ index: 0, field: 'isPremium', error: 'must be true or false' }]);
   });
 
   it('takes 10,000 records and refuses 10,001', async () => {
     const s = await newService();
-    const tooMany = await importKeys(s, { format: 'keyward-json', data: Array.from({ length: 10_001 }, (_, i) => ({ key: `many${process.pid}r${String(i).padStart(5, '0')}` })) });
+    const tooMany = await importKeys(s, {
+      format: 'keyward-json',
+      data: Array.from({ length: 10_001 }, (_, i) => ({ key: `many${process.pid}r${String(i).padStart(5, '0')}` })),
+    });
     expectValidationError(tooMany, 'data');
-    const enough = await importKeys(s, { format: 'keyward-json', data: Array.from({ length: 10_000 }, (_, i) => ({ key: `many${process.pid}r${String(i).padStart(5, '0')}` })) });
+    const enough = await importKeys(s, {
+      format: 'keyward-json',
+      data: Array.from({ length: 10_000 }, (_, i) => ({ key: `many${process.pid}r${String(i).padStart(5, '0')}` })),
+    });
     expect(enough.status, JSON.stringify(enough.body).slice(0, 300)).toBe(201);
     expect(enough.body.data.imported).toEqual({ active: 0, generated: 10_000 });
   });
@@ -237,7 +363,12 @@ describe('POST /keys/api/keys/import', () => {
   it('writes one keys.import audit entry in the same transaction', async () => {
     const s = await newService();
     await importKeys(s, { format: 'keyward-json', data: [{ key: uniqueKey('au') }] });
-    const entries = await t().ctx.db.selectFrom('auditLog').selectAll().where('serviceId', '=', s.id).where('action', '=', 'keys.import').execute();
+    const entries = await t()
+      .ctx.db.selectFrom('auditLog')
+      .selectAll()
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'keys.import')
+      .execute();
     expect(entries).toHaveLength(1);
     expect(JSON.parse(entries[0]!.details)).toEqual({ format: 'keyward-json', imported: { active: 0, generated: 1 }, skipped: 0 });
   });

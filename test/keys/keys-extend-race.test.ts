@@ -11,11 +11,18 @@ describe('extending a key', () => {
     const s = await seedService(t().ctx);
     const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 1 });
     const before = await t().ctx.db.selectFrom('generatedKeys').select('expiresAt').where('key', '=', key!).executeTakeFirstOrThrow();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call(t().app, 'POST', EXTEND, { key: s.serviceKey, body: { key, days: 2 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(t().app, 'POST', EXTEND, { key: s.serviceKey, body: { key, days: 2 } })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     const after = await t().ctx.db.selectFrom('generatedKeys').select('expiresAt').where('key', '=', key!).executeTakeFirstOrThrow();
     expect(after.expiresAt).toBe(before.expiresAt! + 20 * 2 * DAY_MS);
-    const audit = await t().ctx.db.selectFrom('auditLog').select('id').where('serviceId', '=', s.id).where('action', '=', 'key.extend').execute();
+    const audit = await t()
+      .ctx.db.selectFrom('auditLog')
+      .select('id')
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'key.extend')
+      .execute();
     expect(audit).toHaveLength(20);
   });
 
@@ -29,7 +36,12 @@ describe('extending a key', () => {
     expect(refused.body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'days' });
     const after = await t().ctx.db.selectFrom('generatedKeys').select('expiresAt').where('key', '=', key!).executeTakeFirstOrThrow();
     expect(after.expiresAt).toBe(nearTheEnd);
-    const audit = await t().ctx.db.selectFrom('auditLog').select('id').where('serviceId', '=', s.id).where('action', '=', 'key.extend').execute();
+    const audit = await t()
+      .ctx.db.selectFrom('auditLog')
+      .select('id')
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'key.extend')
+      .execute();
     expect(audit).toHaveLength(0);
   });
 });

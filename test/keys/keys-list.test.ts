@@ -20,14 +20,42 @@ async function mixedService() {
   const s = await newService();
   const now = t().clock.now;
   const keys: SeedKey[] = [
-    { key: 'ACTIVEaaa0000001', type: 'active', createdAt: now - 5 * DAY_MS, hwids: ['PC-One', 'pc-two'], executions: 7, lastUsedAt: now - DAY_MS, isPremium: true, note: 'first buyer' },
-    { key: 'ACTIVEbbb0000002', type: 'active', createdAt: now - 4 * DAY_MS, expiresAt: now - DAY_MS, executions: 2, lastUsedAt: now - 3 * DAY_MS, status: 'banned' },
-    { key: 'ACTIVEccc0000003', type: 'active', createdAt: now - 3 * DAY_MS, expiresAt: now + DAY_MS, executions: 7, chatId: '123456789012345678' },
+    {
+      key: 'ACTIVEaaa0000001',
+      type: 'active',
+      createdAt: now - 5 * DAY_MS,
+      hwids: ['PC-One', 'pc-two'],
+      executions: 7,
+      lastUsedAt: now - DAY_MS,
+      isPremium: true,
+      note: 'first buyer',
+    },
+    {
+      key: 'ACTIVEbbb0000002',
+      type: 'active',
+      createdAt: now - 4 * DAY_MS,
+      expiresAt: now - DAY_MS,
+      executions: 2,
+      lastUsedAt: now - 3 * DAY_MS,
+      status: 'banned',
+    },
+    {
+      key: 'ACTIVEccc0000003',
+      type: 'active',
+      createdAt: now - 3 * DAY_MS,
+      expiresAt: now + DAY_MS,
+      executions: 7,
+      chatId: '123456789012345678',
+    },
     { key: 'GENERATEDd000004', type: 'generated', createdAt: now - 2 * DAY_MS, expiresAt: now + 2 * DAY_MS, note: '100%_off' },
     { key: 'GENERATEDe000005', type: 'generated', createdAt: now - DAY_MS, status: 'paused', isPremium: true },
   ];
   const prefix = `P${String(++services).padStart(PREFIX_LENGTH - 1, '0')}`;
-  await seedKeys(t().ctx, s.id, keys.map((k) => ({ ...k, key: prefix + k.key })));
+  await seedKeys(
+    t().ctx,
+    s.id,
+    keys.map((k) => ({ ...k, key: prefix + k.key })),
+  );
   return s;
 }
 
@@ -43,7 +71,13 @@ describe('GET /keys/api/keys', () => {
       if (type === 'active') expectActiveKey({ ...record, key: 'x'.repeat(32) });
       else expectGeneratedKey({ ...record, key: 'x'.repeat(32) });
     }
-    expect(res.body.data.items[4]).toMatchObject({ type: 'active', hwid: 'PC-One', hwids: ['PC-One', 'pc-two'], executions: 7, isPremium: true });
+    expect(res.body.data.items[4]).toMatchObject({
+      type: 'active',
+      hwid: 'PC-One',
+      hwids: ['PC-One', 'pc-two'],
+      executions: 7,
+      isPremium: true,
+    });
     expect(res.body.data.items[0]).toMatchObject({ type: 'generated', status: 'paused', expirationType: 'lifetime' });
   });
 
@@ -51,7 +85,13 @@ describe('GET /keys/api/keys', () => {
     const s = await mixedService();
     const pages = await Promise.all([1, 2, 3].map((page) => list(s, { limit: '2', page: String(page), order: 'asc' })));
     expect(pages.map((p) => p.body.data.totalPages)).toEqual([3, 3, 3]);
-    expect(pages.flatMap(keysOf)).toEqual(['ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'ACTIVEccc0000003', 'GENERATEDd000004', 'GENERATEDe000005']);
+    expect(pages.flatMap(keysOf)).toEqual([
+      'ACTIVEaaa0000001',
+      'ACTIVEbbb0000002',
+      'ACTIVEccc0000003',
+      'GENERATEDd000004',
+      'GENERATEDe000005',
+    ]);
     const beyond = await list(s, { page: '4', limit: '2' });
     expect(beyond.body.data).toMatchObject({ items: [], total: 5, page: 4 });
   });
@@ -84,16 +124,37 @@ describe('GET /keys/api/keys', () => {
   });
 
   it.each([
-    [{ sort: 'createdAt', order: 'asc' }, ['ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'ACTIVEccc0000003', 'GENERATEDd000004', 'GENERATEDe000005']],
+    [
+      { sort: 'createdAt', order: 'asc' },
+      ['ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'ACTIVEccc0000003', 'GENERATEDd000004', 'GENERATEDe000005'],
+    ],
     // Lifetime keys (no expiry) come last in either order.
-    [{ sort: 'expiresAt', order: 'asc' }, ['ACTIVEbbb0000002', 'ACTIVEccc0000003', 'GENERATEDd000004', 'ACTIVEaaa0000001', 'GENERATEDe000005']],
-    [{ sort: 'expiresAt', order: 'desc' }, ['GENERATEDd000004', 'ACTIVEccc0000003', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'ACTIVEaaa0000001']],
+    [
+      { sort: 'expiresAt', order: 'asc' },
+      ['ACTIVEbbb0000002', 'ACTIVEccc0000003', 'GENERATEDd000004', 'ACTIVEaaa0000001', 'GENERATEDe000005'],
+    ],
+    [
+      { sort: 'expiresAt', order: 'desc' },
+      ['GENERATEDd000004', 'ACTIVEccc0000003', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'ACTIVEaaa0000001'],
+    ],
     // Never used (every generated key) comes last in either order.
-    [{ sort: 'lastUsedAt', order: 'desc' }, ['ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'GENERATEDd000004', 'ACTIVEccc0000003']],
-    [{ sort: 'lastUsedAt', order: 'asc' }, ['ACTIVEbbb0000002', 'ACTIVEaaa0000001', 'ACTIVEccc0000003', 'GENERATEDd000004', 'GENERATEDe000005']],
+    [
+      { sort: 'lastUsedAt', order: 'desc' },
+      ['ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'GENERATEDd000004', 'ACTIVEccc0000003'],
+    ],
+    [
+      { sort: 'lastUsedAt', order: 'asc' },
+      ['ACTIVEbbb0000002', 'ACTIVEaaa0000001', 'ACTIVEccc0000003', 'GENERATEDd000004', 'GENERATEDe000005'],
+    ],
     // Ties break by key, in the same direction.
-    [{ sort: 'executions', order: 'desc' }, ['ACTIVEccc0000003', 'ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'GENERATEDd000004']],
-    [{ sort: 'executions', order: 'asc' }, ['GENERATEDd000004', 'GENERATEDe000005', 'ACTIVEbbb0000002', 'ACTIVEaaa0000001', 'ACTIVEccc0000003']],
+    [
+      { sort: 'executions', order: 'desc' },
+      ['ACTIVEccc0000003', 'ACTIVEaaa0000001', 'ACTIVEbbb0000002', 'GENERATEDe000005', 'GENERATEDd000004'],
+    ],
+    [
+      { sort: 'executions', order: 'asc' },
+      ['GENERATEDd000004', 'GENERATEDe000005', 'ACTIVEbbb0000002', 'ACTIVEaaa0000001', 'ACTIVEccc0000003'],
+    ],
   ])('sorts by %j', async (query, expected) => {
     const s = await mixedService();
     const res = await list(s, query);
@@ -125,9 +186,15 @@ describe('GET /keys/api/keys', () => {
     const other = await seedService(t().ctx);
     const res = await list(other);
     expect(res.body.data).toMatchObject({ items: [], total: 0 });
-    const viaAccount = await call(t().app, 'GET', '/api/v1/keys/api/keys', { key: s.account.accountKey, headers: { 'x-service-id': s.identifier } });
+    const viaAccount = await call(t().app, 'GET', '/api/v1/keys/api/keys', {
+      key: s.account.accountKey,
+      headers: { 'x-service-id': s.identifier },
+    });
     expect(viaAccount.body.data.total).toBe(5);
-    const foreign = await call(t().app, 'GET', '/api/v1/keys/api/keys', { key: other.account.accountKey, headers: { 'x-service-id': s.identifier } });
+    const foreign = await call(t().app, 'GET', '/api/v1/keys/api/keys', {
+      key: other.account.accountKey,
+      headers: { 'x-service-id': s.identifier },
+    });
     expectError(foreign, 404, 'NOT_FOUND');
     expectError(await call(t().app, 'GET', '/api/v1/keys/api/keys'), 401, 'UNAUTHORIZED');
   });

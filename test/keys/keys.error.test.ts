@@ -209,7 +209,10 @@ describe('GET /api/v1/keys/api/key/by-chat refuses bad input', () => {
 
   it('parses includeLoadstring strictly', async () => {
     for (const value of ['true', '2', '', ' 1', '1.0']) {
-      expectValidationError(await api('GET', `/keys/api/key/by-chat${q({ chatId: CHAT_ID, includeLoadstring: value })}`), 'includeLoadstring');
+      expectValidationError(
+        await api('GET', `/keys/api/key/by-chat${q({ chatId: CHAT_ID, includeLoadstring: value })}`),
+        'includeLoadstring',
+      );
     }
   });
 });
@@ -281,7 +284,8 @@ describe('expiry times stay within what the API can write back (ISO 8601, four-d
     const s = await newService();
     const [generated, active] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 1, count: 2 });
     await redeem(t().app, s.identifier, active!, 'pc-far');
-    const edit = (path: string, key: string) => call(t().app, 'PUT', `/api/v1${path}`, { key: s.serviceKey, body: { key, expiresAt: LATEST + 1 } });
+    const edit = (path: string, key: string) =>
+      call(t().app, 'PUT', `/api/v1${path}`, { key: s.serviceKey, body: { key, expiresAt: LATEST + 1 } });
     expectValidationError(await edit('/keys/api/generated-key', generated!), 'expiresAt');
     expectValidationError(await edit('/keys/api/key', active!), 'expiresAt');
     const validate = await call(t().app, 'GET', `/api/v1/keys/validate?service=${s.id}&key=${active}&hwid=pc-far`);
@@ -292,7 +296,8 @@ describe('expiry times stay within what the API can write back (ISO 8601, four-d
     const s = await newService();
     const nearEnd = LATEST - 10 * DAY_MS;
     const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDate', expiresAt: nearEnd });
-    const extend = (days: number) => call(t().app, 'POST', '/api/v1/keys/api/key/extend-expiration', { key: s.serviceKey, body: { key, days } });
+    const extend = (days: number) =>
+      call(t().app, 'POST', '/api/v1/keys/api/key/extend-expiration', { key: s.serviceKey, body: { key, days } });
     expectValidationError(await extend(11), 'days');
     const stored = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${key}`, { key: s.serviceKey });
     expect(stored.status).toBe(200);

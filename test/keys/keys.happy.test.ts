@@ -143,7 +143,14 @@ describe('PUT /api/v1/keys/api/key', () => {
     const s = await newService();
     const key = await activeKey(s, { expirationType: 'lifetime', note: 'before' }, 'hw-edit');
     const at = t().clock.now + 3 * DAY_MS;
-    const res = await api('PUT', '/keys/api/key', s, { key, note: 'after', isPremium: true, status: 'paused', expiresAt: iso(at), chatId: CHAT_ID });
+    const res = await api('PUT', '/keys/api/key', s, {
+      key,
+      note: 'after',
+      isPremium: true,
+      status: 'paused',
+      expiresAt: iso(at),
+      chatId: CHAT_ID,
+    });
     expect(res.status).toBe(200);
     expectActiveKey(res.body.data);
     expect(res.body.data).toMatchObject({

@@ -30,7 +30,11 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/keys/api/compensate', manage: true, request: () => ({ body: { days: 1 } }) },
 ];
 
-function send(route: Route, keys: { active: string; generated: string }, options: { key?: string; headers?: Record<string, string>; remoteAddress?: string; extraQuery?: Record<string, string> } = {}) {
+function send(
+  route: Route,
+  keys: { active: string; generated: string },
+  options: { key?: string; headers?: Record<string, string>; remoteAddress?: string; extraQuery?: Record<string, string> } = {},
+) {
   const { query, body } = route.request(keys);
   const params = new URLSearchParams({ ...query, ...options.extraQuery });
   const url = `/api/v1${route.path}${params.size ? `?${params}` : ''}`;
@@ -40,7 +44,12 @@ function send(route: Route, keys: { active: string; generated: string }, options
 /** A fresh service with one expiring active key (bound), one expiring generated key. */
 async function seeded(s?: SeededService) {
   const service = s ?? (await newService());
-  const [active, generated] = await generateKeys(t().app, service.serviceKey, { expirationType: 'byDays', days: 30, count: 2, chatId: CHAT_ID });
+  const [active, generated] = await generateKeys(t().app, service.serviceKey, {
+    expirationType: 'byDays',
+    days: 30,
+    count: 2,
+    chatId: CHAT_ID,
+  });
   await redeem(t().app, service.identifier, active!, 'pc-owner');
   return { service, keys: { active: active!, generated: generated! } };
 }
@@ -69,7 +78,9 @@ describe('authentication on key routes (401 UNAUTHORIZED)', () => {
 
   it('accepts the key as Authorization: Bearer', async () => {
     const { service, keys } = await seeded();
-    const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { headers: { authorization: `Bearer ${service.serviceKey}` } });
+    const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
+      headers: { authorization: `Bearer ${service.serviceKey}` },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -108,7 +119,10 @@ describe('the account key on key routes', () => {
     const { service, keys } = await seeded();
     const stranger = await seedAccount(t().ctx);
     for (const ref of [service.id, service.identifier]) {
-      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { key: stranger.accountKey, headers: { 'x-service-id': ref } });
+      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
+        key: stranger.accountKey,
+        headers: { 'x-service-id': ref },
+      });
       expectError(res, 404, 'NOT_FOUND');
       expect(res.body).not.toHaveProperty('data');
     }
@@ -176,7 +190,10 @@ describe('allowManageKeys (403 PERMISSION_DENIED)', () => {
 
   it('allows the mutating routes again once the flag is back on', async () => {
     const { service } = await withoutManage();
-    await call(t().app, 'PATCH', `/api/v1/services/${service.id}/permissions`, { key: service.account.accountKey, body: { allowManageKeys: true } });
+    await call(t().app, 'PATCH', `/api/v1/services/${service.id}/permissions`, {
+      key: service.account.accountKey,
+      body: { allowManageKeys: true },
+    });
     const res = await call(t().app, 'POST', '/api/v1/keys/api/generate', { key: service.serviceKey, body: { expirationType: 'lifetime' } });
     expect(res.status).toBe(201);
   });
@@ -185,7 +202,10 @@ describe('allowManageKeys (403 PERMISSION_DENIED)', () => {
 describe('IP allowlist (403 IP_NOT_ALLOWED)', () => {
   async function allowlisted(entries: string[]) {
     const ctx = await seeded();
-    const put = await call(t().app, 'PUT', `/api/v1/services/${ctx.service.id}/ip-allowlist`, { key: ctx.service.account.accountKey, body: { entries } });
+    const put = await call(t().app, 'PUT', `/api/v1/services/${ctx.service.id}/ip-allowlist`, {
+      key: ctx.service.account.accountKey,
+      body: { entries },
+    });
     expect(put.status).toBe(200);
     return ctx;
   }
@@ -200,28 +220,48 @@ describe('IP allowlist (403 IP_NOT_ALLOWED)', () => {
   it('lets in exact addresses, CIDR members and IPv4-mapped IPv6 forms of them', async () => {
     const { service, keys } = await allowlisted(['203.0.113.7', '198.51.100.0/24']);
     for (const address of ['203.0.113.7', '198.51.100.200', '::ffff:198.51.100.1']) {
-      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { key: service.serviceKey, remoteAddress: address });
+      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
+        key: service.serviceKey,
+        remoteAddress: address,
+      });
       expect(res.status, address).toBe(200);
     }
     for (const address of ['203.0.113.8', '198.51.101.1', '::1', '2001:db8::1']) {
-      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { key: service.serviceKey, remoteAddress: address });
+      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
+        key: service.serviceKey,
+        remoteAddress: address,
+      });
       expectError(res, 403, 'IP_NOT_ALLOWED');
     }
   });
 
   it('checks the allowlist before the permission flag', async () => {
     const { service, keys } = await allowlisted(['203.0.113.7']);
-    await call(t().app, 'PATCH', `/api/v1/services/${service.id}/permissions`, { key: service.account.accountKey, body: { allowManageKeys: false } });
-    const outside = await call(t().app, 'PUT', '/api/v1/keys/api/key', { key: service.serviceKey, body: { key: keys.active }, remoteAddress: '192.0.2.1' });
+    await call(t().app, 'PATCH', `/api/v1/services/${service.id}/permissions`, {
+      key: service.account.accountKey,
+      body: { allowManageKeys: false },
+    });
+    const outside = await call(t().app, 'PUT', '/api/v1/keys/api/key', {
+      key: service.serviceKey,
+      body: { key: keys.active },
+      remoteAddress: '192.0.2.1',
+    });
     expectError(outside, 403, 'IP_NOT_ALLOWED');
-    const inside = await call(t().app, 'PUT', '/api/v1/keys/api/key', { key: service.serviceKey, body: { key: keys.active }, remoteAddress: '203.0.113.7' });
+    const inside = await call(t().app, 'PUT', '/api/v1/keys/api/key', {
+      key: service.serviceKey,
+      body: { key: keys.active },
+      remoteAddress: '203.0.113.7',
+    });
     expectError(inside, 403, 'PERMISSION_DENIED');
   });
 
   it('lets everyone in again once the allowlist is emptied', async () => {
     const { service, keys } = await allowlisted(['203.0.113.7']);
     await call(t().app, 'PUT', `/api/v1/services/${service.id}/ip-allowlist`, { key: service.account.accountKey, body: { entries: [] } });
-    const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { key: service.serviceKey, remoteAddress: '192.0.2.1' });
+    const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
+      key: service.serviceKey,
+      remoteAddress: '192.0.2.1',
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -245,7 +285,9 @@ describe("another account's keys", () => {
     // Nothing of theirs changed.
     const stored = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${theirs.keys.active}`, { key: theirs.service.serviceKey });
     expect(stored.body.data.keys[0]).toMatchObject({ note: null, hwid: 'pc-owner', hwidResetCount: 0 });
-    const generated = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${theirs.keys.generated}`, { key: theirs.service.serviceKey });
+    const generated = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${theirs.keys.generated}`, {
+      key: theirs.service.serviceKey,
+    });
     expect(generated.status).toBe(200);
   });
 
@@ -266,7 +308,9 @@ describe("another account's keys", () => {
       const res = await call(t().app, 'GET', `/api/v1/keys/validate?service=${mine.service.identifier}&key=${key}&hwid=pc-owner`);
       expect(res.body.data).toMatchObject({ valid: false, code: 'KEY_INCORRECT' });
     }
-    const stillGenerated = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${theirs.keys.generated}`, { key: theirs.service.serviceKey });
+    const stillGenerated = await call(t().app, 'GET', `/api/v1/keys/api/generated-key?key=${theirs.keys.generated}`, {
+      key: theirs.service.serviceKey,
+    });
     expect(stillGenerated.status).toBe(200);
   });
 });

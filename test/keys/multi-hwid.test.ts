@@ -10,7 +10,8 @@ const newService = serviceSeeder(t);
 const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, s: SeededService, body?: unknown) =>
   call(t().app, method, `/api/v1${path}`, { key: s.serviceKey, body });
 const validate = async (s: SeededService, key: string, hwid: string) =>
-  (await call(t().app, 'GET', `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key, hwid })}`)).body.data.code as string;
+  (await call(t().app, 'GET', `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key, hwid })}`)).body.data
+    .code as string;
 const record = async (s: SeededService, key: string) => {
   const res = await api('GET', `/keys/api/key?key=${key}`, s);
   expect(res.status).toBe(200);

@@ -40,8 +40,12 @@ describe('GET /metrics', () => {
   it('counts requests by route pattern and status, verdicts by code, the outbox and (PostgreSQL) the pool', async () => {
     const s = await seedService(on.ctx);
     const [key] = await generateKeys(on.app, s.serviceKey);
-    expect((await call(on.app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=pc-1`)).body.data.code).toBe('KEY_VALID');
-    expect((await call(on.app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=pc-2`)).body.data.code).toBe('KEY_HWID_LOCKED');
+    expect((await call(on.app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=pc-1`)).body.data.code).toBe(
+      'KEY_VALID',
+    );
+    expect((await call(on.app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=pc-2`)).body.data.code).toBe(
+      'KEY_HWID_LOCKED',
+    );
     await call(on.app, 'GET', '/api/v1/no/such/route/7f3a');
 
     const res = await scrape(on);
@@ -61,7 +65,9 @@ describe('GET /metrics', () => {
   });
 
   it('refuses a METRICS_ALLOW entry that is not an address or range at start', () => {
-    expect(() => loadConfig({ KEYWARD_SECRET: TEST_SECRET, METRICS: 'on', METRICS_ALLOW: 'localhost' })).toThrow(/METRICS_ALLOW: "localhost" is not an IP address or CIDR range/);
+    expect(() => loadConfig({ KEYWARD_SECRET: TEST_SECRET, METRICS: 'on', METRICS_ALLOW: 'localhost' })).toThrow(
+      /METRICS_ALLOW: "localhost" is not an IP address or CIDR range/,
+    );
     expect(() => loadConfig({ KEYWARD_SECRET: TEST_SECRET, METRICS: 'yes' })).toThrow(/METRICS must be on or off/);
   });
 });

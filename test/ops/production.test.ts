@@ -26,7 +26,10 @@ let base = '';
 let serviceId = '';
 let serviceKey = '';
 const logLines: string[] = [];
-const exited = () => new Promise<number | null>((resolve) => (server.exitCode !== null ? resolve(server.exitCode) : server.once('exit', (code) => resolve(code))));
+const exited = () =>
+  new Promise<number | null>((resolve) =>
+    server.exitCode !== null ? resolve(server.exitCode) : server.once('exit', (code) => resolve(code)),
+  );
 
 /** Resolves once the server's log (stdout lines so far) satisfies `test`; checked again on every new line. */
 function logShows(test: (lines: string[]) => boolean): Promise<void> {
@@ -48,7 +51,13 @@ beforeAll(async () => {
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
 
   database = await createTestDatabase();
-  const ctx = await createContext({ config: loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env }), database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });
+  const ctx = await createContext({
+    config: loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env }),
+    database: database.handle,
+    ownsDatabase: false,
+    log: silentLog,
+    role: 'cli',
+  });
   const account = await createAccount(ctx, { username: `ops${process.pid}`, password: 'a long enough password' });
   const service = await createService(ctx, account.id, { name: 'ops' });
   serviceId = service.id;
@@ -99,8 +108,11 @@ describe('the production build', () => {
 
   it('runs the compiled CLI, which says what it does not know', async () => {
     const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(process.execPath, [`${OUT}/cli/main.js`, 'keys', 'list'], { cwd: ROOT, env: { ...process.env, ...database.env, KEYWARD_SECRET: TEST_SECRET } }, (error, _stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [`${OUT}/cli/main.js`, 'keys', 'list'],
+        { cwd: ROOT, env: { ...process.env, ...database.env, KEYWARD_SECRET: TEST_SECRET } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
       ),
     );
     expect(result.code).not.toBe(0);
@@ -117,7 +129,8 @@ describe('the production build', () => {
     const verdict = await fetch(`${base}/api/v1/keys/validate?service=${serviceId}&key=${key}&hwid=pc-1`);
     expect(verdict.status).toBe(200);
 
-    const generateRequests = (lines: string[]) => lines.filter((line) => line.includes('"incoming request"') && line.includes('/api/v1/keys/api/generate')).length;
+    const generateRequests = (lines: string[]) =>
+      lines.filter((line) => line.includes('"incoming request"') && line.includes('/api/v1/keys/api/generate')).length;
     const seen = generateRequests(logLines);
     // A request whose body is half sent: in flight until the rest arrives.
     const { port } = new URL(base);
@@ -154,7 +167,11 @@ describe('the production build', () => {
     expect(response).toContain('sent across a shutdown');
     expect(await exited()).toBe(0);
 
-    const counted = await database.handle.db.selectFrom('analyticsBuckets').select(['validations', 'valid']).where('serviceId', '=', serviceId).execute();
+    const counted = await database.handle.db
+      .selectFrom('analyticsBuckets')
+      .select(['validations', 'valid'])
+      .where('serviceId', '=', serviceId)
+      .execute();
     expect(counted.reduce((sum, row) => sum + row.validations, 0)).toBe(1);
     expect(counted.reduce((sum, row) => sum + row.valid, 0)).toBe(1);
   });

@@ -19,7 +19,15 @@ beforeAll(async () => {
   baseUrl = await t().app.listen({ host: '127.0.0.1', port: 0 });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -46,7 +54,11 @@ describe('GET /reset/:service in a real browser', () => {
       await page.close();
     }
 
-    const row = await t().ctx.db.selectFrom('activeKeys').select(['hwid', 'hwidResetCount']).where('key', '=', key!).executeTakeFirstOrThrow();
+    const row = await t()
+      .ctx.db.selectFrom('activeKeys')
+      .select(['hwid', 'hwidResetCount'])
+      .where('key', '=', key!)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ hwid: null, hwidResetCount: 1 });
   });
 });

@@ -61,7 +61,9 @@ describe('self-serve reset page', () => {
   it('resets the HWID through the public endpoint with a solved captcha', async () => {
     const { app, ctx, clock } = testApp();
     const { service, key } = await boundKey();
-    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.identifier, key, captcha: await solvedCaptcha(app) } });
+    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: service.identifier, key, captcha: await solvedCaptcha(app) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
       key,

@@ -21,7 +21,9 @@ describe('public HWID reset', () => {
     await call(app, 'GET', `/api/v1/keys/validate?service=${service.id}&key=${key}&hwid=HW-B`);
 
     clock.advance(3_600_000);
-    const page = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key, captcha: await solvedCaptcha(app) } });
+    const page = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: service.id, key, captcha: await solvedCaptcha(app) },
+    });
     expect(page.status).toBe(429);
     expect(page.body.code).toBe('HWID_RESET_COOLDOWN');
     expect(page.body.retryAfter).toBe(23 * 3600);
@@ -34,7 +36,10 @@ describe('public HWID reset', () => {
     });
 
     clock.advance(23 * 3_600_000);
-    expect((await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key, captcha: await solvedCaptcha(app) } })).status).toBe(200);
+    expect(
+      (await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key, captcha: await solvedCaptcha(app) } }))
+        .status,
+    ).toBe(200);
   });
 
   it('gives an unknown key and another service’s key the same answer', async () => {
@@ -61,7 +66,9 @@ describe('public HWID reset', () => {
     const { app } = testApp();
     const service = await seedService(testApp().ctx);
     const [key] = await generateKeys(app, service.serviceKey);
-    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key, captcha: await solvedCaptcha(app) } });
+    const res = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: service.id, key, captcha: await solvedCaptcha(app) },
+    });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('CONFLICT');
   });
@@ -72,7 +79,9 @@ describe('public HWID reset', () => {
     const missing = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key } });
     expect(missing.status).toBe(400);
     expect(missing.body.field).toBe('captcha');
-    const forged = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: service.id, key, captcha: Buffer.from('{}').toString('base64') } });
+    const forged = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: service.id, key, captcha: Buffer.from('{}').toString('base64') },
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.field).toBe('captcha');
     expect((await ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', key).executeTakeFirstOrThrow()).hwid).toBe('HW-A');
@@ -87,7 +96,9 @@ describe('public HWID reset', () => {
 
   it('answers 404 for an unknown service and 400 for malformed input', async () => {
     const { app } = testApp();
-    const unknown = await call(app, 'POST', '/api/v1/public/reset-hwid', { body: { service: 'nope-nope', key: 'x', captcha: await solvedCaptcha(app) } });
+    const unknown = await call(app, 'POST', '/api/v1/public/reset-hwid', {
+      body: { service: 'nope-nope', key: 'x', captcha: await solvedCaptcha(app) },
+    });
     expect(unknown.status).toBe(404);
     for (const [body, field] of [
       [{ service: 'x', key: 5, captcha: 'c' }, 'key'],

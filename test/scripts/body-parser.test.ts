@@ -67,10 +67,18 @@ describe('ScriptBodyParser', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it.each(['{', '{"code": "x"', '{"a" 1}', '{"a": 1,}', '{"a": tru}', '{"code": "\\x"}', '{"code": "\\u12G4"}', '[1]', '{"a":1}}', '{"a": ]'])(
-    'refuses the invalid JSON %s',
-    (raw) => {
-      expect(() => parse(raw, 1)).toThrow();
-    },
-  );
+  it.each([
+    '{',
+    '{"code": "x"',
+    '{"a" 1}',
+    '{"a": 1,}',
+    '{"a": tru}',
+    '{"code": "\\x"}',
+    '{"code": "\\u12G4"}',
+    '[1]',
+    '{"a":1}}',
+    '{"a": ]',
+  ])('refuses the invalid JSON %s', (raw) => {
+    expect(() => parse(raw, 1)).toThrow();
+  });
 });

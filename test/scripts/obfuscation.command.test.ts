@@ -45,7 +45,10 @@ describe('command obfuscator', () => {
     expect(row.status).toBe('failed');
     expect(row.failureReason).toBe('the obfuscator exited with code 3: syntax error near line 1');
     const view = await call(t().app, 'GET', `${SCRIPTS}?search=wyn`, { key: s.serviceKey });
-    expect(view.body.data.items[0]).toMatchObject({ status: 'failed', failureReason: 'the obfuscator exited with code 3: syntax error near line 1' });
+    expect(view.body.data.items[0]).toMatchObject({
+      status: 'failed',
+      failureReason: 'the obfuscator exited with code 3: syntax error near line 1',
+    });
     const [key] = await generateKeys(t().app, s.serviceKey);
     const res = await fetchScript(t().app, script.id, { key: key!, hwid: 'pc' });
     expect(res.body).toContain('SCRIPT_FAILED');
@@ -95,7 +98,12 @@ describe('command obfuscator', () => {
     expect(await get()).toBe('-- protected by IB1\nprint("v2")');
     // Only the current source and output remain stored.
     const row = await scriptRow(script.id);
-    const blobs = await t().ctx.db.selectFrom('scriptChunks').select('blobId').distinct().where('blobId', 'in', [row.sourceBlob, row.outputBlob!]).execute();
+    const blobs = await t()
+      .ctx.db.selectFrom('scriptChunks')
+      .select('blobId')
+      .distinct()
+      .where('blobId', 'in', [row.sourceBlob, row.outputBlob!])
+      .execute();
     expect(blobs).toHaveLength(2);
   });
 

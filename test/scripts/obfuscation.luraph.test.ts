@@ -22,7 +22,8 @@ const fake: Server = createServer(async (request, response) => {
   const path = request.url ?? '';
   const body = request.method === 'POST' ? await readJson(request) : undefined;
   seen.push({ method: request.method ?? '', path, apiKey: request.headers['luraph-api-key'] as string | undefined, body });
-  const json = (status: number, data: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
+  const json = (status: number, data: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
   if (request.headers['luraph-api-key'] !== 'lph-test-key' || mode === 'bad-key') {
     return json(401, { errors: [{ message: 'Invalid API key' }] });
   }
@@ -42,7 +43,9 @@ const fake: Server = createServer(async (request, response) => {
   const download = /^\/v1\/obfuscate\/download\/(.+)$/.exec(path);
   if (download) {
     if (mode === 'download-fails') return json(404, { errors: [{ message: 'Job not found' }] });
-    return response.writeHead(200, { 'content-type': 'text/plain' }).end(`-- This file was protected using Luraph\n${jobs.get(download[1]!)}`);
+    return response
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(`-- This file was protected using Luraph\n${jobs.get(download[1]!)}`);
   }
   json(404, { errors: [{ message: 'no route' }] });
 });
@@ -95,7 +98,10 @@ describe('Luraph provider', () => {
   it("keeps Luraph's own error messages as the failure reason", async () => {
     mode = 'reject-script';
     const rejected = await upload('lph-bad', 'print(');
-    expect(rejected.row).toMatchObject({ status: 'failed', failureReason: 'Luraph refused the request: script: unexpected symbol near line 1' });
+    expect(rejected.row).toMatchObject({
+      status: 'failed',
+      failureReason: 'Luraph refused the request: script: unexpected symbol near line 1',
+    });
 
     mode = 'bad-key';
     const unauthorized = await upload('lph-key', 'print(1)');
@@ -103,7 +109,10 @@ describe('Luraph provider', () => {
 
     mode = 'job-error';
     const jobFailed = await upload('lph-job', 'print(2)');
-    expect(jobFailed.row).toMatchObject({ status: 'failed', failureReason: 'Luraph refused the script: Luraph could not parse the script' });
+    expect(jobFailed.row).toMatchObject({
+      status: 'failed',
+      failureReason: 'Luraph refused the script: Luraph could not parse the script',
+    });
 
     mode = 'download-fails';
     const missing = await upload('lph-dl', 'print(3)');

@@ -81,8 +81,17 @@ describe('script size limit', () => {
     const ok = await call(t().app, 'POST', SCRIPTS, { key: s.serviceKey, body: { name: 'big', code: exact } });
     expect(ok.status).toBe(201);
     expect(ok.body.data.size).toBe(LIMIT);
-    const chunks = await t().ctx.db.selectFrom('scriptChunks').select(['seq', 'data']).where('blobId', '=',
-      (await t().ctx.db.selectFrom('scripts').select('sourceBlob').where('id', '=', ok.body.data.id).executeTakeFirstOrThrow()).sourceBlob).orderBy('seq').execute();
+    const chunks = await t()
+      .ctx.db.selectFrom('scriptChunks')
+      .select(['seq', 'data'])
+      .where(
+        'blobId',
+        '=',
+        (await t().ctx.db.selectFrom('scripts').select('sourceBlob').where('id', '=', ok.body.data.id).executeTakeFirstOrThrow())
+          .sourceBlob,
+      )
+      .orderBy('seq')
+      .execute();
     expect(chunks.map((c) => c.data).join('')).toBe(exact);
 
     const over = await call(t().app, 'POST', SCRIPTS, { key: s.serviceKey, body: { name: 'bigger', code: exact + 'x' } });
@@ -104,12 +113,18 @@ describe('script size limit', () => {
 
   it('keeps the 1 MB limit on the other fields and on every other route', async () => {
     const s = await seedService(t().ctx);
-    const name = await call(t().app, 'POST', SCRIPTS, { key: s.serviceKey, body: { name: 'n', code: 'x', note: 'a'.repeat(1024 * 1024 + 10) } });
+    const name = await call(t().app, 'POST', SCRIPTS, {
+      key: s.serviceKey,
+      body: { name: 'n', code: 'x', note: 'a'.repeat(1024 * 1024 + 10) },
+    });
     expect(name.status).toBe(413);
     const del = await call(t().app, 'DELETE', `${SCRIPTS}/whatever`, { key: s.serviceKey, body: { pad: 'a'.repeat(1024 * 1024 + 10) } });
     expect(del.status).toBe(413);
     expect(del.body.code).toBe('PAYLOAD_TOO_LARGE');
-    const other = await call(t().app, 'POST', '/api/v1/keys/api/keyless', { key: s.serviceKey, body: { hwid: 'a'.repeat(1024 * 1024 + 10) } });
+    const other = await call(t().app, 'POST', '/api/v1/keys/api/keyless', {
+      key: s.serviceKey,
+      body: { hwid: 'a'.repeat(1024 * 1024 + 10) },
+    });
     expect(other.status).toBe(413);
   });
 });
@@ -145,7 +160,12 @@ describe('list, loadstring, update and delete input', () => {
     expect(clash.status).toBe(409);
     const unavailable = await call(t().app, 'PUT', `${SCRIPTS}/one`, { key: s.serviceKey, body: { obfuscationType: 'LURAPH' } });
     expect(unavailable.status).toBe(422);
-    const row = await t().ctx.db.selectFrom('scripts').selectAll().where('serviceId', '=', s.id).where('name', '=', 'one').executeTakeFirstOrThrow();
+    const row = await t()
+      .ctx.db.selectFrom('scripts')
+      .selectAll()
+      .where('serviceId', '=', s.id)
+      .where('name', '=', 'one')
+      .executeTakeFirstOrThrow();
     expect(row.obfuscationType).toBe('NONE');
   });
 });

@@ -90,7 +90,14 @@ describe('PUT /api/v1/vss/api/scripts/:idOrSlug', () => {
     t().clock.advance(5000);
     const res = await call(t().app, 'PUT', `${SCRIPTS}/old`, { key: s.serviceKey, body: { name: 'new', visible: false } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: script.id, name: 'new', visible: false, size: 8, status: 'ready', updatedAt: new Date(t().clock.now).toISOString() });
+    expect(res.body.data).toMatchObject({
+      id: script.id,
+      name: 'new',
+      visible: false,
+      size: 8,
+      status: 'ready',
+      updatedAt: new Date(t().clock.now).toISOString(),
+    });
     expect(res.body.data.createdAt).toBe(createdAt);
     const gone = await call(t().app, 'GET', `${SCRIPTS}/old/loadstring`, { key: s.serviceKey });
     expect(gone.status).toBe(404);

@@ -26,7 +26,9 @@ describe('VSS routes security', () => {
     const none = await call(t().app, route.method, route.url(id), { body: route.body });
     expect(none.status).toBe(401);
     expect(none.body.code).toBe('UNAUTHORIZED');
-    const query = await call(t().app, route.method, `${route.url(id)}${route.url(id).includes('?') ? '&' : '?'}apiKey=${s.serviceKey}`, { body: route.body });
+    const query = await call(t().app, route.method, `${route.url(id)}${route.url(id).includes('?') ? '&' : '?'}apiKey=${s.serviceKey}`, {
+      body: route.body,
+    });
     expect(query.status).toBe(401);
     const bogus = await call(t().app, route.method, route.url(id), { key: 'kws_' + 'a'.repeat(40), body: route.body });
     expect(bogus.status).toBe(401);
@@ -34,7 +36,10 @@ describe('VSS routes security', () => {
 
   it('answers 403 with the exact sentence on every VSS route when allowVss is off, and nothing changes', async () => {
     const { s, id } = await withScript();
-    const patch = await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, { key: s.account.accountKey, body: { allowVss: false } });
+    const patch = await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, {
+      key: s.account.accountKey,
+      body: { allowVss: false },
+    });
     expect(patch.status).toBe(200);
     for (const route of ROUTES) {
       const res = await call(t().app, route.method, route.url(id), { key: s.serviceKey, body: route.body });
@@ -61,10 +66,17 @@ describe('VSS routes security', () => {
 
   it('refuses a service key from outside its IP allowlist', async () => {
     const { s, id } = await withScript();
-    const set = await call(t().app, 'PUT', `/api/v1/services/${s.id}/ip-allowlist`, { key: s.account.accountKey, body: { entries: ['10.0.0.0/8'] } });
+    const set = await call(t().app, 'PUT', `/api/v1/services/${s.id}/ip-allowlist`, {
+      key: s.account.accountKey,
+      body: { entries: ['10.0.0.0/8'] },
+    });
     expect(set.status).toBe(200);
     for (const route of ROUTES) {
-      const outside = await call(t().app, route.method, route.url(id), { key: s.serviceKey, body: route.body, remoteAddress: '192.168.1.5' });
+      const outside = await call(t().app, route.method, route.url(id), {
+        key: s.serviceKey,
+        body: route.body,
+        remoteAddress: '192.168.1.5',
+      });
       expect(outside.status).toBe(403);
       expect(outside.body.code).toBe('IP_NOT_ALLOWED');
     }

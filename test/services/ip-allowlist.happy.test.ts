@@ -85,7 +85,10 @@ describe('GET/PUT /api/v1/services/:id/ip-allowlist', () => {
     const res = await infoFrom(s, '9.9.9.9', s.account.accountKey, { 'x-service-id': s.id });
     expect(res.status).toBe(200);
     // The management routes themselves are never behind the allowlist.
-    const read = await call(t().app, 'GET', `/api/v1/services/${s.id}/ip-allowlist`, { key: s.account.accountKey, remoteAddress: '9.9.9.9' });
+    const read = await call(t().app, 'GET', `/api/v1/services/${s.id}/ip-allowlist`, {
+      key: s.account.accountKey,
+      remoteAddress: '9.9.9.9',
+    });
     expect(read.status).toBe(200);
   });
 

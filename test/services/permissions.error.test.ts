@@ -15,8 +15,8 @@ describe('PATCH /api/v1/services/:id/permissions: bad input', () => {
     const res = await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, { key: s.account.accountKey, body });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR', field });
-    const row = await t().ctx.db
-      .selectFrom('services')
+    const row = await t()
+      .ctx.db.selectFrom('services')
       .select(['allowVss', 'allowManageKeys', 'allowUrlShortener'])
       .where('id', '=', s.id)
       .executeTakeFirstOrThrow();

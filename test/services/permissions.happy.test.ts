@@ -25,7 +25,10 @@ describe('GET/PATCH /api/v1/services/:id/permissions', () => {
       body: { allowVss: false, allowUrlShortener: false },
     });
     expect(second.body.data).toEqual({ allowUrlShortener: false, allowManageKeys: false, allowVss: false });
-    const back = await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, { key: s.account.accountKey, body: { allowVss: true } });
+    const back = await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, {
+      key: s.account.accountKey,
+      body: { allowVss: true },
+    });
     expect(back.body.data).toEqual({ allowUrlShortener: false, allowManageKeys: false, allowVss: true });
     const read = await call(t().app, 'GET', `/api/v1/services/${s.id}/permissions`, { key: s.account.accountKey });
     expect(read.body.data).toEqual({ allowUrlShortener: false, allowManageKeys: false, allowVss: true });

@@ -22,7 +22,10 @@ describe('POST /api/v1/services: bad input', () => {
 
   it('refuses a duplicate identifier with 409 CONFLICT, also across accounts', async () => {
     const s = await seedService(t().ctx);
-    const same = await call(t().app, 'POST', '/api/v1/services', { key: s.account.accountKey, body: { name: 'x', identifier: s.identifier } });
+    const same = await call(t().app, 'POST', '/api/v1/services', {
+      key: s.account.accountKey,
+      body: { name: 'x', identifier: s.identifier },
+    });
     expect(same.status).toBe(409);
     expect(same.body.code).toBe('CONFLICT');
     const other = await seedAccount(t().ctx);

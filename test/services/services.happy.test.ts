@@ -13,7 +13,12 @@ describe('POST /api/v1/services', () => {
     const res = await call(t().app, 'POST', '/api/v1/services', { key: a.accountKey, body: { name: 'My Game', identifier: 'my-game-1' } });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
-    expect(res.body.data).toEqual({ id: expect.stringMatching(UUID), identifier: 'my-game-1', name: 'My Game', createdAt: '2026-11-22T10:00:00.000Z' });
+    expect(res.body.data).toEqual({
+      id: expect.stringMatching(UUID),
+      identifier: 'my-game-1',
+      name: 'My Game',
+      createdAt: '2026-11-22T10:00:00.000Z',
+    });
     const row = await t().ctx.db.selectFrom('services').selectAll().where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
     expect(row.accountId).toBe(a.id);
   });
@@ -144,7 +149,10 @@ describe('GET, PATCH, DELETE /api/v1/services/:id', () => {
   it('frees the identifier of a deleted service for reuse', async () => {
     const s = await seedService(t().ctx);
     await call(t().app, 'DELETE', `/api/v1/services/${s.id}`, { key: s.account.accountKey });
-    const res = await call(t().app, 'POST', '/api/v1/services', { key: s.account.accountKey, body: { name: 'n', identifier: s.identifier } });
+    const res = await call(t().app, 'POST', '/api/v1/services', {
+      key: s.account.accountKey,
+      body: { name: 'n', identifier: s.identifier },
+    });
     expect(res.status).toBe(201);
   });
 });

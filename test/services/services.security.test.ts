@@ -17,23 +17,26 @@ const routes = [
 ] as const;
 
 describe("another account's service", () => {
-  it.each(routes)('%s /services/:id%s answers 404 (never 403) by id and by identifier, and changes nothing', async (method, suffix, body) => {
-    const victim = await seedService(t().ctx);
-    const attacker = await seedAccount(t().ctx);
-    const before = await t().ctx.db.selectFrom('services').selectAll().where('id', '=', victim.id).executeTakeFirstOrThrow();
-    for (const ref of [victim.id, victim.identifier]) {
-      const res = await call(t().app, method, `/api/v1/services/${ref}${suffix}`, { key: attacker.accountKey, body });
-      expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
-      expect(JSON.stringify(res.body)).not.toContain('kws_');
-    }
-    const after = await t().ctx.db.selectFrom('services').selectAll().where('id', '=', victim.id).executeTakeFirstOrThrow();
-    expect(after).toEqual(before);
-  });
+  it.each(routes)(
+    '%s /services/:id%s answers 404 (never 403) by id and by identifier, and changes nothing',
+    async (method, suffix, body) => {
+      const victim = await seedService(t().ctx);
+      const attacker = await seedAccount(t().ctx);
+      const before = await t().ctx.db.selectFrom('services').selectAll().where('id', '=', victim.id).executeTakeFirstOrThrow();
+      for (const ref of [victim.id, victim.identifier]) {
+        const res = await call(t().app, method, `/api/v1/services/${ref}${suffix}`, { key: attacker.accountKey, body });
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+        expect(JSON.stringify(res.body)).not.toContain('kws_');
+      }
+      const after = await t().ctx.db.selectFrom('services').selectAll().where('id', '=', victim.id).executeTakeFirstOrThrow();
+      expect(after).toEqual(before);
+    },
+  );
 });
 
 describe('service management authentication', () => {
-  it.each(routes)('%s /services/:id%s refuses a service key, even the service\'s own', async (method, suffix, body) => {
+  it.each(routes)("%s /services/:id%s refuses a service key, even the service's own", async (method, suffix, body) => {
     const s = await seedService(t().ctx);
     const res = await call(t().app, method, `/api/v1/services/${s.id}${suffix}`, { key: s.serviceKey, body });
     expect(res.status).toBe(401);

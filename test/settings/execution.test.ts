@@ -38,7 +38,7 @@ describe('POST/GET /api/v1/keys/api/execution', () => {
     expect(Number(row.lastUsedAt)).toBe(t().clock.now);
   });
 
-  it("answers 404 for a key of another service and counts nothing", async () => {
+  it('answers 404 for a key of another service and counts nothing', async () => {
     const mine = await seedService(t().ctx);
     const other = await seedService(t().ctx);
     const [foreign] = await generateKeys(t().app, other.serviceKey);

@@ -23,7 +23,10 @@ describe('GET /api/v1/keys/api/service/status', () => {
     await call(t().app, 'GET', `/api/v1/keys/validate?service=${s.id}&key=${redeemed}&hwid=pc-1`);
     await call(t().app, 'POST', '/api/v1/keys/api/keyless', { key: s.serviceKey, body: { hwid: 'kl-1' } });
     await call(t().app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'b-perm' } });
-    await call(t().app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'b-temp', expiresAt: t().clock.now + HOUR_MS } });
+    await call(t().app, 'POST', '/api/v1/keys/api/blacklist', {
+      key: s.serviceKey,
+      body: { hwid: 'b-temp', expiresAt: t().clock.now + HOUR_MS },
+    });
     await call(t().app, 'POST', '/api/v1/keys/api/execution', { key: s.serviceKey, body: {} });
     await call(t().app, 'POST', '/api/v1/keys/api/execution', { key: s.serviceKey, body: {} });
 

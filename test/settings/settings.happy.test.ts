@@ -69,8 +69,8 @@ describe('PUT /api/v1/keys/api/settings', () => {
     expect(res.body.data).toMatchObject({ hwidResetCooldownFreeHours: 0, hwidResetCooldownPremiumHours: 720, webhookEnabled: false });
     const next = await put(s, { hwidResetCooldownFreeHours: 48 });
     expect(next.body.data).toMatchObject({ hwidResetCooldownFreeHours: 48, hwidResetCooldownPremiumHours: 720 });
-    const row = await t().ctx.db
-      .selectFrom('services')
+    const row = await t()
+      .ctx.db.selectFrom('services')
       .select(['hwidResetCooldownFreeHours', 'hwidResetCooldownPremiumHours'])
       .where('id', '=', s.id)
       .executeTakeFirstOrThrow();

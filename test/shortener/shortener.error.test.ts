@@ -29,7 +29,9 @@ describe('shortener input', () => {
       expect(res.body.field).toBe('url');
     }
     const longest = 'https://example.com/' + 'a'.repeat(2048 - 'https://example.com/'.length);
-    expect((await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: longest } })).status).toBe(201);
+    expect((await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: longest } })).status).toBe(
+      201,
+    );
     expect(await ctx.db.selectFrom('shortLinks').select('slug').where('serviceId', '=', service.id).execute()).toHaveLength(1);
   });
 
@@ -37,11 +39,20 @@ describe('shortener input', () => {
     const { app, ctx } = testApp();
     const a = await seedService(ctx);
     const b = await seedService(ctx);
-    expect((await call(app, 'POST', '/api/v1/public/shortener/create', { key: a.serviceKey, body: { url: 'https://a.example', slug: 'taken' } })).status).toBe(201);
-    const again = await call(app, 'POST', '/api/v1/public/shortener/create', { key: a.serviceKey, body: { url: 'https://a.example', slug: 'taken' } });
+    expect(
+      (await call(app, 'POST', '/api/v1/public/shortener/create', { key: a.serviceKey, body: { url: 'https://a.example', slug: 'taken' } }))
+        .status,
+    ).toBe(201);
+    const again = await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: a.serviceKey,
+      body: { url: 'https://a.example', slug: 'taken' },
+    });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('CONFLICT');
-    const other = await call(app, 'POST', '/api/v1/public/shortener/create', { key: b.serviceKey, body: { url: 'https://b.example', slug: 'taken' } });
+    const other = await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: b.serviceKey,
+      body: { url: 'https://b.example', slug: 'taken' },
+    });
     expect(other.status).toBe(409);
     expect((await app.inject({ method: 'GET', url: '/go/taken' })).headers.location).toBe('https://a.example/');
   });

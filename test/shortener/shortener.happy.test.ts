@@ -22,7 +22,10 @@ describe('URL shortener', () => {
   it('draws a random slug when none is given', async () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
-    const res = await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: 'http://example.org' } });
+    const res = await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: service.serviceKey,
+      body: { url: 'http://example.org' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.slug).toMatch(/^[A-Za-z0-9]{7}$/);
     expect(res.body.data.shortUrl).toBe(`http://keyward.test/go/${res.body.data.slug}`);
@@ -32,7 +35,10 @@ describe('URL shortener', () => {
   it('redirects /go/:slug with 302 and counts each click', async () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
-    await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: 'https://example.com/a', slug: 'clicky' } });
+    await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: service.serviceKey,
+      body: { url: 'https://example.com/a', slug: 'clicky' },
+    });
     for (let i = 0; i < 3; i++) {
       const res = await app.inject({ method: 'GET', url: '/go/clicky' });
       expect(res.statusCode).toBe(302);
@@ -60,7 +66,10 @@ describe('URL shortener', () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
     for (const slug of ['aaa', 'bbb', 'ccc']) {
-      await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: 'https://example.com', slug: `${slug}-${service.identifier.slice(-6)}` } });
+      await call(app, 'POST', '/api/v1/public/shortener/create', {
+        key: service.serviceKey,
+        body: { url: 'https://example.com', slug: `${slug}-${service.identifier.slice(-6)}` },
+      });
     }
     const page = await call(app, 'GET', '/api/v1/public/shortener/links?page=2&limit=2', { key: service.serviceKey });
     expect(page.body.data).toMatchObject({ page: 2, limit: 2, total: 3, totalPages: 2 });
@@ -70,7 +79,10 @@ describe('URL shortener', () => {
     expect(del.status).toBe(200);
     expect(del.body.data).toEqual({ deleted: 1 });
     expect((await app.inject({ method: 'GET', url: `/go/${slug}` })).statusCode).toBe(404);
-    const byBody = await call(app, 'DELETE', '/api/v1/public/shortener/links', { key: service.serviceKey, body: { slug: `aaa-${service.identifier.slice(-6)}` } });
+    const byBody = await call(app, 'DELETE', '/api/v1/public/shortener/links', {
+      key: service.serviceKey,
+      body: { slug: `aaa-${service.identifier.slice(-6)}` },
+    });
     expect(byBody.status).toBe(200);
   });
 

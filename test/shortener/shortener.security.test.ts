@@ -10,7 +10,10 @@ describe('shortener access', () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
     await ctx.db.updateTable('services').set({ allowUrlShortener: 0 }).where('id', '=', service.id).execute();
-    const create = await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: 'https://example.com' } });
+    const create = await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: service.serviceKey,
+      body: { url: 'https://example.com' },
+    });
     expect(create.status).toBe(403);
     expect(create.body).toMatchObject({ success: false, error: DENIED, code: 'PERMISSION_DENIED' });
     const list = await call(app, 'GET', '/api/v1/public/shortener/links', { key: service.serviceKey });
@@ -25,7 +28,10 @@ describe('shortener access', () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
     await ctx.db.updateTable('services').set({ allowUrlShortener: 0 }).where('id', '=', service.id).execute();
-    const res = await call(app, 'POST', '/api/v1/public/shortener/create', { key: service.serviceKey, body: { url: 'javascript:alert(1)' } });
+    const res = await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: service.serviceKey,
+      body: { url: 'javascript:alert(1)' },
+    });
     expect(res.status).toBe(403);
   });
 
@@ -45,14 +51,20 @@ describe('shortener access', () => {
     const { app, ctx } = testApp();
     const service = await seedService(ctx);
     expect((await call(app, 'POST', '/api/v1/public/shortener/create', { body: { url: 'https://example.com' } })).status).toBe(401);
-    expect((await call(app, 'POST', `/api/v1/public/shortener/create?apiKey=${service.serviceKey}`, { body: { url: 'https://example.com' } })).status).toBe(401);
+    expect(
+      (await call(app, 'POST', `/api/v1/public/shortener/create?apiKey=${service.serviceKey}`, { body: { url: 'https://example.com' } }))
+        .status,
+    ).toBe(401);
   });
 
   it('keeps each service’s links to itself: listing and deleting another’s slug', async () => {
     const { app, ctx } = testApp();
     const a = await seedService(ctx);
     const b = await seedService(ctx);
-    await call(app, 'POST', '/api/v1/public/shortener/create', { key: a.serviceKey, body: { url: 'https://a.example', slug: `mine-${a.identifier.slice(-6)}` } });
+    await call(app, 'POST', '/api/v1/public/shortener/create', {
+      key: a.serviceKey,
+      body: { url: 'https://a.example', slug: `mine-${a.identifier.slice(-6)}` },
+    });
     expect((await call(app, 'GET', '/api/v1/public/shortener/links', { key: b.serviceKey })).body.data.total).toBe(0);
     const del = await call(app, 'DELETE', `/api/v1/public/shortener/links?slug=mine-${a.identifier.slice(-6)}`, { key: b.serviceKey });
     expect(del.status).toBe(404);

@@ -14,7 +14,13 @@ export async function solvedCaptcha(app: App): Promise<string> {
   const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise;
   if (!solution) throw new Error('captcha not solvable');
   return Buffer.from(
-    JSON.stringify({ algorithm: challenge.algorithm, challenge: challenge.challenge, number: solution.number, salt: challenge.salt, signature: challenge.signature }),
+    JSON.stringify({
+      algorithm: challenge.algorithm,
+      challenge: challenge.challenge,
+      number: solution.number,
+      salt: challenge.salt,
+      signature: challenge.signature,
+    }),
   ).toString('base64');
 }
 
@@ -33,7 +39,11 @@ export interface SignedIn {
   headers: Record<string, string>;
 }
 
-export async function signIn(app: App, account: Pick<SeededAccount, 'username' | 'password'>, extra: Record<string, unknown> = {}): Promise<SignedIn> {
+export async function signIn(
+  app: App,
+  account: Pick<SeededAccount, 'username' | 'password'>,
+  extra: Record<string, unknown> = {},
+): Promise<SignedIn> {
   const res = await call(app, 'POST', '/api/v1/auth/login', {
     body: { username: account.username, password: account.password, captcha: await solvedCaptcha(app), ...extra },
   });
@@ -45,4 +55,5 @@ export async function signIn(app: App, account: Pick<SeededAccount, 'username' |
   return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
 }
 
-export const totpCode = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), period: 30 }).generate({ timestamp: at });
+export const totpCode = (secret: string, at: number) =>
+  new TOTP({ secret: Secret.fromBase32(secret), period: 30 }).generate({ timestamp: at });

@@ -121,7 +121,9 @@ describe('captcha', () => {
       Buffer.from(JSON.stringify({ ...good, algorithm: 'MD5' })).toString('base64'),
     ];
     for (const captcha of variants) {
-      const res = await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: account.password, captcha } });
+      const res = await call(app, 'POST', '/api/v1/auth/login', {
+        body: { username: account.username, password: account.password, captcha },
+      });
       expect(res.status, captcha).toBe(400);
       expect(res.body.field).toBe('captcha');
       expect(res.body.code).toBe('VALIDATION_ERROR');
@@ -132,9 +134,13 @@ describe('captcha', () => {
     const { app, ctx } = testApp();
     const account = await seedAccount(ctx);
     const captcha = await solvedCaptcha(app);
-    const first = await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: account.password, captcha } });
+    const first = await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: account.username, password: account.password, captcha },
+    });
     expect(first.status).toBe(200);
-    const replay = await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: account.password, captcha } });
+    const replay = await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: account.username, password: account.password, captcha },
+    });
     expect(replay.status).toBe(400);
     expect(replay.body.error).toMatch(/already used/);
   });
@@ -143,8 +149,12 @@ describe('captcha', () => {
     const { app, ctx } = testApp();
     const account = await seedAccount(ctx);
     const captcha = await solvedCaptcha(app);
-    expect((await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'wrong password', captcha } })).status).toBe(401);
-    const replay = await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: account.password, captcha } });
+    expect(
+      (await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'wrong password', captcha } })).status,
+    ).toBe(401);
+    const replay = await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: account.username, password: account.password, captcha },
+    });
     expect(replay.status).toBe(400);
   });
 
@@ -153,7 +163,9 @@ describe('captcha', () => {
     const account = await seedAccount(ctx);
     const captcha = await solvedCaptcha(app);
     clock.advance(600_000);
-    const res = await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: account.password, captcha } });
+    const res = await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: account.username, password: account.password, captcha },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/expired/);
   });
@@ -211,7 +223,9 @@ describe('register failures', () => {
       });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('REGISTRATION_CLOSED');
-      expect(await closed.ctx.db.selectFrom('accounts').selectAll().where('username', '=', 'closed_door').executeTakeFirst()).toBeUndefined();
+      expect(
+        await closed.ctx.db.selectFrom('accounts').selectAll().where('username', '=', 'closed_door').executeTakeFirst(),
+      ).toBeUndefined();
     } finally {
       await closed.app.close();
       await closed.database.drop();
@@ -225,7 +239,10 @@ describe('two-factor failures', () => {
     const account = await seedAccount(ctx);
     const session = await signIn(app, account);
     const secret = (await call(app, 'POST', '/api/v1/account/2fa/setup', { headers: session.headers })).body.data.secret as string;
-    expect((await call(app, 'POST', '/api/v1/account/2fa/enable', { headers: session.headers, body: { totp: totpCode(secret, clock.now) } })).status).toBe(200);
+    expect(
+      (await call(app, 'POST', '/api/v1/account/2fa/enable', { headers: session.headers, body: { totp: totpCode(secret, clock.now) } }))
+        .status,
+    ).toBe(200);
     clock.advance(30_000);
     return { account, session, secret };
   }
@@ -283,7 +300,10 @@ describe('two-factor failures', () => {
     expect((await call(app, 'POST', '/api/v1/account/2fa/enable', { headers, body: { totp: right } })).status).toBe(200);
     expect((await call(app, 'POST', '/api/v1/account/2fa/setup', { headers })).status).toBe(409);
     clock.advance(30_000);
-    const badDisable = await call(app, 'POST', '/api/v1/account/2fa/disable', { headers, body: { totp: wrongCode === totpCode(secret, clock.now) ? right : wrongCode } });
+    const badDisable = await call(app, 'POST', '/api/v1/account/2fa/disable', {
+      headers,
+      body: { totp: wrongCode === totpCode(secret, clock.now) ? right : wrongCode },
+    });
     expect(badDisable.status).toBe(400);
     expect((await call(app, 'GET', '/api/v1/account', { key: account.accountKey })).body.data.twoFactorEnabled).toBe(true);
   });

@@ -115,7 +115,12 @@ describe('two-factor', () => {
     expect(withoutCode.body.code).toBe('TOTP_REQUIRED');
 
     const withCode = await call(app, 'POST', '/api/v1/auth/login', {
-      body: { username: account.username, password: account.password, totp: totpCode(secret, clock.now), captcha: await solvedCaptcha(app) },
+      body: {
+        username: account.username,
+        password: account.password,
+        totp: totpCode(secret, clock.now),
+        captcha: await solvedCaptcha(app),
+      },
     });
     expect(withCode.status).toBe(200);
 
@@ -134,7 +139,9 @@ describe('two-factor', () => {
     const account = await seedAccount(ctx);
     const { headers } = await signIn(app, account);
     const secret = (await call(app, 'POST', '/api/v1/account/2fa/setup', { headers })).body.data.secret as string;
-    expect((await call(app, 'POST', '/api/v1/account/2fa/enable', { headers, body: { totp: totpCode(secret, clock.now) } })).status).toBe(200);
+    expect((await call(app, 'POST', '/api/v1/account/2fa/enable', { headers, body: { totp: totpCode(secret, clock.now) } })).status).toBe(
+      200,
+    );
     const res = await call(app, 'POST', '/api/v1/auth/login', { body: { apiKey: account.accountKey, captcha: await solvedCaptcha(app) } });
     expect(res.status).toBe(200);
     expect(res.body.data.account.twoFactorEnabled).toBe(true);

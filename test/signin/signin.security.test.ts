@@ -26,7 +26,10 @@ describe('CSRF', () => {
     const mine = await signIn(app, account);
     const other = await signIn(app, await seedAccount(ctx));
     for (const token of ['nope', other.csrf, mine.csrf.slice(0, -1)]) {
-      const res = await call(app, 'POST', '/api/v1/services', { headers: { cookie: mine.cookie, 'x-csrf-token': token }, body: { name: 'x' } });
+      const res = await call(app, 'POST', '/api/v1/services', {
+        headers: { cookie: mine.cookie, 'x-csrf-token': token },
+        body: { name: 'x' },
+      });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('CSRF_FAILED');
     }
@@ -136,12 +139,18 @@ describe('login rate limit', () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 11; i++) {
-        const res = await call(limited.app, 'POST', '/api/v1/auth/login', { body: { username: 'x_user', password: 'y', captcha: 'z' }, remoteAddress: '10.9.8.7' });
+        const res = await call(limited.app, 'POST', '/api/v1/auth/login', {
+          body: { username: 'x_user', password: 'y', captcha: 'z' },
+          remoteAddress: '10.9.8.7',
+        });
         statuses.push(res.status);
       }
       expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
       expect(statuses[10]).toBe(429);
-      const other = await call(limited.app, 'POST', '/api/v1/auth/login', { body: { username: 'x_user', password: 'y', captcha: 'z' }, remoteAddress: '10.9.8.6' });
+      const other = await call(limited.app, 'POST', '/api/v1/auth/login', {
+        body: { username: 'x_user', password: 'y', captcha: 'z' },
+        remoteAddress: '10.9.8.6',
+      });
       expect(other.status).toBe(400);
     } finally {
       await limited.app.close();
@@ -169,13 +178,22 @@ describe('logging', () => {
     try {
       const account = await seedAccount(ctx);
       const captcha = await solvedCaptcha(logged);
-      await call(logged, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'secret-wrong-password-1', captcha } });
+      await call(logged, 'POST', '/api/v1/auth/login', {
+        body: { username: account.username, password: 'secret-wrong-password-1', captcha },
+      });
       const session = await signIn(logged, account);
       const setup = await call(logged, 'POST', '/api/v1/account/2fa/setup', { headers: session.headers });
       await call(logged, 'POST', '/api/v1/auth/logout', { headers: session.headers });
       const text = lines.join('');
       expect(text.length).toBeGreaterThan(0);
-      for (const secret of [account.password, 'secret-wrong-password-1', captcha, session.cookie.split('=')[1]!, session.csrf, setup.body.data.secret]) {
+      for (const secret of [
+        account.password,
+        'secret-wrong-password-1',
+        captcha,
+        session.cookie.split('=')[1]!,
+        session.csrf,
+        setup.body.data.secret,
+      ]) {
         expect(text).not.toContain(secret);
       }
     } finally {

@@ -25,11 +25,15 @@ describe('unknown users', () => {
     const { dummyPasswordHash } = await import('../../src/lib/password.ts');
     const account = await seedAccount(ctx);
     spies.verified.length = 0;
-    await call(app, 'POST', '/api/v1/auth/login', { body: { username: 'ghost_user', password: 'whatever pass', captcha: await solvedCaptcha(app) } });
+    await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: 'ghost_user', password: 'whatever pass', captcha: await solvedCaptcha(app) },
+    });
     expect(spies.verified).toEqual([await dummyPasswordHash()]);
 
     spies.verified.length = 0;
-    await call(app, 'POST', '/api/v1/auth/login', { body: { username: account.username, password: 'whatever pass', captcha: await solvedCaptcha(app) } });
+    await call(app, 'POST', '/api/v1/auth/login', {
+      body: { username: account.username, password: 'whatever pass', captcha: await solvedCaptcha(app) },
+    });
     const row = await ctx.db.selectFrom('accounts').select('passwordHash').where('id', '=', account.id).executeTakeFirstOrThrow();
     expect(spies.verified).toEqual([row.passwordHash]);
     expect(row.passwordHash.split('$').slice(0, 4)).toEqual((await dummyPasswordHash()).split('$').slice(0, 4));

@@ -51,7 +51,13 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
   it('carries note, premium flag, expiry, chat id and status over, and records when it was activated', async () => {
     const s = await newService();
     const createdAt = t().clock.now;
-    const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 5, note: 'carry', isPremium: true, chatId: CHAT_ID });
+    const [key] = await generateKeys(t().app, s.serviceKey, {
+      expirationType: 'byDays',
+      days: 5,
+      note: 'carry',
+      isPremium: true,
+      chatId: CHAT_ID,
+    });
     t().clock.advance(HOUR_MS);
     const activatedAt = t().clock.now;
     const verdict = await verdictOf(await validate(s.identifier, { key: key!, hwid: 'pc-carry' }));
@@ -135,7 +141,10 @@ describe('GET /api/v1/keys/validate: active keys', () => {
     expect((await verdictOf(await validate(s.identifier, { key, hwid: 'pc-second' }))).code).toBe('KEY_VALID');
     expect((await activeRow(key))?.hwid).toBe('pc-second');
     expect((await verdictOf(await validate(s.identifier, { key, hwid: 'pc-second' }))).code).toBe('KEY_VALID');
-    expect(await verdictOf(await validate(s.identifier, { key, hwid: 'pc-first' }))).toMatchObject({ valid: false, code: 'KEY_HWID_LOCKED' });
+    expect(await verdictOf(await validate(s.identifier, { key, hwid: 'pc-first' }))).toMatchObject({
+      valid: false,
+      code: 'KEY_HWID_LOCKED',
+    });
   });
 
   it('lets exactly one of two HWIDs racing to bind an unbound active key win', async () => {
@@ -265,7 +274,15 @@ describe('GET /api/v1/keys/validate: HWID rules', () => {
 
   it('reads the HWID from each executor fingerprint header when the request has none', async () => {
     const s = await newService();
-    const headers = ['syn-fingerprint', 'krnl-hwid', 'krnl-fingerprint', 'sw-fingerprint', 'syn-user-identifier', 'sw-user-identifier', 'fingerprint'];
+    const headers = [
+      'syn-fingerprint',
+      'krnl-hwid',
+      'krnl-fingerprint',
+      'sw-fingerprint',
+      'syn-user-identifier',
+      'sw-user-identifier',
+      'fingerprint',
+    ];
     for (const header of headers) {
       const hwid = `hw-${header}`;
       const [key] = await generateKeys(t().app, s.serviceKey);
@@ -278,10 +295,12 @@ describe('GET /api/v1/keys/validate: HWID rules', () => {
   it('lets the query or body field win over a fingerprint header', async () => {
     const s = await newService();
     const key = await boundKey(s, undefined, 'field-hwid');
-    expect((await verdictOf(await validate(s.identifier, { key, hwid: 'field-hwid' }, { 'syn-fingerprint': 'header-hwid' }))).code).toBe('KEY_VALID');
-    expect((await verdictOf(await validatePost({ service: s.identifier, key, hwid: 'field-hwid' }, { 'krnl-hwid': 'header-hwid' }))).code).toBe(
+    expect((await verdictOf(await validate(s.identifier, { key, hwid: 'field-hwid' }, { 'syn-fingerprint': 'header-hwid' }))).code).toBe(
       'KEY_VALID',
     );
+    expect(
+      (await verdictOf(await validatePost({ service: s.identifier, key, hwid: 'field-hwid' }, { 'krnl-hwid': 'header-hwid' }))).code,
+    ).toBe('KEY_VALID');
     expect((await verdictOf(await validate(s.identifier, { key }, { 'syn-fingerprint': 'header-hwid' }))).code).toBe('KEY_HWID_LOCKED');
   });
 });
@@ -325,9 +344,9 @@ describe('POST /api/v1/keys/validate', () => {
   it('accepts and ignores unknown fields, as executors differ', async () => {
     const s = await newService();
     const key = await boundKey(s, undefined, 'pc-x');
-    expect((await verdictOf(await validatePost({ service: s.id, key, hwid: 'pc-x', executor: 'syn', version: 3, extra: { a: 1 } }))).code).toBe(
-      'KEY_VALID',
-    );
+    expect(
+      (await verdictOf(await validatePost({ service: s.id, key, hwid: 'pc-x', executor: 'syn', version: 3, extra: { a: 1 } }))).code,
+    ).toBe('KEY_VALID');
     expect((await verdictOf(await validate(s.identifier, { key, hwid: 'pc-x', executor: 'krnl', apiKey: 'x' }))).code).toBe('KEY_VALID');
   });
 });

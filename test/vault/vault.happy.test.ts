@@ -76,9 +76,17 @@ describe('vault', () => {
     const { app, ctx, clock, config } = testApp();
     const account = await seedAccount(ctx);
     const token = await vaultToken(app, account.accountKey);
-    const second = await buildApp({ config, database: { db: ctx.db, dialect: ctx.dialect, close: async () => {} }, clock: clock.read, logger: false });
+    const second = await buildApp({
+      config,
+      database: { db: ctx.db, dialect: ctx.dialect, close: async () => {} },
+      clock: clock.read,
+      logger: false,
+    });
     try {
-      const created = await call(second, 'POST', '/api/v3/vault/scripts', { headers: bearer(token), body: { name: 'elsewhere', code: 'x' } });
+      const created = await call(second, 'POST', '/api/v3/vault/scripts', {
+        headers: bearer(token),
+        body: { name: 'elsewhere', code: 'x' },
+      });
       expect(created.status).toBe(201);
       expect((await call(app, 'GET', '/api/v3/vault/scripts/elsewhere', { headers: bearer(token) })).body.data.code).toBe('x');
     } finally {

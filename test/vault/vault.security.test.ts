@@ -84,6 +84,8 @@ describe('vault isolation', () => {
     expect((await call(app, 'GET', '/api/v3/vault/scripts', { headers: intruder })).body.data.total).toBe(0);
     expect((await call(app, 'GET', `/api/v3/vault/scripts/${id}`, { headers: owner })).body.data.code).toBe('x');
     // The same name is free for another account.
-    expect((await call(app, 'POST', '/api/v3/vault/scripts', { headers: intruder, body: { name: 'private', code: 'y' } })).status).toBe(201);
+    expect((await call(app, 'POST', '/api/v3/vault/scripts', { headers: intruder, body: { name: 'private', code: 'y' } })).status).toBe(
+      201,
+    );
   });
 });

@@ -45,9 +45,12 @@ export class FakePlatform {
         const answer = this.script.shift() ?? { status: 204 };
         this.notify();
         void (answer.gate ?? Promise.resolve()).then(() => {
-        const payload = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-        response.writeHead(answer.status, { ...(payload && typeof answer.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...answer.headers });
-        response.end(payload);
+          const payload = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+          response.writeHead(answer.status, {
+            ...(payload && typeof answer.body !== 'string' ? { 'content-type': 'application/json' } : {}),
+            ...answer.headers,
+          });
+          response.end(payload);
         });
       });
     });

@@ -26,7 +26,7 @@ describe('reading how long the platform asked to wait', () => {
     expect(retryAfterMs(answer({}, { retry_after: 12 }), NOW)).toBe(12_000);
   });
 
-  it("reads an old-style whole-millisecond retry_after as milliseconds", () => {
+  it('reads an old-style whole-millisecond retry_after as milliseconds', () => {
     expect(retryAfterMs(answer({}, { retry_after: 2500 }), NOW)).toBe(2_500);
   });
 

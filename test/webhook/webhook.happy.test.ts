@@ -56,7 +56,11 @@ describe('POST /api/v1/keys/api/webhook', () => {
   });
 
   it('honours a 429 retry_after in seconds: queued, not sent before the wait, then sent exactly once', async () => {
-    platform.answer({ status: 429, headers: { 'retry-after': '3' }, body: { message: 'You are being rate limited.', retry_after: 2.5, global: false } });
+    platform.answer({
+      status: 429,
+      headers: { 'retry-after': '3' },
+      body: { message: 'You are being rate limited.', retry_after: 2.5, global: false },
+    });
     const res = await post({ content: 'paced' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ success: true, data: { delivered: false, queued: true } });
@@ -151,7 +155,10 @@ describe('POST /api/v1/keys/api/webhook', () => {
   });
 
   it('retries a network failure (nothing listening) like a 5xx', async () => {
-    await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: `${deadOrigin}/api/webhooks/123456789012345678/x` } });
+    await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: `${deadOrigin}/api/webhooks/123456789012345678/x` },
+    });
     expect((await post({ content: 'net' })).status).toBe(202);
     let row = (await outbox())[0]!;
     expect(row).toMatchObject({ status: 'pending', attempts: 1 });
@@ -192,10 +199,15 @@ describe('POST /api/v1/keys/api/webhook', () => {
     const other = await startTestApp({ CHAT_WEBHOOK_ORIGINS: platform.origin, WEBHOOK_WORKER_INTERVAL_MS: '20' });
     try {
       const svc = await seedService(other.ctx);
-      await call(other.app, 'PUT', '/api/v1/keys/api/settings', { key: svc.serviceKey, body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true } });
+      await call(other.app, 'PUT', '/api/v1/keys/api/settings', {
+        key: svc.serviceKey,
+        body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true },
+      });
       platform.answer({ status: 429, body: { retry_after: 5 } });
       const before = platform.received.length;
-      expect((await call(other.app, 'POST', '/api/v1/keys/api/webhook', { key: svc.serviceKey, body: { content: 'bg' } })).status).toBe(202);
+      expect((await call(other.app, 'POST', '/api/v1/keys/api/webhook', { key: svc.serviceKey, body: { content: 'bg' } })).status).toBe(
+        202,
+      );
       other.clock.advance(5_000);
       await platform.waitFor(before + 2);
       expect(platform.contents().slice(before)).toEqual(['bg', 'bg']);

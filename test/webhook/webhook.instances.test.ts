@@ -39,7 +39,10 @@ beforeEach(async () => {
   platform.received.length = 0;
   await t.ctx.db.deleteFrom('webhookOutbox').execute();
   s = await seedService(t.ctx);
-  await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true } });
+  await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+    key: s.serviceKey,
+    body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true },
+  });
 });
 
 describe('webhook outbox across restarts and instances', () => {

@@ -97,7 +97,10 @@ describe('webhook URL SSRF defence', () => {
   it('refuses every hostile webhook URL in the settings, and the hostile sink sees no connection', async () => {
     const before = hostile.connections;
     for (const url of hostileUrls()) {
-      const res = await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: url, webhookEnabled: true } });
+      const res = await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+        key: s.serviceKey,
+        body: { webhookUrl: url, webhookEnabled: true },
+      });
       expect({ url, status: res.status, code: res.body.code, field: res.body.field }).toEqual({
         url,
         status: 400,
@@ -112,7 +115,11 @@ describe('webhook URL SSRF defence', () => {
 
   it('refuses at send time a stored URL whose origin is not allowed (defence in depth): 502, no connection', async () => {
     const before = hostile.connections;
-    for (const url of [`http://127.1:${hostile.port}${PATH}`, `http://localhost:${hostile.port}${PATH}`, `http://[::1]:${hostile.port}${PATH}`]) {
+    for (const url of [
+      `http://127.1:${hostile.port}${PATH}`,
+      `http://localhost:${hostile.port}${PATH}`,
+      `http://[::1]:${hostile.port}${PATH}`,
+    ]) {
       // As if the URL had been accepted under an older, wider CHAT_WEBHOOK_ORIGINS.
       await t.ctx.db.updateTable('services').set({ webhookUrl: url, webhookEnabled: 1 }).where('id', '=', s.id).execute();
       const res = await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'x' } });
@@ -123,7 +130,10 @@ describe('webhook URL SSRF defence', () => {
 
   it('never follows a redirect from the allowed sink to a hostile one', async () => {
     const before = hostile.connections;
-    await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true } });
+    await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: platform.webhookUrl(), webhookEnabled: true },
+    });
     for (const status of [301, 302, 307, 308]) {
       platform.answer({ status, headers: { location: `http://127.0.0.1:${hostile.port}${PATH}` } });
       const res = await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'x' } });
@@ -188,12 +198,12 @@ describe('outbound requests (the transport every webhook call goes through)', ()
       lookups += 1;
       return [{ address: '93.184.216.34', family: 4 }];
     };
-    await expect(postJson(`https://elsewhere.test${PATH}`, {}, policy({ platformOrigins: ['https://hooks.platform.test'], resolve }))).rejects.toBeInstanceOf(
-      OutboundRefused,
-    );
-    await expect(postJson(`https://user:pw@hooks.platform.test${PATH}`, {}, policy({ platformOrigins: ['https://hooks.platform.test'], resolve }))).rejects.toBeInstanceOf(
-      OutboundRefused,
-    );
+    await expect(
+      postJson(`https://elsewhere.test${PATH}`, {}, policy({ platformOrigins: ['https://hooks.platform.test'], resolve })),
+    ).rejects.toBeInstanceOf(OutboundRefused);
+    await expect(
+      postJson(`https://user:pw@hooks.platform.test${PATH}`, {}, policy({ platformOrigins: ['https://hooks.platform.test'], resolve })),
+    ).rejects.toBeInstanceOf(OutboundRefused);
     expect(lookups).toBe(0);
   });
 
@@ -229,7 +239,9 @@ describe('outbound requests (the transport every webhook call goes through)', ()
     const origin = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     try {
       const started = Date.now();
-      await expect(postJson(`${origin}${PATH}`, {}, policy({ explicitOrigins: [origin], timeoutMs: 300 }))).rejects.toBeInstanceOf(OutboundNetworkError);
+      await expect(postJson(`${origin}${PATH}`, {}, policy({ explicitOrigins: [origin], timeoutMs: 300 }))).rejects.toBeInstanceOf(
+        OutboundNetworkError,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       silent.close();
@@ -237,8 +249,27 @@ describe('outbound requests (the transport every webhook call goes through)', ()
   });
 
   it('classifies addresses: only public unicast space is reachable', () => {
-    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '162.159.135.232']) expect(isPublicAddress(address)).toBe(true);
-    for (const address of ['127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1', '::', '::1', '::ffff:10.0.0.1', 'fc00::1', 'fe80::1', '2002:7f00:1::', 'not-an-ip']) {
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '162.159.135.232'])
+      expect(isPublicAddress(address)).toBe(true);
+    for (const address of [
+      '127.0.0.1',
+      '127.255.255.254',
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '224.0.0.1',
+      '::',
+      '::1',
+      '::ffff:10.0.0.1',
+      'fc00::1',
+      'fe80::1',
+      '2002:7f00:1::',
+      'not-an-ip',
+    ]) {
       expect({ address, public: isPublicAddress(address) }).toEqual({ address, public: false });
     }
   });

@@ -3,10 +3,16 @@ import type { Kysely } from 'kysely';
 // Sign-in, two-factor, sessions, captcha replay guard, the vault and the URL shortener.
 // Plain types only (text, integer, bigint) so the same migration runs on SQLite and PostgreSQL.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('accounts').addColumn('totp_enabled', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('totp_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('accounts').addColumn('totp_secret_sealed', 'text').execute();
   await db.schema.alterTable('accounts').addColumn('totp_last_step', 'bigint').execute();
-  await db.schema.alterTable('accounts').addColumn('failed_login_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('failed_login_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('accounts').addColumn('login_locked_until', 'bigint').execute();
 
   await db.schema

@@ -4,9 +4,18 @@ import { sql, type Kysely } from 'kysely';
 // is an indexed lookup; active_keys keeps the first of them in `hwid` and their number in `hwid_count`,
 // so binding one more is a conditional UPDATE the database serialises (hwid_count < max_hwids).
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('active_keys').addColumn('max_hwids', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-  await db.schema.alterTable('active_keys').addColumn('hwid_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('generated_keys').addColumn('max_hwids', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('active_keys')
+    .addColumn('max_hwids', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema
+    .alterTable('active_keys')
+    .addColumn('hwid_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('generated_keys')
+    .addColumn('max_hwids', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
   await db.schema
     .createTable('key_hwids')
     .addColumn('key', 'text', (c) => c.notNull().references('active_keys.key').onDelete('cascade'))
@@ -16,7 +25,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('key_hwids_pk', ['key', 'hwid'])
     .execute();
   await db.schema.createIndex('key_hwids_service_hwid_idx').on('key_hwids').columns(['service_id', 'hwid']).execute();
-  await sql`INSERT INTO key_hwids (key, service_id, hwid, position) SELECT key, service_id, hwid, 1 FROM active_keys WHERE hwid IS NOT NULL`.execute(db);
+  await sql`INSERT INTO key_hwids (key, service_id, hwid, position) SELECT key, service_id, hwid, 1 FROM active_keys WHERE hwid IS NOT NULL`.execute(
+    db,
+  );
   await sql`UPDATE active_keys SET hwid_count = 1 WHERE hwid IS NOT NULL`.execute(db);
 }
 

@@ -17,16 +17,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('active_keys_service_status_idx').on('active_keys').columns(['service_id', 'status', 'created_at']).execute();
   await db.schema.createIndex('active_keys_service_key_idx').on('active_keys').columns(['service_id', 'key']).execute();
   for (const column of GENERATED) {
-    await db.schema.createIndex(`generated_keys_service_${column}_idx`).on('generated_keys').columns(['service_id', column, 'key']).execute();
+    await db.schema
+      .createIndex(`generated_keys_service_${column}_idx`)
+      .on('generated_keys')
+      .columns(['service_id', column, 'key'])
+      .execute();
   }
-  await db.schema.createIndex('generated_keys_service_status_idx').on('generated_keys').columns(['service_id', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('generated_keys_service_status_idx')
+    .on('generated_keys')
+    .columns(['service_id', 'status', 'created_at'])
+    .execute();
   await db.schema.createIndex('generated_keys_service_key_idx').on('generated_keys').columns(['service_id', 'key']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const column of ACTIVE) await db.schema.dropIndex(`active_keys_service_${column}_idx`).execute();
   for (const column of GENERATED) await db.schema.dropIndex(`generated_keys_service_${column}_idx`).execute();
-  for (const name of ['active_keys_service_status_idx', 'active_keys_service_key_idx', 'generated_keys_service_status_idx', 'generated_keys_service_key_idx']) {
+  for (const name of [
+    'active_keys_service_status_idx',
+    'active_keys_service_key_idx',
+    'generated_keys_service_status_idx',
+    'generated_keys_service_key_idx',
+  ]) {
     await db.schema.dropIndex(name).execute();
   }
 }

@@ -53,7 +53,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('issued_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('key_system_grants_address_idx').on('key_system_grants').columns(['service_id', 'address', 'issued_at']).execute();
+  await db.schema
+    .createIndex('key_system_grants_address_idx')
+    .on('key_system_grants')
+    .columns(['service_id', 'address', 'issued_at'])
+    .execute();
   await db.schema.createIndex('key_system_grants_issued_idx').on('key_system_grants').column('issued_at').execute();
 }
 

@@ -9,20 +9,14 @@ export const insertAccount = (db: Db, row: Insertable<AccountsTable>) => db.inse
 export const anyAccountExists = async (db: Db): Promise<boolean> =>
   (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 
-export const findAccountById = (db: Db, id: string) =>
-  db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+export const findAccountById = (db: Db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const findAccountByUsername = (db: Db, username: string) =>
   db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
 
 /** Only enabled accounts authenticate: disabling takes effect on the very next request. */
 export const findEnabledAccountByKeyDigest = (db: Db, keyDigest: string) =>
-  db
-    .selectFrom('accounts')
-    .selectAll()
-    .where('apiKeyDigest', '=', keyDigest)
-    .where('disabled', '=', 0)
-    .executeTakeFirst();
+  db.selectFrom('accounts').selectAll().where('apiKeyDigest', '=', keyDigest).where('disabled', '=', 0).executeTakeFirst();
 
 export const updateAccount = (db: Db, id: string, patch: Updateable<AccountsTable>) =>
   db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();

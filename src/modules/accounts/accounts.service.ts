@@ -80,7 +80,11 @@ export async function regenerateAccountKey(ctx: AppContext, accountId: string, a
   const key = newAccountKey();
   const now = ctx.clock();
   await ctx.db.transaction().execute(async (trx) => {
-    const result = await repo.updateAccount(trx, accountId, { apiKeyDigest: digest(key), apiKeySealed: ctx.sealer.seal(key), apiKeyCreatedAt: now });
+    const result = await repo.updateAccount(trx, accountId, {
+      apiKeyDigest: digest(key),
+      apiKeySealed: ctx.sealer.seal(key),
+      apiKeyCreatedAt: now,
+    });
     if (Number(result.numUpdatedRows) === 0) throw notFound('Account');
     await recordAudit(trx, actor, { action: 'accountKey.regenerate', accountId, serviceId: null, target: null, details: {}, at: now });
   });

@@ -19,7 +19,9 @@ const StaffService = Type.Object({
   createdAt: Time,
 });
 const RoleBody = Strict({
-  role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')], { errorMessage: 'must be one of user, moderator, admin' }),
+  role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')], {
+    errorMessage: 'must be one of user, moderator, admin',
+  }),
 });
 
 function staffOf(request: FastifyRequest): admin.Staff {
@@ -33,31 +35,84 @@ export default async function adminRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/admin/accounts',
-    { config: staffOnly, schema: { summary: 'All accounts', description: 'Staff: every account, paged, with role, two-factor and disabled state.', tags, querystring: Strict(PageQuery), response: Responses(Page(StaffAccount)) } },
-    async (request) => ({ success: true as const, data: await admin.listAccounts(ctx, { ...pageRequest(request.query), search: request.query.search }) }),
+    {
+      config: staffOnly,
+      schema: {
+        summary: 'All accounts',
+        description: 'Staff: every account, paged, with role, two-factor and disabled state.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(StaffAccount)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await admin.listAccounts(ctx, { ...pageRequest(request.query), search: request.query.search }),
+    }),
   );
 
   app.get(
     '/admin/services',
-    { config: staffOnly, schema: { summary: 'All services', description: 'Staff: every service on the server with its owner, paged.', tags, querystring: Strict(PageQuery), response: Responses(Page(StaffService)) } },
-    async (request) => ({ success: true as const, data: await admin.listServices(ctx, { ...pageRequest(request.query), search: request.query.search }) }),
+    {
+      config: staffOnly,
+      schema: {
+        summary: 'All services',
+        description: 'Staff: every service on the server with its owner, paged.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(StaffService)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await admin.listServices(ctx, { ...pageRequest(request.query), search: request.query.search }),
+    }),
   );
 
   app.post(
     '/admin/accounts/:id/disable',
-    { config: staffOnly, schema: { summary: 'Disable an account', description: 'The account can no longer sign in or use its account key; its services keep answering clients. Nobody disables their own account; moderators act on user accounts only.', tags, params: IdParams, response: Responses(StaffAccount) } },
+    {
+      config: staffOnly,
+      schema: {
+        summary: 'Disable an account',
+        description:
+          'The account can no longer sign in or use its account key; its services keep answering clients. Nobody disables their own account; moderators act on user accounts only.',
+        tags,
+        params: IdParams,
+        response: Responses(StaffAccount),
+      },
+    },
     async (request) => ({ success: true as const, data: await admin.setDisabled(ctx, staffOf(request), request.params.id, true) }),
   );
 
   app.post(
     '/admin/accounts/:id/enable',
-    { config: staffOnly, schema: { summary: 'Enable an account', description: 'Lets a disabled account sign in and use its keys again.', tags, params: IdParams, response: Responses(StaffAccount) } },
+    {
+      config: staffOnly,
+      schema: {
+        summary: 'Enable an account',
+        description: 'Lets a disabled account sign in and use its keys again.',
+        tags,
+        params: IdParams,
+        response: Responses(StaffAccount),
+      },
+    },
     async (request) => ({ success: true as const, data: await admin.setDisabled(ctx, staffOf(request), request.params.id, false) }),
   );
 
   app.patch(
     '/admin/accounts/:id',
-    { config: staffOnly, schema: { summary: 'Change an account\'s role', description: 'Admins only: user, moderator or admin; nobody changes their own role.', tags, params: IdParams, body: RoleBody, response: Responses(StaffAccount) } },
+    {
+      config: staffOnly,
+      schema: {
+        summary: "Change an account's role",
+        description: 'Admins only: user, moderator or admin; nobody changes their own role.',
+        tags,
+        params: IdParams,
+        body: RoleBody,
+        response: Responses(StaffAccount),
+      },
+    },
     async (request) => ({ success: true as const, data: await admin.setRole(ctx, staffOf(request), request.params.id, request.body.role) }),
   );
 }

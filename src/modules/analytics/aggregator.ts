@@ -125,18 +125,24 @@ function chunks<T>(rows: T[]): T[][] {
  */
 async function writeBatch(db: Db, batch: Pending): Promise<void> {
   const split = (key: string) => key.split(SEP);
-  const buckets = [...batch.buckets].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, counts]) => {
-    const [serviceId, at] = split(key);
-    return { serviceId: serviceId!, at: Number(at), ...counts };
-  });
-  const codes = [...batch.codes].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, count]) => {
-    const [serviceId, at, code] = split(key);
-    return { serviceId: serviceId!, at: Number(at), code: code!, count };
-  });
-  const scripts = [...batch.scripts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, executions]) => {
-    const [serviceId, at, scriptId] = split(key);
-    return { serviceId: serviceId!, at: Number(at), scriptId: scriptId!, executions };
-  });
+  const buckets = [...batch.buckets]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, counts]) => {
+      const [serviceId, at] = split(key);
+      return { serviceId: serviceId!, at: Number(at), ...counts };
+    });
+  const codes = [...batch.codes]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, count]) => {
+      const [serviceId, at, code] = split(key);
+      return { serviceId: serviceId!, at: Number(at), code: code!, count };
+    });
+  const scripts = [...batch.scripts]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, executions]) => {
+      const [serviceId, at, scriptId] = split(key);
+      return { serviceId: serviceId!, at: Number(at), scriptId: scriptId!, executions };
+    });
   await db.transaction().execute(async (trx) => {
     for (const rows of chunks(buckets)) {
       await trx
@@ -158,7 +164,11 @@ async function writeBatch(db: Db, batch: Pending): Promise<void> {
       await trx
         .insertInto('analyticsCodes')
         .values(rows)
-        .onConflict((oc) => oc.columns(['serviceId', 'at', 'code']).doUpdateSet((eb) => ({ count: eb('analyticsCodes.count', '+', eb.ref('excluded.count')) })))
+        .onConflict((oc) =>
+          oc
+            .columns(['serviceId', 'at', 'code'])
+            .doUpdateSet((eb) => ({ count: eb('analyticsCodes.count', '+', eb.ref('excluded.count')) })),
+        )
         .execute();
     }
     for (const rows of chunks(scripts)) {
@@ -166,7 +176,9 @@ async function writeBatch(db: Db, batch: Pending): Promise<void> {
         .insertInto('analyticsScripts')
         .values(rows)
         .onConflict((oc) =>
-          oc.columns(['serviceId', 'at', 'scriptId']).doUpdateSet((eb) => ({ executions: eb('analyticsScripts.executions', '+', eb.ref('excluded.executions')) })),
+          oc
+            .columns(['serviceId', 'at', 'scriptId'])
+            .doUpdateSet((eb) => ({ executions: eb('analyticsScripts.executions', '+', eb.ref('excluded.executions')) })),
         )
         .execute();
     }

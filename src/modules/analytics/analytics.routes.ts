@@ -39,7 +39,8 @@ export default async function analyticsRoutes(fastify: FastifyInstance) {
       config: { auth: 'service', limit: 'api' },
       schema: {
         summary: 'Validations, executions and redemptions over time',
-        description: 'One bucket per aligned UTC hour or day (default: the last 7 days by day), zeros included, at most 1,000; verdicts by code and executions by script over the range. Counts may be up to 5 s late.',
+        description:
+          'One bucket per aligned UTC hour or day (default: the last 7 days by day), zeros included, at most 1,000; verdicts by code and executions by script over the range. Counts may be up to 5 s late.',
         tags: ['analytics'],
         querystring: AnalyticsQuery,
         response: Responses(Analytics),

@@ -115,7 +115,8 @@ export async function recordServiceAudit(
     .values({
       id: newId(),
       at,
-      accountId: typeof service === 'string' ? db.selectFrom('services').select('accountId').where('id', '=', serviceId) : service.accountId,
+      accountId:
+        typeof service === 'string' ? db.selectFrom('services').select('accountId').where('id', '=', serviceId) : service.accountId,
       serviceId,
       action,
       actorKind: actor.kind,
@@ -149,10 +150,17 @@ function filtered(db: Db, filter: AuditFilter) {
 }
 
 /** Newest first; the id breaks ties between entries of the same millisecond so pages never overlap. */
-export async function listAudit(db: Db, filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditLogTable[]; total: number }> {
+export async function listAudit(
+  db: Db,
+  filter: AuditFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AuditLogTable[]; total: number }> {
   const [rows, count] = await Promise.all([
     filtered(db, filter).selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    filtered(db, filter)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
 }

@@ -20,7 +20,12 @@ const QueryTime = Type.String({ maxLength: 40, errorMessage: 'must be an ISO 860
 const AuditQuery = Strict({
   page: Type.Optional(QueryInt(1, 1_000_000)),
   limit: Type.Optional(QueryInt(1, 100)),
-  action: Type.Optional(Type.Union(AUDIT_ACTIONS.map((a) => Type.Literal(a)), { errorMessage: `must be one of ${AUDIT_ACTIONS.join(', ')}` })),
+  action: Type.Optional(
+    Type.Union(
+      AUDIT_ACTIONS.map((a) => Type.Literal(a)),
+      { errorMessage: `must be one of ${AUDIT_ACTIONS.join(', ')}` },
+    ),
+  ),
   from: Type.Optional(QueryTime),
   to: Type.Optional(QueryTime),
 });
@@ -36,13 +41,17 @@ export default async function auditRoutes(fastify: FastifyInstance) {
       config: { auth: 'service', limit: 'api' },
       schema: {
         summary: 'The service’s audit log',
-        description: 'Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.',
+        description:
+          'Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.',
         tags,
         querystring: AuditQuery,
         response: Responses(Page(Entry)),
       },
     },
-    async (request) => ({ success: true as const, data: await listServiceAudit(ctx, serviceOf(request).id, request.query, pageRequest(request.query)) }),
+    async (request) => ({
+      success: true as const,
+      data: await listServiceAudit(ctx, serviceOf(request).id, request.query, pageRequest(request.query)),
+    }),
   );
 
   app.get(
@@ -57,6 +66,9 @@ export default async function auditRoutes(fastify: FastifyInstance) {
         response: Responses(Page(Entry)),
       },
     },
-    async (request) => ({ success: true as const, data: await listAccountAudit(ctx, accountIdOf(request), request.query, pageRequest(request.query)) }),
+    async (request) => ({
+      success: true as const,
+      data: await listAccountAudit(ctx, accountIdOf(request), request.query, pageRequest(request.query)),
+    }),
   );
 }

@@ -15,7 +15,8 @@ export interface AuditQuery {
 export function parseQueryTime(field: string, text: string): number {
   if (/^[0-9]{1,15}$/.test(text)) return parseTimeInput(field, Number(text));
   const ms = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(ms)) throw invalid(field, `${field} must be an ISO 8601 date-time or epoch milliseconds`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(ms))
+    throw invalid(field, `${field} must be an ISO 8601 date-time or epoch milliseconds`);
   return parseTimeInput(field, ms);
 }
 

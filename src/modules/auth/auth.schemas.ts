@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { Account, Strict } from '../../schemas.ts';
 
-
 /** The base64 payload the ALTCHA widget produces for a solved challenge. */
 export const Captcha = Type.String({ minLength: 1, maxLength: 4096, errorMessage: 'must be the solved ALTCHA payload (a base64 string)' });
 const Totp = Type.String({ pattern: '^[0-9]{6}$', errorMessage: 'must be a 6-digit code' });

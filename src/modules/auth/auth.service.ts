@@ -38,13 +38,27 @@ export interface LoginInput {
 }
 
 /** A failed sign-in to an existing account is in that account's log; the caller is not known, so an end user. */
-async function failLogin(ctx: AppContext, accountId: string, now: number, error: AppError, ip: string | null, reason: string): Promise<never> {
+async function failLogin(
+  ctx: AppContext,
+  accountId: string,
+  now: number,
+  error: AppError,
+  ip: string | null,
+  reason: string,
+): Promise<never> {
   await ctx.db.transaction().execute(async (trx) => {
     const failures = await repo.countFailedLogin(trx, accountId);
     const lockMs = lockDurationMs(failures);
     if (lockMs > 0) await repo.lockLogins(trx, accountId, now + lockMs);
     const actor: Actor = { kind: 'end-user', accountId: null, ip };
-    await recordAudit(trx, actor, { action: 'login.failed', accountId, serviceId: null, target: null, details: { reason, lockedForSeconds: lockMs / 1000 }, at: now });
+    await recordAudit(trx, actor, {
+      action: 'login.failed',
+      accountId,
+      serviceId: null,
+      target: null,
+      details: { reason, lockedForSeconds: lockMs / 1000 },
+      at: now,
+    });
   });
   throw error;
 }
@@ -58,7 +72,11 @@ async function failUnknownLogin(ctx: AppContext, username: string, now: number, 
 }
 
 /** Checks the credentials and opens a session; the captcha is spent first, whatever the outcome. */
-export async function login(ctx: AppContext, input: LoginInput, ip: string | null): Promise<{ account: AccountView; sessionToken: string }> {
+export async function login(
+  ctx: AppContext,
+  input: LoginInput,
+  ip: string | null,
+): Promise<{ account: AccountView; sessionToken: string }> {
   const byKey = input.apiKey !== undefined;
   const byPassword = input.username !== undefined || input.password !== undefined;
   if (byKey === byPassword) throw invalid('apiKey', 'Send either username and password, or apiKey');
@@ -70,7 +88,9 @@ export async function login(ctx: AppContext, input: LoginInput, ip: string | nul
 
   if (byKey) {
     // The account key is 40 random characters: guessing is hopeless, so it skips two-factor (spec).
-    const account = input.apiKey!.startsWith('kw_') ? await accounts.findEnabledAccountByKeyDigest(ctx.db, digest(input.apiKey!)) : undefined;
+    const account = input.apiKey!.startsWith('kw_')
+      ? await accounts.findEnabledAccountByKeyDigest(ctx.db, digest(input.apiKey!))
+      : undefined;
     if (!account) throw unauthorized('The account key is not valid');
     const actor: Actor = { kind: 'account-key', accountId: account.id, ip };
     return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'accountKey') };

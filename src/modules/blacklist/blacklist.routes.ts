@@ -35,25 +35,74 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/blacklist',
-    { config: read, schema: { summary: 'List blacklisted HWIDs', description: 'Paged; `search` matches part of the HWID or the reason, ignoring case.', tags, querystring: Strict(PageQuery), response: Responses(Page(Entry)) } },
+    {
+      config: read,
+      schema: {
+        summary: 'List blacklisted HWIDs',
+        description: 'Paged; `search` matches part of the HWID or the reason, ignoring case.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(Entry)),
+      },
+    },
     async (request) => ({
       success: true as const,
       data: await blacklist.listBlacklist(ctx, serviceOf(request).id, pageRequest(request.query), request.query.search),
     }),
   );
 
-  app.post('/keys/api/blacklist', { config: manage, schema: { summary: 'Blacklist an HWID', description: 'Refuses every key on this HWID with KEY_BANNED until `expiresAt` (never, when absent). 409 when the HWID is already listed.', tags, body: AddBody, response: Responses(Entry, 201) } }, async (request, reply) => {
-    const row = await blacklist.addToBlacklist(ctx, serviceOf(request).id, request.body, actorOf(request));
-    return reply.status(201).send({ success: true as const, data: blacklist.toBlacklistView(row) });
-  });
+  app.post(
+    '/keys/api/blacklist',
+    {
+      config: manage,
+      schema: {
+        summary: 'Blacklist an HWID',
+        description:
+          'Refuses every key on this HWID with KEY_BANNED until `expiresAt` (never, when absent). 409 when the HWID is already listed.',
+        tags,
+        body: AddBody,
+        response: Responses(Entry, 201),
+      },
+    },
+    async (request, reply) => {
+      const row = await blacklist.addToBlacklist(ctx, serviceOf(request).id, request.body, actorOf(request));
+      return reply.status(201).send({ success: true as const, data: blacklist.toBlacklistView(row) });
+    },
+  );
 
-  app.delete('/keys/api/blacklist', { config: manage, schema: { summary: 'Remove an HWID from the blacklist', description: '`hwid` in the query or a JSON body. 404 when it is not listed.', tags, querystring: HwidQuery, response: Responses(Deleted) } }, async (request) => {
-    await blacklist.removeFromBlacklist(ctx, serviceOf(request).id, request.query.hwid, actorOf(request));
-    return { success: true as const, data: { deleted: 1 } };
-  });
+  app.delete(
+    '/keys/api/blacklist',
+    {
+      config: manage,
+      schema: {
+        summary: 'Remove an HWID from the blacklist',
+        description: '`hwid` in the query or a JSON body. 404 when it is not listed.',
+        tags,
+        querystring: HwidQuery,
+        response: Responses(Deleted),
+      },
+    },
+    async (request) => {
+      await blacklist.removeFromBlacklist(ctx, serviceOf(request).id, request.query.hwid, actorOf(request));
+      return { success: true as const, data: { deleted: 1 } };
+    },
+  );
 
-  app.get('/keys/api/blacklist/check', { config: read, schema: { summary: 'Check whether an HWID is blacklisted', description: 'Answers `blacklisted` with the reason and expiry of an entry in force.', tags, querystring: HwidQuery, response: Responses(Check) } }, async (request) => ({
-    success: true as const,
-    data: await blacklist.checkBlacklist(ctx, serviceOf(request).id, request.query.hwid),
-  }));
+  app.get(
+    '/keys/api/blacklist/check',
+    {
+      config: read,
+      schema: {
+        summary: 'Check whether an HWID is blacklisted',
+        description: 'Answers `blacklisted` with the reason and expiry of an entry in force.',
+        tags,
+        querystring: HwidQuery,
+        response: Responses(Check),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await blacklist.checkBlacklist(ctx, serviceOf(request).id, request.query.hwid),
+    }),
+  );
 }

@@ -42,7 +42,16 @@ async function interactionRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/chat/interactions/:service',
-    { schema: { summary: 'Discord interactions endpoint', description: 'Discord calls it with slash commands for the service; every request must carry a valid Ed25519 signature from the service\'s public key, else 401. Answers pings and commands as Discord expects.', tags, params: ServiceParam, response: { 200: InteractionAnswer, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope } } },
+    {
+      schema: {
+        summary: 'Discord interactions endpoint',
+        description:
+          "Discord calls it with slash commands for the service; every request must carry a valid Ed25519 signature from the service's public key, else 401. Answers pings and commands as Discord expects.",
+        tags,
+        params: ServiceParam,
+        response: { 200: InteractionAnswer, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
+      },
+    },
     async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = (name: string) => {
@@ -74,14 +83,37 @@ export default async function chatRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
 
-  app.post('/keys/api/chat/connect', { config: manage, schema: { summary: 'Bind a Discord server', description: 'Links a Discord server (guild id and name) to the service, so its slash commands (/redeem, /resethwid, /script) act on this service\'s keys.', tags, body: ConnectBody, response: Responses(Settings) } }, async (request) => ({
-    success: true as const,
-    data: await chat.connectGuild(ctx, serviceOf(request), request.body.guildId, request.body.guildName, actorOf(request)),
-  }));
+  app.post(
+    '/keys/api/chat/connect',
+    {
+      config: manage,
+      schema: {
+        summary: 'Bind a Discord server',
+        description:
+          "Links a Discord server (guild id and name) to the service, so its slash commands (/redeem, /resethwid, /script) act on this service's keys.",
+        tags,
+        body: ConnectBody,
+        response: Responses(Settings),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await chat.connectGuild(ctx, serviceOf(request), request.body.guildId, request.body.guildName, actorOf(request)),
+    }),
+  );
 
   app.post(
     '/keys/api/chat/disconnect',
-    { config: manage, schema: { summary: 'Unbind the Discord server', description: 'Stops slash commands from that server acting on this service.', tags, body: DisconnectBody, response: Responses(Settings) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Unbind the Discord server',
+        description: 'Stops slash commands from that server acting on this service.',
+        tags,
+        body: DisconnectBody,
+        response: Responses(Settings),
+      },
+    },
     async (request) => ({ success: true as const, data: await chat.disconnectGuild(ctx, serviceOf(request), actorOf(request)) }),
   );
 

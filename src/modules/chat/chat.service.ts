@@ -52,8 +52,7 @@ export interface Interaction {
 }
 
 export type InteractionResponse =
-  | { type: 1 }
-  | { type: 4; data: { content: string; flags: typeof EPHEMERAL; allowed_mentions: { parse: [] } } };
+  { type: 1 } | { type: 4; data: { content: string; flags: typeof EPHEMERAL; allowed_mentions: { parse: [] } } };
 
 const reply = (content: string): InteractionResponse => ({
   type: ResponseType.CHANNEL_MESSAGE,
@@ -137,7 +136,9 @@ async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId: string
   const outcome = await resetHwid(ctx, service, bound[0]!.key, CHAT_USER);
   switch (outcome.kind) {
     case 'reset':
-      return reply(`Your HWID has been reset. The next reset is possible <t:${Math.floor(Date.parse(outcome.result.nextResetAt) / 1000)}:R>.`);
+      return reply(
+        `Your HWID has been reset. The next reset is possible <t:${Math.floor(Date.parse(outcome.result.nextResetAt) / 1000)}:R>.`,
+      );
     case 'cooldown':
       return reply(`Your HWID was reset recently. Try again <t:${Math.floor(ctx.clock() / 1000) + outcome.retryAfter}:R>.`);
     case 'not-bound':

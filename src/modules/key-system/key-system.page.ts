@@ -16,7 +16,10 @@ a.button { display: inline-block; margin-top: 1rem; padding: .5rem 1rem; border:
 const titleOf = (service: ServiceRow, settings: KeySystemSettings) => settings.pageTitle || `Get a key · ${service.name}`;
 
 export const notFoundPage = () =>
-  htmlPage('Key system not found', '<h1>Key system not found</h1><p>This get-key page does not exist or is turned off. Check the link you were given.</p>');
+  htmlPage(
+    'Key system not found',
+    '<h1>Key system not found</h1><p>This get-key page does not exist or is turned off. Check the link you were given.</p>',
+  );
 
 export function keyPage(service: ServiceRow, settings: KeySystemSettings, session: SessionRow | null): string {
   const title = titleOf(service, settings);

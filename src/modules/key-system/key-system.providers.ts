@@ -50,9 +50,18 @@ function policyFor(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>
 export const unavailable = (provider: KeySystemProvider, why = 'could not be reached') =>
   new AppError('PROVIDER_UNAVAILABLE', `${PROVIDER_LABEL[provider]} ${why}; your progress is kept, try again in a moment`);
 
-async function ask(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>, url: string, method: 'GET' | 'POST'): Promise<OutboundResponse> {
+async function ask(
+  ctx: AppContext,
+  provider: Exclude<KeySystemProvider, 'none'>,
+  url: string,
+  method: 'GET' | 'POST',
+): Promise<OutboundResponse> {
   try {
-    return await send(url, policyFor(ctx, provider), { method, userAgent: 'Keyward (key system)', headers: { accept: 'application/json, text/plain' } });
+    return await send(url, policyFor(ctx, provider), {
+      method,
+      userAgent: 'Keyward (key system)',
+      headers: { accept: 'application/json, text/plain' },
+    });
   } catch (error) {
     if (error instanceof OutboundNetworkError || error instanceof OutboundRefused) throw unavailable(provider);
     throw error;
@@ -113,7 +122,10 @@ async function encryptLootlabsDestination(ctx: AppContext, destination: string, 
 
 /** Work.ink: GET /_api/v2/override?destination=<url> → { sr }, the value of the link's `sr` parameter. */
 async function workinkOverride(ctx: AppContext, destination: string): Promise<string> {
-  const body = json('workink', await ask(ctx, 'workink', `${baseOf(ctx, 'workink')}/_api/v2/override?destination=${encodeURIComponent(destination)}`, 'GET'));
+  const body = json(
+    'workink',
+    await ask(ctx, 'workink', `${baseOf(ctx, 'workink')}/_api/v2/override?destination=${encodeURIComponent(destination)}`, 'GET'),
+  );
   if (typeof body.sr !== 'string' || body.sr === '') throw unavailable('workink', 'gave an answer that could not be read');
   return body.sr;
 }

@@ -36,7 +36,13 @@ export async function advanceSession(db: Db, id: string, from: number, patch: Up
 }
 
 /** Marks a token spent; false when it already was (on any instance). */
-export async function spendToken(db: Db, provider: KeySystemProvider, tokenDigest: string, expiresAt: number, isUnique: (e: unknown) => boolean) {
+export async function spendToken(
+  db: Db,
+  provider: KeySystemProvider,
+  tokenDigest: string,
+  expiresAt: number,
+  isUnique: (e: unknown) => boolean,
+) {
   try {
     await db.insertInto('keySystemTokens').values({ provider, tokenDigest, expiresAt }).execute();
     return true;

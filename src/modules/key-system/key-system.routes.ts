@@ -44,15 +44,41 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
   const { ctx } = app;
   const read = { auth: 'service', limit: 'api' } as const;
 
-  app.get('/keys/api/key-system', { config: read, schema: { summary: 'Key-system settings', description: 'The service\'s key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set.', tags, response: Responses(KeySystemSettings) } }, async (request) => {
-    const service = serviceOf(request);
-    return { success: true as const, data: keySystem.settingsView(ctx, service, await keySystem.loadSettings(ctx, service.id)) };
-  });
+  app.get(
+    '/keys/api/key-system',
+    {
+      config: read,
+      schema: {
+        summary: 'Key-system settings',
+        description:
+          "The service's key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set.",
+        tags,
+        response: Responses(KeySystemSettings),
+      },
+    },
+    async (request) => {
+      const service = serviceOf(request);
+      return { success: true as const, data: keySystem.settingsView(ctx, service, await keySystem.loadSettings(ctx, service.id)) };
+    },
+  );
 
   app.put(
     '/keys/api/key-system',
-    { config: { ...read, permission: 'allowManageKeys' }, schema: { summary: 'Change the key-system settings', description: 'Needs allowManageKeys. Only the fields sent change; a provider that needs a token (Linkvertise, Lootlabs) cannot be turned on without one. Audited as keySystem.update.', tags, body: KeySystemSettingsBody, response: Responses(KeySystemSettings) } },
-    async (request) => ({ success: true as const, data: await keySystem.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)) }),
+    {
+      config: { ...read, permission: 'allowManageKeys' },
+      schema: {
+        summary: 'Change the key-system settings',
+        description:
+          'Needs allowManageKeys. Only the fields sent change; a provider that needs a token (Linkvertise, Lootlabs) cannot be turned on without one. Audited as keySystem.update.',
+        tags,
+        body: KeySystemSettingsBody,
+        response: Responses(KeySystemSettings),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await keySystem.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)),
+    }),
   );
 }
 
@@ -64,7 +90,18 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/public/key-system/:service/sessions',
-    { config, schema: { summary: 'Start a get-key session', description: 'Public, for the get-key page: needs a solved captcha, sets the cookie that binds the session to this browser, and answers the first checkpoint\'s link. KEY_SYSTEM_DISABLED while the key system is off; 429 KEY_SYSTEM_LIMIT with nextKeyAt once this address earned its keys for the day.', tags, params: ServiceParams, body: StartBody, response: KeySystemResponses(Started, 201) } },
+    {
+      config,
+      schema: {
+        summary: 'Start a get-key session',
+        description:
+          "Public, for the get-key page: needs a solved captcha, sets the cookie that binds the session to this browser, and answers the first checkpoint's link. KEY_SYSTEM_DISABLED while the key system is off; 429 KEY_SYSTEM_LIMIT with nextKeyAt once this address earned its keys for the day.",
+        tags,
+        params: ServiceParams,
+        body: StartBody,
+        response: KeySystemResponses(Started, 201),
+      },
+    },
     async (request, reply) => {
       const service = await serviceForClient(ctx, request.params.service);
       const started = await keySystem.startSession(ctx, service, { captcha: request.body.captcha, address: request.ip });
@@ -77,7 +114,15 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
     '/public/key-system/:service/sessions/:id/checkpoint',
     {
       config,
-      schema: { summary: 'Pass a checkpoint', description: 'Public: the provider\'s return token (none for provider none) is checked with the provider and spent once on every instance. CHECKPOINT_FAILED with reason too-fast, token-invalid or token-reused; 502 PROVIDER_UNAVAILABLE when the provider cannot be asked (never a free key). The last checkpoint issues the key.', tags, params: SessionParams, body: CheckpointBody, response: KeySystemResponses(Progress) },
+      schema: {
+        summary: 'Pass a checkpoint',
+        description:
+          "Public: the provider's return token (none for provider none) is checked with the provider and spent once on every instance. CHECKPOINT_FAILED with reason too-fast, token-invalid or token-reused; 502 PROVIDER_UNAVAILABLE when the provider cannot be asked (never a free key). The last checkpoint issues the key.",
+        tags,
+        params: SessionParams,
+        body: CheckpointBody,
+        response: KeySystemResponses(Progress),
+      },
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
       },
@@ -93,7 +138,17 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/public/key-system/:service/sessions/:id',
-    { config, schema: { summary: 'Where a get-key session stands', description: 'Public, for the browser that started the session (its cookie): the checkpoint reached, and the key with its expiry once earned. Another browser gets 404.', tags, params: SessionParams, response: KeySystemResponses(Progress) } },
+    {
+      config,
+      schema: {
+        summary: 'Where a get-key session stands',
+        description:
+          'Public, for the browser that started the session (its cookie): the checkpoint reached, and the key with its expiry once earned. Another browser gets 404.',
+        tags,
+        params: SessionParams,
+        response: KeySystemResponses(Progress),
+      },
+    },
     async (request) => {
       const service = await serviceForClient(ctx, request.params.service);
       return { success: true as const, data: await keySystem.sessionState(ctx, service, request.params.id, sessionCookie(request)) };
@@ -157,11 +212,15 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
       if (!sessionId) {
         return reply
           .status(404)
-          .send(htmlPage('Session not found', `<h1>Session not found</h1><p>Start again from the <a href="/key/${encodeURIComponent(found.service.identifier)}">get-key page</a>.</p>`));
+          .send(
+            htmlPage(
+              'Session not found',
+              `<h1>Session not found</h1><p>Start again from the <a href="/key/${encodeURIComponent(found.service.identifier)}">get-key page</a>.</p>`,
+            ),
+          );
       }
       const token = TOKEN_PARAMS.map((name) => query[name]).find((value) => value) ?? null;
       return reply.send(returnPage(found.service, found.settings, sessionId, token));
     },
   );
 }
-

@@ -24,7 +24,9 @@ export const KeySystemSettingsBody = Strict({
   enabled: Type.Optional(Type.Boolean()),
   checkpoints: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, errorMessage: 'must be a whole number from 1 to 5' })),
   keyHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, errorMessage: 'must be a whole number of hours from 1 to 720' })),
-  minSecondsPerCheckpoint: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, errorMessage: 'must be a whole number of seconds from 0 to 600' })),
+  minSecondsPerCheckpoint: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 600, errorMessage: 'must be a whole number of seconds from 0 to 600' }),
+  ),
   provider: Type.Optional(Provider),
   links: Type.Optional(
     Type.Array(Type.String({ maxLength: 2048, pattern: '^https://[^\\x00-\\x20\\x7F]+$' }), {
@@ -38,7 +40,9 @@ export const KeySystemSettingsBody = Strict({
     }),
   ),
   pageTitle: Type.Optional(
-    Type.Union([Type.String({ maxLength: 100, pattern: NoControl }), Type.Null()], { errorMessage: 'must be at most 100 characters, or null' }),
+    Type.Union([Type.String({ maxLength: 100, pattern: NoControl }), Type.Null()], {
+      errorMessage: 'must be at most 100 characters, or null',
+    }),
   ),
   maxKeysPerAddressPerDay: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1000, errorMessage: 'must be a whole number from 0 (no limit) to 1000' }),
@@ -53,7 +57,9 @@ export const SessionParams = Strict({
 
 export const StartBody = Strict({ captcha: Type.String({ minLength: 1, maxLength: 4096 }) });
 export const CheckpointBody = Strict({
-  token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9._~-]+$', errorMessage: 'must be the token the provider returned' })),
+  token: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9._~-]+$', errorMessage: 'must be the token the provider returned' }),
+  ),
 });
 
 const IssuedKey = Type.Unsafe<{ key: string; expiresAt: string } | null>({
@@ -61,7 +67,12 @@ const IssuedKey = Type.Unsafe<{ key: string; expiresAt: string } | null>({
   properties: { key: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } },
 });
 
-export const Started = Type.Object({ sessionId: Type.String(), checkpoint: Type.Integer(), checkpoints: Type.Integer(), next: Type.String() });
+export const Started = Type.Object({
+  sessionId: Type.String(),
+  checkpoint: Type.Integer(),
+  checkpoints: Type.Integer(),
+  next: Type.String(),
+});
 export const Progress = Type.Object({ checkpoint: Type.Integer(), checkpoints: Type.Integer(), next: NullableString, key: IssuedKey });
 export { Time };
 

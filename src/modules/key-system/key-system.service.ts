@@ -184,7 +184,14 @@ function sellerToken(ctx: AppContext, settings: KeySystemSettings): string | nul
 /** The link for checkpoint `index` and, for Lootlabs, the digest of the one-time token hidden in it. */
 async function linkFor(ctx: AppContext, service: ServiceRow, settings: KeySystemSettings, sessionId: string, index: number) {
   const oneTime = settings.provider === 'lootlabs' ? randomAlphanumeric(32) : null;
-  const url = await checkpointLink(ctx, settings.provider, settings.links[index], returnUrl(ctx, service, sessionId), sellerToken(ctx, settings), oneTime ?? '');
+  const url = await checkpointLink(
+    ctx,
+    settings.provider,
+    settings.links[index],
+    returnUrl(ctx, service, sessionId),
+    sellerToken(ctx, settings),
+    oneTime ?? '',
+  );
   return { url, expectedTokenDigest: oneTime ? digest(oneTime) : null };
 }
 
@@ -240,7 +247,13 @@ export async function sessionState(ctx: AppContext, service: ServiceRow, id: str
   return sessionView(await boundSession(ctx, service, id, cookie));
 }
 
-export async function passCheckpoint(ctx: AppContext, service: ServiceRow, id: string, cookie: string | undefined, token: string | undefined) {
+export async function passCheckpoint(
+  ctx: AppContext,
+  service: ServiceRow,
+  id: string,
+  cookie: string | undefined,
+  token: string | undefined,
+) {
   const session = await boundSession(ctx, service, id, cookie);
   // Asking again for a finished session answers the same key.
   if (session.key) return sessionView(session);
@@ -301,7 +314,12 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const won = await repo.advanceSession(trx, session.id, session.checkpoint, { checkpointStartedAt: now, key, keyExpiresAt: expiresAt, nextUrl: null });
+      const won = await repo.advanceSession(trx, session.id, session.checkpoint, {
+        checkpointStartedAt: now,
+        key,
+        keyExpiresAt: expiresAt,
+        nextUrl: null,
+      });
       if (!won) throw new LostRace();
       await insertGeneratedKeys(trx, [
         {
@@ -347,4 +365,3 @@ export async function findServiceSession(ctx: AppContext, service: ServiceRow, c
     return null;
   }
 }
-

@@ -32,7 +32,15 @@ export async function addKeyless(
     await ctx.db.transaction().execute(async (trx) => {
       await repo.deleteExpiredKeyless(trx, serviceId, input.hwid, now);
       await repo.insertKeyless(trx, row);
-      await recordServiceAudit(trx, actor, serviceId, 'keyless.add', input.hwid, { isPremium: row.isPremium === 1, expiresAt: iso(expiresAt) }, now);
+      await recordServiceAudit(
+        trx,
+        actor,
+        serviceId,
+        'keyless.add',
+        input.hwid,
+        { isPremium: row.isPremium === 1, expiresAt: iso(expiresAt) },
+        now,
+      );
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('This HWID is already whitelisted');

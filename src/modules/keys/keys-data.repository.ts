@@ -36,7 +36,11 @@ function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: Key
   return where;
 }
 
-const textMatches = (search: string) => [containsIgnoringCase('key', search), containsIgnoringCase('note', search), containsIgnoringCase('chatId', search)];
+const textMatches = (search: string) => [
+  containsIgnoringCase('key', search),
+  containsIgnoringCase('note', search),
+  containsIgnoringCase('chatId', search),
+];
 
 /** Does this filter select any key of the table at all? Generated keys are never bound. */
 export const includesActive = (filter: KeyFilter) => filter.type !== 'generated';
@@ -54,7 +58,11 @@ function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
         const anyHwid = eb(
           'activeKeys.key',
           'in',
-          eb.selectFrom('keyHwids').select('keyHwids.key').where('keyHwids.serviceId', '=', serviceId).where(containsIgnoringCase('keyHwids.hwid', filter.search)),
+          eb
+            .selectFrom('keyHwids')
+            .select('keyHwids.key')
+            .where('keyHwids.serviceId', '=', serviceId)
+            .where(containsIgnoringCase('keyHwids.hwid', filter.search)),
         );
         where.push(eb.or([...textMatches(filter.search), anyHwid]));
       }
@@ -75,9 +83,15 @@ function generatedKeys(db: Db, serviceId: string, filter: KeyFilter) {
 
 export async function countKeys(db: Db, serviceId: string, filter: KeyFilter): Promise<number> {
   const [active, generated] = await Promise.all([
-    includesActive(filter) ? activeKeys(db, serviceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : { n: 0 },
+    includesActive(filter)
+      ? activeKeys(db, serviceId, filter)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      : { n: 0 },
     includesGenerated(filter)
-      ? generatedKeys(db, serviceId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      ? generatedKeys(db, serviceId, filter)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
       : { n: 0 },
   ]);
   return Number(active.n) + Number(generated.n);
@@ -93,7 +107,14 @@ export interface PageEntry {
  * index-ordered walks and stops after the page; the full rows of those ≤100 keys are read afterwards.
  * Missing values (a lifetime expiry, a key never used, a generated key's use) come last in either order.
  */
-export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, sort: KeySort, limit: number, offset: number): Promise<PageEntry[]> {
+export async function pageOfKeys(
+  db: Db,
+  serviceId: string,
+  filter: KeyFilter,
+  sort: KeySort,
+  limit: number,
+  offset: number,
+): Promise<PageEntry[]> {
   const nullable = sort.sort === 'expiresAt' || sort.sort === 'lastUsedAt';
   // Only nullable columns ask for NULLS LAST: an index walk cannot give it, and it would spoil the plan for the others.
   const bySort = (ob: OrderByItemBuilder) => {
@@ -109,7 +130,11 @@ export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, s
   // instead (`+column` keeps both databases off the index).
   const sortColumn = (ref: string) => (filter.search === undefined ? sql.ref(ref) : sql`+${sql.ref(ref)}`);
   const active = activeKeys(db, serviceId, filter)
-    .select([sql<'active' | 'generated'>`'active'`.as('type'), 'activeKeys.key', sql.ref<number | null>(`activeKeys.${sort.sort}`).as('sortValue')])
+    .select([
+      sql<'active' | 'generated'>`'active'`.as('type'),
+      'activeKeys.key',
+      sql.ref<number | null>(`activeKeys.${sort.sort}`).as('sortValue'),
+    ])
     .orderBy(sortColumn(`activeKeys.${sort.sort}`), bySort)
     .orderBy('activeKeys.key', sort.order)
     .limit(needed);
@@ -119,7 +144,12 @@ export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, s
     .select([
       sql<'active' | 'generated'>`'generated'`.as('type'),
       'generatedKeys.key',
-      (generatedColumn ? sql.ref<number | null>(`generatedKeys.${generatedColumn}`) : sort.sort === 'executions' ? sql<number | null>`0` : sql<number | null>`cast(null as bigint)`).as('sortValue'),
+      (generatedColumn
+        ? sql.ref<number | null>(`generatedKeys.${generatedColumn}`)
+        : sort.sort === 'executions'
+          ? sql<number | null>`0`
+          : sql<number | null>`cast(null as bigint)`
+      ).as('sortValue'),
     ])
     .$if(generatedColumn !== null, (q) => q.orderBy(sortColumn(`generatedKeys.${generatedColumn!}`), bySort))
     .orderBy('generatedKeys.key', sort.order)
@@ -128,20 +158,19 @@ export async function pageOfKeys(db: Db, serviceId: string, filter: KeyFilter, s
   if (halves.length === 0) return [];
   const [first, second] = halves.map((q, i) => db.selectFrom(q!.as(`half${i}`)).selectAll());
   const both = second ? first!.unionAll(second) : first!;
-  const rows = await both
-    .orderBy(sql.ref('sortValue'), bySort)
-    .orderBy(sql.ref('key'), sort.order)
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  const rows = await both.orderBy(sql.ref('sortValue'), bySort).orderBy(sql.ref('key'), sort.order).limit(limit).offset(offset).execute();
   return rows.map((row) => ({ type: row.type, key: row.key }));
 }
 
 export const activeRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
-  keys.length === 0 ? Promise.resolve([]) : db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+  keys.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
 
 export const generatedRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
-  keys.length === 0 ? Promise.resolve([]) : db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+  keys.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
 
 /** Export's walk: the next `limit` matching active keys after `after`, in key order (keyset, never an offset). */
 export const activeBatchAfter = (db: Db, serviceId: string, filter: KeyFilter, after: string | null, limit: number) =>
@@ -164,7 +193,12 @@ export const generatedBatchAfter = (db: Db, serviceId: string, filter: KeyFilter
 
 export async function existingOfService(trx: Db, serviceId: string, keys: string[]) {
   const [active, generated] = await Promise.all([
-    trx.selectFrom('activeKeys').select(['key', 'expiresAt', 'hwidCount']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
+    trx
+      .selectFrom('activeKeys')
+      .select(['key', 'expiresAt', 'hwidCount'])
+      .where('serviceId', '=', serviceId)
+      .where('key', 'in', keys)
+      .execute(),
     trx.selectFrom('generatedKeys').select(['key', 'expiresAt']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
   ]);
   return { active, generated };
@@ -175,7 +209,8 @@ export async function deleteKeys(trx: Db, serviceId: string, active: string[], g
     await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
     await trx.deleteFrom('activeKeys').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
   }
-  if (generated.length > 0) await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+  if (generated.length > 0)
+    await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
 }
 
 export async function patchKeys(
@@ -185,8 +220,10 @@ export async function patchKeys(
   generated: string[],
   patch: { status?: KeyStatus; note?: string | null },
 ) {
-  if (active.length > 0) await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();
-  if (generated.length > 0) await trx.updateTable('generatedKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+  if (active.length > 0)
+    await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+  if (generated.length > 0)
+    await trx.updateTable('generatedKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
 }
 
 /** Clears every HWID of the keys; the end-user cooldown clock (hwid_reset_at) is left as it was. */
@@ -254,12 +291,22 @@ export async function insertImported(
   const SLICE = 200;
   const total = active.length + generated.length;
   for (let i = 0; i < active.length; i += SLICE) {
-    await trx.insertInto('activeKeys').values(active.slice(i, i + SLICE)).execute();
+    await trx
+      .insertInto('activeKeys')
+      .values(active.slice(i, i + SLICE))
+      .execute();
     progress?.(Math.min(i + SLICE, active.length), total);
   }
-  for (let i = 0; i < hwids.length; i += SLICE) await trx.insertInto('keyHwids').values(hwids.slice(i, i + SLICE)).execute();
+  for (let i = 0; i < hwids.length; i += SLICE)
+    await trx
+      .insertInto('keyHwids')
+      .values(hwids.slice(i, i + SLICE))
+      .execute();
   for (let i = 0; i < generated.length; i += SLICE) {
-    await trx.insertInto('generatedKeys').values(generated.slice(i, i + SLICE)).execute();
+    await trx
+      .insertInto('generatedKeys')
+      .values(generated.slice(i, i + SLICE))
+      .execute();
     progress?.(active.length + Math.min(i + SLICE, generated.length), total);
   }
 }

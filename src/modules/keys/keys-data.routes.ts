@@ -28,19 +28,52 @@ export default async function keysDataRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/keys',
-    { config: read, schema: { summary: 'List keys', description: 'One page of the service\'s active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id) and `sort`/`order`.', tags, querystring: schemas.ListQuery, response: Responses(Page(schemas.ListedKey)) } },
-    async (request) => ({ success: true as const, data: await data.listKeys(ctx, serviceOf(request).id, request.query, pageRequest(request.query)) }),
+    {
+      config: read,
+      schema: {
+        summary: 'List keys',
+        description:
+          "One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id) and `sort`/`order`.",
+        tags,
+        querystring: schemas.ListQuery,
+        response: Responses(Page(schemas.ListedKey)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await data.listKeys(ctx, serviceOf(request).id, request.query, pageRequest(request.query)),
+    }),
   );
 
   app.post(
     '/keys/api/keys/bulk',
-    { config: manage, schema: { summary: 'Act on many keys', description: '`action` delete, ban, pause, activate, resetHwid, extend (`days`) or setNote (`note`) on up to 1,000 distinct keys in one transaction; keys the service does not have are counted as notFound and never touched. Needs allowManageKeys.', tags, body: schemas.BulkBody, response: Responses(schemas.BulkResult) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Act on many keys',
+        description:
+          '`action` delete, ban, pause, activate, resetHwid, extend (`days`) or setNote (`note`) on up to 1,000 distinct keys in one transaction; keys the service does not have are counted as notFound and never touched. Needs allowManageKeys.',
+        tags,
+        body: schemas.BulkBody,
+        response: Responses(schemas.BulkResult),
+      },
+    },
     async (request) => ({ success: true as const, data: await data.bulkKeys(ctx, actorOf(request), serviceOf(request), request.body) }),
   );
 
   app.get(
     '/keys/api/keys/export',
-    { config: read, schema: { summary: 'Export keys', description: 'Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged.', tags, querystring: schemas.ExportQuery, response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope } } },
+    {
+      config: read,
+      schema: {
+        summary: 'Export keys',
+        description:
+          'Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged.',
+        tags,
+        querystring: schemas.ExportQuery,
+        response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
+      },
+    },
     async (request, reply) => {
       const service = serviceOf(request);
       const format = request.query.format ?? 'csv';
@@ -60,7 +93,8 @@ export default async function keysDataRoutes(fastify: FastifyInstance) {
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
       schema: {
         summary: 'Import keys',
-        description: 'Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). Needs allowManageKeys.',
+        description:
+          'Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). Needs allowManageKeys.',
         tags,
         body: schemas.ImportBody,
         response: { 201: Envelope(schemas.ImportResult), '4xx': ImportErrorEnvelope, '5xx': ErrorEnvelope },

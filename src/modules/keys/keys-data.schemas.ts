@@ -32,7 +32,12 @@ export const ExportQuery = Strict({ ...filters, format: Type.Optional(oneOf(['cs
 export const ListedKey = Type.Object({ type: Type.String(), key: Type.String() }, { additionalProperties: true });
 
 /** Keys as written anywhere since imports widened them (contract part two): 8–64 of [A-Za-z0-9_-]. */
-export const AnyKey = Type.String({ minLength: 8, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', errorMessage: 'must be a key: 8 to 64 of A-Z a-z 0-9 _ -' });
+export const AnyKey = Type.String({
+  minLength: 8,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  errorMessage: 'must be a key: 8 to 64 of A-Z a-z 0-9 _ -',
+});
 
 export const BULK_ACTIONS = ['delete', 'ban', 'pause', 'activate', 'resetHwid', 'extend', 'setNote'] as const;
 export const BulkBody = Strict({

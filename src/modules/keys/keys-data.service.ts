@@ -34,7 +34,8 @@ export const filterOf = (query: FilterQuery, now: number): repo.KeyFilter => ({
   now,
 });
 
-export type ListedKey = ({ type: 'active' } & ReturnType<typeof toActiveKeyView>) | ({ type: 'generated' } & ReturnType<typeof toGeneratedKeyView>);
+export type ListedKey =
+  ({ type: 'active' } & ReturnType<typeof toActiveKeyView>) | ({ type: 'generated' } & ReturnType<typeof toGeneratedKeyView>);
 
 export async function listKeys(
   ctx: AppContext,
@@ -121,8 +122,22 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
         skipped = rows.filter((r) => r.expiresAt === null).map((r) => r.key);
         const latest = Math.max(now, ...rows.map((r) => r.expiresAt ?? 0)) + ms;
         if (latest > LATEST_TIME_MS) throw invalid('days', `days would take an expiry past ${iso(LATEST_TIME_MS)}`);
-        await repo.extendKeys(trx, serviceId, 'activeKeys', found.active.filter((r) => r.expiresAt !== null).map((r) => r.key), ms, now);
-        await repo.extendKeys(trx, serviceId, 'generatedKeys', found.generated.filter((r) => r.expiresAt !== null).map((r) => r.key), ms, now);
+        await repo.extendKeys(
+          trx,
+          serviceId,
+          'activeKeys',
+          found.active.filter((r) => r.expiresAt !== null).map((r) => r.key),
+          ms,
+          now,
+        );
+        await repo.extendKeys(
+          trx,
+          serviceId,
+          'generatedKeys',
+          found.generated.filter((r) => r.expiresAt !== null).map((r) => r.key),
+          ms,
+          now,
+        );
         break;
       }
     }
@@ -166,7 +181,7 @@ const EXPORT_BATCH = 1000;
 export async function* exportKeys(ctx: AppContext, serviceId: string, query: FilterQuery): AsyncGenerator<ExportRecord[]> {
   const filter = filterOf(query, ctx.clock());
   if (repo.includesActive(filter)) {
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const rows = await repo.activeBatchAfter(ctx.db, serviceId, filter, after, EXPORT_BATCH);
       if (rows.length === 0) break;
       const hwids = await hwidsOf(
@@ -179,7 +194,7 @@ export async function* exportKeys(ctx: AppContext, serviceId: string, query: Fil
     }
   }
   if (repo.includesGenerated(filter)) {
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const rows = await repo.generatedBatchAfter(ctx.db, serviceId, filter, after, EXPORT_BATCH);
       if (rows.length === 0) break;
       yield rows.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) }));
@@ -292,7 +307,8 @@ function checkKey(value: unknown, field: string): string {
 }
 function checkNote(value: unknown, field: string): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !NOTE_PATTERN.test(value)) throw bad(field, 'must be at most 256 characters, none of them control characters');
+  if (typeof value !== 'string' || !NOTE_PATTERN.test(value))
+    throw bad(field, 'must be at most 256 characters, none of them control characters');
   return value;
 }
 function checkChatId(value: unknown, field: string): string | null {
@@ -331,13 +347,15 @@ function fromKeyward(record: unknown): ImportedKey {
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
     // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields: allowed, derived.
-    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount'].includes(name)) throw bad(name, 'is not a known field');
+    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount'].includes(name))
+      throw bad(name, 'is not a known field');
   }
   if (r.type !== undefined && r.type !== 'active' && r.type !== 'generated') throw bad('type', 'must be active or generated');
   const status = r.status ?? 'active';
   if (status !== 'active' && status !== 'paused' && status !== 'banned') throw bad('status', 'must be one of active, paused, banned');
   const maxHwids = r.maxHwids ?? 1;
-  if (typeof maxHwids !== 'number' || !Number.isInteger(maxHwids) || maxHwids < 1 || maxHwids > 100) throw bad('maxHwids', 'must be a whole number from 1 to 100');
+  if (typeof maxHwids !== 'number' || !Number.isInteger(maxHwids) || maxHwids < 1 || maxHwids > 100)
+    throw bad('maxHwids', 'must be a whole number from 1 to 100');
   let hwids: string[] = [];
   if (r.hwids !== undefined && r.hwids !== null) {
     if (!Array.isArray(r.hwids) || r.hwids.some((h) => typeof h !== 'string')) throw bad('hwids', 'must be a list of HWIDs');
@@ -411,15 +429,18 @@ function fromLuarmor(record: unknown): ImportedKey {
   let expiresAt: number | null = null;
   if (r.auth_expire !== undefined && r.auth_expire !== null) {
     const seconds = r.auth_expire;
-    if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < -1) throw bad('auth_expire', 'must be Unix seconds, or -1 or 0 for lifetime');
+    if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < -1)
+      throw bad('auth_expire', 'must be Unix seconds, or -1 or 0 for lifetime');
     if (seconds > 0) {
       if (seconds * 1000 > LATEST_TIME_MS) throw bad('auth_expire', `must be no later than ${iso(LATEST_TIME_MS)}`);
       expiresAt = seconds * 1000;
     }
   }
-  if (r.banned !== undefined && r.banned !== null && r.banned !== 0 && r.banned !== 1 && typeof r.banned !== 'boolean') throw bad('banned', 'must be 0 or 1');
+  if (r.banned !== undefined && r.banned !== null && r.banned !== 0 && r.banned !== 1 && typeof r.banned !== 'boolean')
+    throw bad('banned', 'must be 0 or 1');
   const discordId = typeof r.discord_id === 'number' ? String(r.discord_id) : r.discord_id;
-  const executions = r.total_executions === undefined || r.total_executions === null ? 0 : checkCount(r.total_executions, 'total_executions');
+  const executions =
+    r.total_executions === undefined || r.total_executions === null ? 0 : checkCount(r.total_executions, 'total_executions');
   return {
     key,
     active: hwids.length > 0 || executions > 0,
@@ -458,7 +479,8 @@ function recordsOf(input: ImportInput): unknown[] {
 export function parseImport(input: ImportInput): ImportedKey[] {
   const records = recordsOf(input);
   if (records.length === 0) throw invalid('data', 'data holds no records');
-  if (records.length > MAX_IMPORT_RECORDS) throw invalid('data', `An import holds at most ${MAX_IMPORT_RECORDS} records; this one has ${records.length}`);
+  if (records.length > MAX_IMPORT_RECORDS)
+    throw invalid('data', `An import holds at most ${MAX_IMPORT_RECORDS} records; this one has ${records.length}`);
   const errors: RecordError[] = [];
   const parsed: ImportedKey[] = [];
   const seen = new Set<string>();
@@ -501,7 +523,10 @@ export async function importKeys(
   const parsed = parseImport(input);
   const now = ctx.clock();
   const run = async (trx: typeof ctx.db) => {
-    const existing = await repo.existingKeys(trx, parsed.map((k) => k.key));
+    const existing = await repo.existingKeys(
+      trx,
+      parsed.map((k) => k.key),
+    );
     if (existing.size > 0 && input.onDuplicate !== 'skip') {
       const duplicates = parsed.filter((k) => existing.has(k.key)).map((k) => k.key);
       throw new AppError('CONFLICT', `${duplicates.length} key(s) already exist; nothing was imported`, { duplicates });

@@ -219,8 +219,16 @@ export async function shiftExpiries(db: Db, serviceId: string, ms: number, lates
 
 export async function countKeys(db: Db, serviceId: string) {
   const [active, generated] = await Promise.all([
-    db.selectFrom('activeKeys').select((eb) => eb.fn.countAll<number>().as('n')).where('serviceId', '=', serviceId).executeTakeFirstOrThrow(),
-    db.selectFrom('generatedKeys').select((eb) => eb.fn.countAll<number>().as('n')).where('serviceId', '=', serviceId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('activeKeys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('serviceId', '=', serviceId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('generatedKeys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('serviceId', '=', serviceId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { active: Number(active.n), generated: Number(generated.n) };
 }

@@ -32,7 +32,17 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/keys/api/generate',
-    { config: manage, schema: { summary: 'Generate keys', description: 'Creates `count` generated keys (32 letters and digits) with the given expiry (lifetime, days after redemption, or a date), note, premium, no-HWID-validation, max HWIDs and chat id. Needs allowManageKeys.', tags, body: schemas.GenerateBody, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) }), 201) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Generate keys',
+        description:
+          'Creates `count` generated keys (32 letters and digits) with the given expiry (lifetime, days after redemption, or a date), note, premium, no-HWID-validation, max HWIDs and chat id. Needs allowManageKeys.',
+        tags,
+        body: schemas.GenerateBody,
+        response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey) }), 201),
+      },
+    },
     async (request, reply) => {
       const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
       return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
@@ -41,7 +51,17 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/key',
-    { config: read, schema: { summary: 'Look up active keys', description: 'By `key`, `hwid` or `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.', tags, querystring: schemas.ActiveKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.ActiveKey), truncated: Type.Optional(LookupTruncated) })) } },
+    {
+      config: read,
+      schema: {
+        summary: 'Look up active keys',
+        description:
+          'By `key`, `hwid` or `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.',
+        tags,
+        querystring: schemas.ActiveKeyQuery,
+        response: Responses(Type.Object({ keys: Type.Array(schemas.ActiveKey), truncated: Type.Optional(LookupTruncated) })),
+      },
+    },
     async (request) => {
       const { rows, truncated } = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
       return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView), ...(truncated && { truncated }) } };
@@ -50,16 +70,38 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.put(
     '/keys/api/key',
-    { config: manage, schema: { summary: 'Edit an active key', description: 'Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, HWIDs, status, expiry, chat id). Needs allowManageKeys.', tags, body: schemas.EditActiveKeyBody, response: Responses(schemas.ActiveKey) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Edit an active key',
+        description:
+          'Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, HWIDs, status, expiry, chat id). Needs allowManageKeys.',
+        tags,
+        body: schemas.EditActiveKeyBody,
+        response: Responses(schemas.ActiveKey),
+      },
+    },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
+      return {
+        success: true as const,
+        data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+      };
     },
   );
 
   app.delete(
     '/keys/api/key',
-    { config: manage, schema: { summary: 'Delete an active key', description: 'Deletes the redeemed key `key` and its HWIDs. Needs allowManageKeys.', tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Delete an active key',
+        description: 'Deletes the redeemed key `key` and its HWIDs. Needs allowManageKeys.',
+        tags,
+        querystring: schemas.KeyQuery,
+        response: Responses(Deleted),
+      },
+    },
     async (request) => {
       await keys.deleteActiveKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
@@ -68,7 +110,17 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/keys/api/key/extend-expiration',
-    { config: manage, schema: { summary: 'Extend a key\'s expiry', description: 'Adds `days` to the later of now and the current expiry, for an active or a generated key, atomically (concurrent extensions add up). 422 LIFETIME_KEY for a key that never expires.', tags, body: schemas.ExtendBody, response: Responses(Type.Union([schemas.ActiveKey, schemas.GeneratedKey])) } },
+    {
+      config: manage,
+      schema: {
+        summary: "Extend a key's expiry",
+        description:
+          'Adds `days` to the later of now and the current expiry, for an active or a generated key, atomically (concurrent extensions add up). 422 LIFETIME_KEY for a key that never expires.',
+        tags,
+        body: schemas.ExtendBody,
+        response: Responses(Type.Union([schemas.ActiveKey, schemas.GeneratedKey])),
+      },
+    },
     async (request) => {
       const result = await keys.extendKey(ctx, serviceOf(request).id, request.body.key, request.body.days, actorOf(request));
       return { success: true as const, data: result.view };
@@ -77,7 +129,17 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/generated-key',
-    { config: read, schema: { summary: 'Look up generated keys', description: 'By `key`, or by `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.', tags, querystring: schemas.GeneratedKeyQuery, response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey), truncated: Type.Optional(LookupTruncated) })) } },
+    {
+      config: read,
+      schema: {
+        summary: 'Look up generated keys',
+        description:
+          'By `key`, or by `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.',
+        tags,
+        querystring: schemas.GeneratedKeyQuery,
+        response: Responses(Type.Object({ keys: Type.Array(schemas.GeneratedKey), truncated: Type.Optional(LookupTruncated) })),
+      },
+    },
     async (request) => {
       const { rows, truncated } = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
       return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView), ...(truncated && { truncated }) } };
@@ -86,16 +148,38 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.put(
     '/keys/api/generated-key',
-    { config: manage, schema: { summary: 'Edit a generated key', description: 'Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, status, expiry, chat id). Needs allowManageKeys.', tags, body: schemas.EditGeneratedKeyBody, response: Responses(schemas.GeneratedKey) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Edit a generated key',
+        description:
+          'Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, status, expiry, chat id). Needs allowManageKeys.',
+        tags,
+        body: schemas.EditGeneratedKeyBody,
+        response: Responses(schemas.GeneratedKey),
+      },
+    },
     async (request) => {
       const { key, ...edit } = request.body;
-      return { success: true as const, data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))) };
+      return {
+        success: true as const,
+        data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+      };
     },
   );
 
   app.delete(
     '/keys/api/generated-key',
-    { config: manage, schema: { summary: 'Delete a generated key', description: 'Deletes the generated (not yet redeemed) key `key`. Needs allowManageKeys; 404 when the service has no such key.', tags, querystring: schemas.KeyQuery, response: Responses(Deleted) } },
+    {
+      config: manage,
+      schema: {
+        summary: 'Delete a generated key',
+        description: 'Deletes the generated (not yet redeemed) key `key`. Needs allowManageKeys; 404 when the service has no such key.',
+        tags,
+        querystring: schemas.KeyQuery,
+        response: Responses(Deleted),
+      },
+    },
     async (request) => {
       await keys.deleteGeneratedKey(ctx, serviceOf(request).id, request.query.key, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
@@ -104,7 +188,16 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/key/binding',
-    { config: read, schema: { summary: 'Whether a key is bound', description: 'For `type` active or generated: bound or not, and the first HWID.', tags, querystring: schemas.BindingQuery, response: Responses(schemas.Binding) } },
+    {
+      config: read,
+      schema: {
+        summary: 'Whether a key is bound',
+        description: 'For `type` active or generated: bound or not, and the first HWID.',
+        tags,
+        querystring: schemas.BindingQuery,
+        response: Responses(schemas.Binding),
+      },
+    },
     async (request) => ({
       success: true as const,
       data: await keys.keyBinding(ctx, serviceOf(request).id, request.query.key, request.query.type),
@@ -113,7 +206,16 @@ export default async function keyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/keys/api/key/by-chat',
-    { config: read, schema: { summary: 'Keys linked to a chat user', description: 'The active and generated keys whose chat id is `chatId` (a Discord user id).', tags, querystring: schemas.ByChatQuery, response: Responses(schemas.ByChat) } },
+    {
+      config: read,
+      schema: {
+        summary: 'Keys linked to a chat user',
+        description: 'The active and generated keys whose chat id is `chatId` (a Discord user id).',
+        tags,
+        querystring: schemas.ByChatQuery,
+        response: Responses(schemas.ByChat),
+      },
+    },
     async (request) => {
       const service = serviceOf(request);
       const { keys: found, anyValid } = await keys.keysByChat(ctx, service.id, request.query.chatId);
@@ -129,8 +231,21 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/reset-hwid',
     // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
-    { config: read, schema: { summary: 'Reset a key\'s HWID', description: 'Unbinds the key\'s HWIDs so the next device binds, under the service\'s cooldown (free and premium hours). Never gated by a permission flag: the same action is public on the self-serve page. 409 when the key is not bound, 429 HWID_RESET_COOLDOWN with retryAfter.', tags, body: schemas.ResetBody, response: Responses(schemas.ResetResult) } },
-    async (request) => ({ success: true as const, data: keys.resetAnswer(await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request))) }),
+    {
+      config: read,
+      schema: {
+        summary: "Reset a key's HWID",
+        description:
+          "Unbinds the key's HWIDs so the next device binds, under the service's cooldown (free and premium hours). Never gated by a permission flag: the same action is public on the self-serve page. 409 when the key is not bound, 429 HWID_RESET_COOLDOWN with retryAfter.",
+        tags,
+        body: schemas.ResetBody,
+        response: Responses(schemas.ResetResult),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: keys.resetAnswer(await keys.resetHwid(ctx, serviceOf(request), request.body.key, actorOf(request))),
+    }),
   );
 
   app.post(
@@ -139,12 +254,16 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       config: manage,
       schema: {
         summary: 'Compensate all keys',
-        description: 'Adds `days` to the expiry of every key of the service that has one (lifetime keys are left as they are), in one transaction, e.g. after downtime. Needs allowManageKeys; audited as keys.compensate.',
+        description:
+          'Adds `days` to the expiry of every key of the service that has one (lifetime keys are left as they are), in one transaction, e.g. after downtime. Needs allowManageKeys; audited as keys.compensate.',
         tags,
         body: schemas.CompensateBody,
         response: Responses(Type.Object({ activeKeysUpdated: Type.Integer(), generatedKeysUpdated: Type.Integer() })),
       },
     },
-    async (request) => ({ success: true as const, data: await keys.compensate(ctx, serviceOf(request).id, request.body.days, actorOf(request)) }),
+    async (request) => ({
+      success: true as const,
+      data: await keys.compensate(ctx, serviceOf(request).id, request.body.days, actorOf(request)),
+    }),
   );
 }

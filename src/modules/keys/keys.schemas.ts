@@ -1,5 +1,17 @@
 import { Type } from 'typebox';
-import { ChatId, Hwid, KeyStatus, LicenseKey, Note, NullableString, NullableTime, NullableTimeInput, Strict, Time, TimeInput } from '../../schemas.ts';
+import {
+  ChatId,
+  Hwid,
+  KeyStatus,
+  LicenseKey,
+  Note,
+  NullableString,
+  NullableTime,
+  NullableTimeInput,
+  Strict,
+  Time,
+  TimeInput,
+} from '../../schemas.ts';
 
 /** Fields active and generated keys share (contract §3). */
 const KeyFields = {

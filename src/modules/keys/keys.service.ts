@@ -205,7 +205,15 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
     const [row] = await extendKeys(trx, serviceId, table, [key], days * DAY_MS, now);
     const expiresAt = row!.expiresAt!;
     if (expiresAt > LATEST_TIME_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_TIME_MS)}`);
-    await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: table === 'activeKeys' ? 'active' : 'generated', days, expiresAt: iso(expiresAt) }, now);
+    await recordServiceAudit(
+      trx,
+      actor,
+      serviceId,
+      'key.extend',
+      key,
+      { type: table === 'activeKeys' ? 'active' : 'generated', days, expiresAt: iso(expiresAt) },
+      now,
+    );
     return expiresAt;
   };
   return ctx.db.transaction().execute(async (trx) => {
@@ -272,10 +280,7 @@ export interface ResetResult {
 
 /** What an HWID reset came to. Refusals are expected answers, not failures: each caller words them its way. */
 export type ResetOutcome =
-  | { kind: 'reset'; result: ResetResult }
-  | { kind: 'cooldown'; retryAfter: number }
-  | { kind: 'not-bound' }
-  | { kind: 'not-found' };
+  { kind: 'reset'; result: ResetResult } | { kind: 'cooldown'; retryAfter: number } | { kind: 'not-bound' } | { kind: 'not-found' };
 
 /** Shared by the API route, the self-serve page and chat commands: one cooldown rule. */
 export async function resetHwid(

@@ -36,18 +36,48 @@ export default async function loaderRoutes(fastify: FastifyInstance) {
   const { ctx } = app;
   const config = { limit: 'client' } as const;
 
-  app.get('/vss/loader/:scriptId', { config, schema: { summary: 'Loader for a script', description: 'Lua that reads `script_key`, takes the executor HWID and fetches the script from /vss/fetch. 404 (as Lua) for an unknown script.', tags, params: ScriptIdParams } }, async (request, reply) => {
-    const script = await deliverableScript(ctx, request.params.scriptId);
-    reply.type(LUA).header('cache-control', 'no-store');
-    if (!script) return reply.status(404).send(luaError('SCRIPT_NOT_FOUND', 'No script with this id'));
-    return reply.send(loaderSource(ctx.config.baseUrl, script.id));
-  });
+  app.get(
+    '/vss/loader/:scriptId',
+    {
+      config,
+      schema: {
+        summary: 'Loader for a script',
+        description:
+          'Lua that reads `script_key`, takes the executor HWID and fetches the script from /vss/fetch. 404 (as Lua) for an unknown script.',
+        tags,
+        params: ScriptIdParams,
+      },
+    },
+    async (request, reply) => {
+      const script = await deliverableScript(ctx, request.params.scriptId);
+      reply.type(LUA).header('cache-control', 'no-store');
+      if (!script) return reply.status(404).send(luaError('SCRIPT_NOT_FOUND', 'No script with this id'));
+      return reply.send(loaderSource(ctx.config.baseUrl, script.id));
+    },
+  );
 
-  app.get('/vss/fetch/:scriptId', { config, schema: { summary: 'Fetch a script\'s code', description: 'The stored (obfuscated) code for a valid key and HWID, counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported.', tags, params: ScriptIdParams, querystring: ClientCredentialsQuery } }, async (request, reply) => {
-    const { key, hwid } = request.query;
-    const result = await deliver(ctx, request.params.scriptId, { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) });
-    reply.type(LUA);
-    if (result.kind === 'refused') return reply.header('cache-control', 'no-store').status(result.status).send(result.lua);
-    return sendCode(request, reply, result);
-  });
+  app.get(
+    '/vss/fetch/:scriptId',
+    {
+      config,
+      schema: {
+        summary: "Fetch a script's code",
+        description:
+          'The stored (obfuscated) code for a valid key and HWID, counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported.',
+        tags,
+        params: ScriptIdParams,
+        querystring: ClientCredentialsQuery,
+      },
+    },
+    async (request, reply) => {
+      const { key, hwid } = request.query;
+      const result = await deliver(ctx, request.params.scriptId, {
+        key: key || undefined,
+        hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders),
+      });
+      reply.type(LUA);
+      if (result.kind === 'refused') return reply.header('cache-control', 'no-store').status(result.status).send(result.lua);
+      return sendCode(request, reply, result);
+    },
+  );
 }

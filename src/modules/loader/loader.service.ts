@@ -43,7 +43,10 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
   if (!script) return NOT_FOUND;
   if (script.status !== 'ready' || !script.outputBlob || script.outputSize === null) {
     const code = script.status === 'failed' ? 'SCRIPT_FAILED' : 'SCRIPT_NOT_READY';
-    const message = script.status === 'failed' ? 'The script could not be prepared; its seller must fix it' : 'The script is being prepared; try again shortly';
+    const message =
+      script.status === 'failed'
+        ? 'The script could not be prepared; its seller must fix it'
+        : 'The script is being prepared; try again shortly';
     return { kind: 'refused', status: 200, lua: luaError(code, message) };
   }
   const verdict: Verdict = await validateKey(ctx, script.serviceId, input);

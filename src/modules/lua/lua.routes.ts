@@ -17,14 +17,33 @@ export default async function luaRoutes(fastify: FastifyInstance) {
   const { ctx } = app;
   const config = { limit: 'client' } as const;
 
-  app.get('/lua/library.lua', { config, schema: { summary: 'Keyward Lua library', description: 'The `api` library scripts load to check keys (api.check_key, api.get_key_link).', tags } }, async (_request, reply) =>
-    reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(librarySource(ctx.config.baseUrl)),
+  app.get(
+    '/lua/library.lua',
+    {
+      config,
+      schema: {
+        summary: 'Keyward Lua library',
+        description: 'The `api` library scripts load to check keys (api.check_key, api.get_key_link).',
+        tags,
+      },
+    },
+    async (_request, reply) =>
+      reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=300').send(librarySource(ctx.config.baseUrl)),
   );
 
   // What api.get_key_link calls: the get-key page of the script's service (null while its key system is off).
   app.get(
     '/lua/key-link/:scriptId',
-    { config, schema: { summary: 'Get-key link of a script', description: 'The key-system page of the script\'s service, or null while its key system is off.', tags, params: ScriptIdParams, response: Responses(Type.Object({ link: NullableString })) } },
+    {
+      config,
+      schema: {
+        summary: 'Get-key link of a script',
+        description: "The key-system page of the script's service, or null while its key system is off.",
+        tags,
+        params: ScriptIdParams,
+        response: Responses(Type.Object({ link: NullableString })),
+      },
+    },
     async (request) => {
       const script = await deliverableScript(ctx, request.params.scriptId);
       if (!script) throw notFound('Script');
@@ -35,7 +54,17 @@ export default async function luaRoutes(fastify: FastifyInstance) {
   // What api.check_key calls: /keys/validate's verdict for the script's service, named by the script id.
   app.get(
     '/lua/check/:scriptId',
-    { config, schema: { summary: 'Check a key for a script', description: 'The /keys/validate verdict for the script\'s service, named by the script id.', tags, params: ScriptIdParams, querystring: ClientCredentialsQuery, response: Responses(VerdictSchema) } },
+    {
+      config,
+      schema: {
+        summary: 'Check a key for a script',
+        description: "The /keys/validate verdict for the script's service, named by the script id.",
+        tags,
+        params: ScriptIdParams,
+        querystring: ClientCredentialsQuery,
+        response: Responses(VerdictSchema),
+      },
+    },
     async (request) => {
       const { key, hwid } = request.query;
       const verdict = await checkForScript(ctx, request.params.scriptId, {

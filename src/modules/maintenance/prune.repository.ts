@@ -37,7 +37,12 @@ export async function deleteQuietLoginFailures(db: Db, quietSince: number, now: 
 
 /** Webhook URLs written before tokens were sealed: the rows of services and of the outbox that hold one. */
 export async function plainWebhookUrls(db: Db) {
-  const services = await db.selectFrom('services').select(['id', 'webhookUrl as url']).where('webhookUrl', 'like', '%/webhooks/%').where('webhookUrl', 'not like', '%~%').execute();
+  const services = await db
+    .selectFrom('services')
+    .select(['id', 'webhookUrl as url'])
+    .where('webhookUrl', 'like', '%/webhooks/%')
+    .where('webhookUrl', 'not like', '%~%')
+    .execute();
   const outbox = await db.selectFrom('webhookOutbox').select(['id', 'url']).where('url', 'not like', '%~%').execute();
   return { services, outbox };
 }

@@ -67,7 +67,16 @@ export default async function publicResetRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/public/reset-hwid',
-    { config: { limit: 'client' }, schema: { summary: 'Reset an HWID from the self-serve page', description: 'Public: needs a solved captcha; same cooldown and answers as POST /keys/reset-hwid.', tags: ['keys'], body: ResetBody, response: Responses(ResetResult) } },
+    {
+      config: { limit: 'client' },
+      schema: {
+        summary: 'Reset an HWID from the self-serve page',
+        description: 'Public: needs a solved captcha; same cooldown and answers as POST /keys/reset-hwid.',
+        tags: ['keys'],
+        body: ResetBody,
+        response: Responses(ResetResult),
+      },
+    },
     async (request) => {
       // The captcha goes first: it is what makes guessing keys here expensive.
       await consumeCaptcha(app.ctx, request.body.captcha);

@@ -23,7 +23,8 @@ export const findServiceScript = (db: Db, serviceId: string, idOrName: string) =
 export const findScript = (db: Db, id: string) => db.selectFrom('scripts').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const nameTaken = async (db: Db, serviceId: string, name: string) =>
-  (await db.selectFrom('scripts').select('id').where('serviceId', '=', serviceId).where('name', '=', name).executeTakeFirst()) !== undefined;
+  (await db.selectFrom('scripts').select('id').where('serviceId', '=', serviceId).where('name', '=', name).executeTakeFirst()) !==
+  undefined;
 
 export const updateScript = (db: Db, id: string, patch: Updateable<ScriptsTable>) =>
   db.updateTable('scripts').set(patch).where('id', '=', id).executeTakeFirst();
@@ -77,4 +78,10 @@ export const releaseJob = (db: Db, id: string, jobId: string) =>
 
 /** Writes a job's outcome only if the job is still the script's current run. */
 export const finishJob = (db: Db, id: string, jobId: string, patch: Updateable<ScriptsTable>) =>
-  db.updateTable('scripts').set(patch).where('id', '=', id).where('jobId', '=', jobId).where('status', '=', 'processing').executeTakeFirst();
+  db
+    .updateTable('scripts')
+    .set(patch)
+    .where('id', '=', id)
+    .where('jobId', '=', jobId)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();

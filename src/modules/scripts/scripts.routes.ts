@@ -30,23 +30,55 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
 
     up.post(
       '/vss/api/scripts',
-      { config: vss, schema: { summary: 'Upload a script', description: 'Name, code (up to 40 MB) and obfuscation type; NONE is ready at once, others are obfuscated in the background (status processing, then ready or failed with a reason). Needs allowVss.', tags, body: schemas.CreateBody, response: Responses(schemas.Script, 201) } },
+      {
+        config: vss,
+        schema: {
+          summary: 'Upload a script',
+          description:
+            'Name, code (up to 40 MB) and obfuscation type; NONE is ready at once, others are obfuscated in the background (status processing, then ready or failed with a reason). Needs allowVss.',
+          tags,
+          body: schemas.CreateBody,
+          response: Responses(schemas.Script, 201),
+        },
+      },
       async (request, reply) => {
         const { name, obfuscationType, visible } = request.body;
-        const data = await scripts.createScript(ctx, serviceOf(request).id, { name, obfuscationType, visible, code: codeOf(request) }, actorOf(request));
+        const data = await scripts.createScript(
+          ctx,
+          serviceOf(request).id,
+          { name, obfuscationType, visible, code: codeOf(request) },
+          actorOf(request),
+        );
         return reply.status(201).send({ success: true as const, data });
       },
     );
 
     up.put(
       '/vss/api/scripts/:idOrSlug',
-      { config: vss, schema: { summary: 'Update a script', description: 'By id or name: rename, change visibility, or send new code (up to 40 MB) or a new obfuscation type, which queues obfuscation again (status processing). Needs allowVss.', tags, params: schemas.ScriptParams, body: schemas.UpdateBody, response: Responses(schemas.Script) } },
+      {
+        config: vss,
+        schema: {
+          summary: 'Update a script',
+          description:
+            'By id or name: rename, change visibility, or send new code (up to 40 MB) or a new obfuscation type, which queues obfuscation again (status processing). Needs allowVss.',
+          tags,
+          params: schemas.ScriptParams,
+          body: schemas.UpdateBody,
+          response: Responses(schemas.Script),
+        },
+      },
       async (request) => {
         const { name, obfuscationType, visible } = request.body;
         const code = request.body.code === undefined ? undefined : codeOf(request);
         return {
           success: true as const,
-          data: await scripts.updateScript(ctx, serviceOf(request).id, request.params.idOrSlug, { name, obfuscationType, visible, code }, actorOf(request)),
+          data: await scripts.updateScript(
+            ctx,
+            serviceOf(request).id,
+            request.params.idOrSlug,
+            { name, obfuscationType, visible, code },
+            actorOf(request),
+          ),
         };
       },
     );
@@ -54,7 +86,16 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/vss/api/scripts',
-    { config: vss, schema: { summary: 'List scripts', description: 'Paged, newest first, `search` on the name; code is never included.', tags, querystring: schemas.ListQuery, response: Responses(Page(schemas.Script)) } },
+    {
+      config: vss,
+      schema: {
+        summary: 'List scripts',
+        description: 'Paged, newest first, `search` on the name; code is never included.',
+        tags,
+        querystring: schemas.ListQuery,
+        response: Responses(Page(schemas.Script)),
+      },
+    },
     async (request) => ({
       success: true as const,
       data: await scripts.listScripts(ctx, serviceOf(request).id, pageRequest(request.query), request.query.search),
@@ -63,13 +104,34 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/vss/api/scripts/:idOrSlug/loadstring',
-    { config: vss, schema: { summary: 'A script\'s loadstring', description: 'The one line buyers paste into their executor: it loads /vss/loader/<id>.', tags, params: schemas.ScriptParams, response: Responses(schemas.Loadstring) } },
-    async (request) => ({ success: true as const, data: await scripts.scriptLoadstring(ctx, serviceOf(request).id, request.params.idOrSlug) }),
+    {
+      config: vss,
+      schema: {
+        summary: "A script's loadstring",
+        description: 'The one line buyers paste into their executor: it loads /vss/loader/<id>.',
+        tags,
+        params: schemas.ScriptParams,
+        response: Responses(schemas.Loadstring),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await scripts.scriptLoadstring(ctx, serviceOf(request).id, request.params.idOrSlug),
+    }),
   );
 
   app.delete(
     '/vss/api/scripts/:idOrSlug',
-    { config: vss, schema: { summary: 'Delete a script', description: 'By id or name; its code goes with it. Needs allowVss.', tags, params: schemas.ScriptParams, response: Responses(Deleted) } },
+    {
+      config: vss,
+      schema: {
+        summary: 'Delete a script',
+        description: 'By id or name; its code goes with it. Needs allowVss.',
+        tags,
+        params: schemas.ScriptParams,
+        response: Responses(Deleted),
+      },
+    },
     async (request) => {
       await scripts.deleteScript(ctx, serviceOf(request).id, request.params.idOrSlug, actorOf(request));
       return { success: true as const, data: { deleted: 1 } };
@@ -79,7 +141,15 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   // Never gated by a flag: a GET outside /vss/api (contract §2).
   app.get(
     '/keys/api/scripts',
-    { config: { auth: 'service', limit: 'api' }, schema: { summary: 'Visible scripts with loadstrings', description: 'The service\'s scripts marked visible, each with the loadstring to give buyers (what the chat /script command shows).', tags, response: Responses(schemas.VisibleScripts) } },
+    {
+      config: { auth: 'service', limit: 'api' },
+      schema: {
+        summary: 'Visible scripts with loadstrings',
+        description: "The service's scripts marked visible, each with the loadstring to give buyers (what the chat /script command shows).",
+        tags,
+        response: Responses(schemas.VisibleScripts),
+      },
+    },
     async (request) => ({ success: true as const, data: { scripts: await scripts.visibleLoadstrings(ctx, serviceOf(request).id) } }),
   );
 }

@@ -138,7 +138,13 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
       await repo.updateScript(trx, current.id, patch);
       for (const blobId of garbage) await deleteBlob(trx, blobId);
       // The code itself never goes in the log: only that it changed, and its size.
-      const details = { name: input.name, obfuscationType: input.obfuscationType, visible: input.visible, codeChanged: input.code !== undefined, size: patch.size };
+      const details = {
+        name: input.name,
+        obfuscationType: input.obfuscationType,
+        visible: input.visible,
+        codeChanged: input.code !== undefined,
+        size: patch.size,
+      };
       await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
   } catch (error) {

@@ -44,22 +44,52 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   const read = { auth: 'service', limit: 'api' } as const;
   const manage = { ...read, permission: 'allowManageKeys' } as const;
 
-  app.get('/keys/api/service/info', { config: read, schema: { summary: 'Service overview', description: 'The service and its settings (the webhook URL masked).', tags, response: Responses(Info) } }, async (request) => ({
-    success: true as const,
-    data: settings.serviceInfo(serviceOf(request)),
-  }));
+  app.get(
+    '/keys/api/service/info',
+    {
+      config: read,
+      schema: {
+        summary: 'Service overview',
+        description: 'The service and its settings (the webhook URL masked).',
+        tags,
+        response: Responses(Info),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: settings.serviceInfo(serviceOf(request)),
+    }),
+  );
 
-  app.get('/keys/api/service/status', { config: read, schema: { summary: 'Service status', description: 'Key, keyless HWID and ban counts of the service.', tags, response: Responses(Status) } }, async (request) => ({
-    success: true as const,
-    data: await settings.serviceStatus(ctx, serviceOf(request)),
-  }));
+  app.get(
+    '/keys/api/service/status',
+    {
+      config: read,
+      schema: {
+        summary: 'Service status',
+        description: 'Key, keyless HWID and ban counts of the service.',
+        tags,
+        response: Responses(Status),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await settings.serviceStatus(ctx, serviceOf(request)),
+    }),
+  );
 
   // Never gated by a flag (contract §2): loaders call it with a read-only key.
   app.post(
     '/keys/api/execution',
     {
       config: read,
-      schema: { summary: 'Count an execution', description: 'Adds one execution to the service (and to the key when given), for loaders that do not fetch through Keyward.', tags, body: ExecutionBody, response: Responses(Executions) },
+      schema: {
+        summary: 'Count an execution',
+        description: 'Adds one execution to the service (and to the key when given), for loaders that do not fetch through Keyward.',
+        tags,
+        body: ExecutionBody,
+        response: Responses(Executions),
+      },
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
       },
@@ -70,13 +100,34 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
     }),
   );
 
-  app.get('/keys/api/execution', { config: read, schema: { summary: 'Execution count', description: 'Total executions of the service.', tags, response: Responses(Executions) } }, async (request) => ({
-    success: true as const,
-    data: await settings.executionCount(ctx, serviceOf(request).id),
-  }));
+  app.get(
+    '/keys/api/execution',
+    {
+      config: read,
+      schema: { summary: 'Execution count', description: 'Total executions of the service.', tags, response: Responses(Executions) },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await settings.executionCount(ctx, serviceOf(request).id),
+    }),
+  );
 
-  app.put('/keys/api/settings', { config: manage, schema: { summary: 'Change service settings', description: 'Webhook URL (a chat-platform webhook; stored with its token sealed) and switch, HWID reset cooldowns, chat public key. Fields not sent keep their value.', tags, body: SettingsBody, response: Responses(Settings) } }, async (request) => ({
-    success: true as const,
-    data: await settings.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)),
-  }));
+  app.put(
+    '/keys/api/settings',
+    {
+      config: manage,
+      schema: {
+        summary: 'Change service settings',
+        description:
+          'Webhook URL (a chat-platform webhook; stored with its token sealed) and switch, HWID reset cooldowns, chat public key. Fields not sent keep their value.',
+        tags,
+        body: SettingsBody,
+        response: Responses(Settings),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await settings.updateSettings(ctx, serviceOf(request), request.body, actorOf(request)),
+    }),
+  );
 }

@@ -11,8 +11,14 @@ import { recordAudit, SYSTEM_ACTOR, type AccountAuditAction, type Actor, type Au
 import type { Db } from '../../db/database.ts';
 
 /** An account action on one of its services: the entry shows in the account's log and in the service's. */
-const audit = (db: Db, actor: Actor, service: { id: string; accountId: string }, action: AccountAuditAction, details: AuditDetails, at: number) =>
-  recordAudit(db, actor, { action, accountId: service.accountId, serviceId: service.id, target: service.id, details, at });
+const audit = (
+  db: Db,
+  actor: Actor,
+  service: { id: string; accountId: string },
+  action: AccountAuditAction,
+  details: AuditDetails,
+  at: number,
+) => recordAudit(db, actor, { action, accountId: service.accountId, serviceId: service.id, target: service.id, details, at });
 
 export type ServiceRow = repo.ServiceRow;
 export type PermissionFlag = 'allowUrlShortener' | 'allowManageKeys' | 'allowVss';
@@ -57,7 +63,12 @@ export async function getAccountService(ctx: AppContext, accountId: string, ref:
 }
 
 /** The actor defaults to the system for services made outside the API (the CLI, seeds). */
-export async function createService(ctx: AppContext, accountId: string, input: { name: string; identifier?: string }, actor: Actor = SYSTEM_ACTOR) {
+export async function createService(
+  ctx: AppContext,
+  accountId: string,
+  input: { name: string; identifier?: string },
+  actor: Actor = SYSTEM_ACTOR,
+) {
   if (input.identifier !== undefined) validateIdentifier(input.identifier);
   const identifier = input.identifier ?? identifierFromName(input.name);
   const key = newServiceKey();

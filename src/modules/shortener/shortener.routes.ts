@@ -15,7 +15,9 @@ const ListedLink = Type.Object({ ...Link.properties, clicks: Type.Integer(), cre
 const CreateBody = Strict({
   // Length and scheme are checked by the service so every refusal reads the same.
   url: Type.String({ maxLength: 4096 }),
-  slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{3,32}$', errorMessage: 'must be 3 to 32 characters of letters, digits, _ and -' })),
+  slug: Type.Optional(
+    Type.String({ pattern: '^[A-Za-z0-9_-]{3,32}$', errorMessage: 'must be 3 to 32 characters of letters, digits, _ and -' }),
+  ),
 });
 const { search: _search, ...PagingOnly } = PageQuery;
 const SlugQuery = Strict({ slug: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -27,19 +29,50 @@ export default async function shortenerRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/public/shortener/create',
-    { config: flagged, schema: { summary: 'Shorten a URL', description: 'Answers the short link (`shortUrl`); `slug` is optional. Needs allowUrlShortener.', tags, body: CreateBody, response: Responses(Link, 201) } },
-    async (request, reply) => reply.status(201).send({ success: true as const, data: await shortener.createShortLink(ctx, serviceOf(request).id, request.body) }),
+    {
+      config: flagged,
+      schema: {
+        summary: 'Shorten a URL',
+        description: 'Answers the short link (`shortUrl`); `slug` is optional. Needs allowUrlShortener.',
+        tags,
+        body: CreateBody,
+        response: Responses(Link, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send({ success: true as const, data: await shortener.createShortLink(ctx, serviceOf(request).id, request.body) }),
   );
 
   app.get(
     '/public/shortener/links',
-    { config: flagged, schema: { summary: 'List short links', description: 'Paged, with click counts; `search` filters.', tags, querystring: Strict(PagingOnly), response: Responses(Page(ListedLink)) } },
-    async (request) => ({ success: true as const, data: await shortener.listShortLinks(ctx, serviceOf(request).id, pageRequest(request.query)) }),
+    {
+      config: flagged,
+      schema: {
+        summary: 'List short links',
+        description: 'Paged, with click counts; `search` filters.',
+        tags,
+        querystring: Strict(PagingOnly),
+        response: Responses(Page(ListedLink)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await shortener.listShortLinks(ctx, serviceOf(request).id, pageRequest(request.query)),
+    }),
   );
 
   app.delete(
     '/public/shortener/links',
-    { config: flagged, schema: { summary: 'Delete a short link', description: '`slug` in the query or a JSON body. 404 when it is not this service\'s.', tags, querystring: SlugQuery, response: Responses(Deleted) } },
+    {
+      config: flagged,
+      schema: {
+        summary: 'Delete a short link',
+        description: "`slug` in the query or a JSON body. 404 when it is not this service's.",
+        tags,
+        querystring: SlugQuery,
+        response: Responses(Deleted),
+      },
+    },
     async (request) => ({ success: true as const, data: await shortener.deleteShortLink(ctx, serviceOf(request).id, request.query.slug) }),
   );
 }
@@ -49,7 +82,15 @@ export async function shortLinkRedirectRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/go/:slug',
-    { config: { limit: 'client' }, schema: { summary: 'Follow a short link', description: 'Redirects to the target URL.', hide: true, params: Type.Object({ slug: Type.String({ maxLength: 256 }) }) } },
+    {
+      config: { limit: 'client' },
+      schema: {
+        summary: 'Follow a short link',
+        description: 'Redirects to the target URL.',
+        hide: true,
+        params: Type.Object({ slug: Type.String({ maxLength: 256 }) }),
+      },
+    },
     async (request, reply) => {
       const url = await shortener.followShortLink(app.ctx, request.params.slug);
       reply.header('cache-control', 'no-store');

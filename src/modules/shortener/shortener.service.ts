@@ -59,7 +59,13 @@ export async function followShortLink(ctx: AppContext, slug: string): Promise<st
 export async function listShortLinks(ctx: AppContext, serviceId: string, page: PageRequest) {
   const { items, total } = await repo.pageShortLinks(ctx.db, serviceId, page);
   return pageOf(
-    items.map((row) => ({ slug: row.slug, shortUrl: shortUrlOf(ctx, row.slug), url: row.url, clicks: Number(row.clicks), createdAt: iso(row.createdAt)! })),
+    items.map((row) => ({
+      slug: row.slug,
+      shortUrl: shortUrlOf(ctx, row.slug),
+      url: row.url,
+      clicks: Number(row.clicks),
+      createdAt: iso(row.createdAt)!,
+    })),
     total,
     page,
   );

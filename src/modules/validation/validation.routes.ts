@@ -13,7 +13,11 @@ const HWID_PATTERN = new RegExp(PRINTABLE);
 const NO_CONTROLS = '^[^\\x00-\\x1F\\x7F]*$';
 
 /** The `key` and `hwid` a client route takes (validate, and any route that runs the same validation). */
-export const ClientKey = Type.String({ maxLength: 128, pattern: NO_CONTROLS, errorMessage: 'must be at most 128 characters, none of them control characters' });
+export const ClientKey = Type.String({
+  maxLength: 128,
+  pattern: NO_CONTROLS,
+  errorMessage: 'must be at most 128 characters, none of them control characters',
+});
 export const ClientHwid = Type.String({ maxLength: 256, pattern: PRINTABLE, errorMessage: 'must be at most 256 printable characters' });
 
 /** Path parameter of the client routes that name a script (loader, fetch, Lua library check). */
@@ -27,7 +31,12 @@ export const ClientCredentialsQuery = Type.Object(
 // Executors differ, so client routes accept and ignore unknown fields (contract §1); types are still strict.
 const ValidateInput = Type.Object(
   {
-    service: Type.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROLS, errorMessage: 'must be a service id or identifier of 1 to 64 characters' }),
+    service: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: NO_CONTROLS,
+      errorMessage: 'must be a service id or identifier of 1 to 64 characters',
+    }),
     key: Type.Optional(ClientKey),
     hwid: Type.Optional(ClientHwid),
   },
@@ -64,6 +73,31 @@ export default async function validationRoutes(fastify: FastifyInstance) {
     return { success: true as const, data: verdict };
   };
 
-  app.get('/keys/validate', { config, schema: { summary: 'Validate a key (executor call)', description: 'Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.', ...schema, querystring: ValidateInput } }, (request) => handle(request, request.query));
-  app.post('/keys/validate', { config, schema: { summary: 'Validate a key (JSON body)', description: 'The same as GET /keys/validate with `service`, `key`, `hwid` in a JSON body; unknown fields are ignored.', ...schema, body: ValidateInput } }, (request) => handle(request, request.body));
+  app.get(
+    '/keys/validate',
+    {
+      config,
+      schema: {
+        summary: 'Validate a key (executor call)',
+        description:
+          'Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.',
+        ...schema,
+        querystring: ValidateInput,
+      },
+    },
+    (request) => handle(request, request.query),
+  );
+  app.post(
+    '/keys/validate',
+    {
+      config,
+      schema: {
+        summary: 'Validate a key (JSON body)',
+        description: 'The same as GET /keys/validate with `service`, `key`, `hwid` in a JSON body; unknown fields are ignored.',
+        ...schema,
+        body: ValidateInput,
+      },
+    },
+    (request) => handle(request, request.body),
+  );
 }

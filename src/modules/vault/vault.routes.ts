@@ -17,7 +17,10 @@ const VaultScriptWithCode = Type.Object({ ...VaultScript.properties, code: Type.
 const Name = Type.String({ minLength: 1, maxLength: 64 });
 const Code = Type.String({ minLength: 1 });
 const CreateBody = Strict({ name: Name, code: Code });
-const UpdateBody = Strict({ name: Type.Optional(Name), code: Type.Optional(Code) }, { minProperties: 1, errorMessage: 'must name at least one of name, code' });
+const UpdateBody = Strict(
+  { name: Type.Optional(Name), code: Type.Optional(Code) },
+  { minProperties: 1, errorMessage: 'must name at least one of name, code' },
+);
 const RefParams = Strict({ idOrName: Type.String({ minLength: 1, maxLength: 64 }) });
 const VaultToken = Type.Object({ token: Type.String(), expiresIn: Type.Integer(), apiBaseUrl: Type.String() });
 
@@ -26,7 +29,15 @@ export async function vaultTokenRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/vault-v3/session/token',
-    { config: { auth: 'account-key', limit: 'api' }, schema: { summary: 'Get a vault token', description: 'Trades the account key for a short-lived bearer token for the vault API (/api/v3/vault).', tags, response: Responses(VaultToken) } },
+    {
+      config: { auth: 'account-key', limit: 'api' },
+      schema: {
+        summary: 'Get a vault token',
+        description: 'Trades the account key for a short-lived bearer token for the vault API (/api/v3/vault).',
+        tags,
+        response: Responses(VaultToken),
+      },
+    },
     async (request) => {
       const account = accountOf(request);
       return { success: true as const, data: issueVaultToken(app.ctx, { id: account.id, apiKeyDigest: account.apiKeyDigest! }) };
@@ -41,7 +52,16 @@ export default async function vaultRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/scripts',
-    { config: vaultAuth, schema: { summary: 'List vault scripts', description: 'Paged; `search` filters by name.', tags, querystring: Strict(PageQuery), response: Responses(Page(VaultScript)) } },
+    {
+      config: vaultAuth,
+      schema: {
+        summary: 'List vault scripts',
+        description: 'Paged; `search` filters by name.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(VaultScript)),
+      },
+    },
     async (request) => ({
       success: true as const,
       data: await vault.listVaultScripts(ctx, accountIdOf(request), { ...pageRequest(request.query), search: request.query.search }),
@@ -50,19 +70,50 @@ export default async function vaultRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/scripts',
-    { config: vaultAuth, bodyLimit: SCRIPT_BODY_LIMIT, schema: { summary: 'Store a script in the vault', description: 'Name and code; the code is stored encrypted. 409 when the name is taken.', tags, body: CreateBody, response: Responses(VaultScript, 201) } },
-    async (request, reply) => reply.status(201).send({ success: true as const, data: await vault.createVaultScript(ctx, accountIdOf(request), request.body) }),
+    {
+      config: vaultAuth,
+      bodyLimit: SCRIPT_BODY_LIMIT,
+      schema: {
+        summary: 'Store a script in the vault',
+        description: 'Name and code; the code is stored encrypted. 409 when the name is taken.',
+        tags,
+        body: CreateBody,
+        response: Responses(VaultScript, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send({ success: true as const, data: await vault.createVaultScript(ctx, accountIdOf(request), request.body) }),
   );
 
   app.get(
     '/scripts/:idOrName',
-    { config: vaultAuth, schema: { summary: 'Get a vault script', description: 'By id or name, with its code.', tags, params: RefParams, response: Responses(VaultScriptWithCode) } },
+    {
+      config: vaultAuth,
+      schema: {
+        summary: 'Get a vault script',
+        description: 'By id or name, with its code.',
+        tags,
+        params: RefParams,
+        response: Responses(VaultScriptWithCode),
+      },
+    },
     async (request) => ({ success: true as const, data: await vault.readVaultScript(ctx, accountIdOf(request), request.params.idOrName) }),
   );
 
   app.put(
     '/scripts/:idOrName',
-    { config: vaultAuth, bodyLimit: SCRIPT_BODY_LIMIT, schema: { summary: 'Update a vault script', description: 'Name and/or code.', tags, params: RefParams, body: UpdateBody, response: Responses(VaultScript) } },
+    {
+      config: vaultAuth,
+      bodyLimit: SCRIPT_BODY_LIMIT,
+      schema: {
+        summary: 'Update a vault script',
+        description: 'Name and/or code.',
+        tags,
+        params: RefParams,
+        body: UpdateBody,
+        response: Responses(VaultScript),
+      },
+    },
     async (request) => ({
       success: true as const,
       data: await vault.updateVaultScript(ctx, accountIdOf(request), request.params.idOrName, request.body),
@@ -71,7 +122,13 @@ export default async function vaultRoutes(fastify: FastifyInstance) {
 
   app.delete(
     '/scripts/:idOrName',
-    { config: vaultAuth, schema: { summary: 'Delete a vault script', description: 'By id or name.', tags, params: RefParams, response: Responses(Deleted) } },
-    async (request) => ({ success: true as const, data: await vault.deleteVaultScript(ctx, accountIdOf(request), request.params.idOrName) }),
+    {
+      config: vaultAuth,
+      schema: { summary: 'Delete a vault script', description: 'By id or name.', tags, params: RefParams, response: Responses(Deleted) },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await vault.deleteVaultScript(ctx, accountIdOf(request), request.params.idOrName),
+    }),
   );
 }

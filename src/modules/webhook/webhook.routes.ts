@@ -12,9 +12,12 @@ const PostBody = Strict({
 });
 const Delivered = Type.Object({ delivered: Type.Boolean(), queued: Type.Optional(Type.Boolean()) });
 const Revealed = Type.Object({ webhookUrl: Type.Union([Type.String(), Type.Null()]), webhookEnabled: Type.Boolean() });
-const OutboxStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')], {
-  errorMessage: 'must be one of pending, sending, delivered, failed',
-});
+const OutboxStatusSchema = Type.Union(
+  [Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')],
+  {
+    errorMessage: 'must be one of pending, sending, delivered, failed',
+  },
+);
 const OutboxQuery = Strict({ ...PageQuery, status: Type.Optional(OutboxStatusSchema) });
 const OutboxMessage = Type.Object({
   id: Type.String(),
@@ -73,7 +76,16 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   // The owner's reveal: the only answer that carries the webhook token.
   app.get(
     '/services/:id/webhook',
-    { config: { auth: 'account', limit: 'api' }, schema: { summary: 'Reveal the webhook URL', description: 'The only answer that carries the webhook token (stored sealed).', tags: ['services'], params: IdParams, response: Responses(Revealed) } },
+    {
+      config: { auth: 'account', limit: 'api' },
+      schema: {
+        summary: 'Reveal the webhook URL',
+        description: 'The only answer that carries the webhook token (stored sealed).',
+        tags: ['services'],
+        params: IdParams,
+        response: Responses(Revealed),
+      },
+    },
     async (request) => ({ success: true as const, data: await webhook.revealWebhook(ctx, accountIdOf(request), request.params.id) }),
   );
 }

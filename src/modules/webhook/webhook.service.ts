@@ -46,7 +46,6 @@ export function outboundPolicy(config: Config): OutboundPolicy {
   };
 }
 
-
 /**
  * How long the platform asked us to wait, in ms. The `Retry-After` header is seconds (HTTP's unit);
  * the JSON body's `retry_after` is seconds as a float on current API versions and was whole
@@ -148,10 +147,15 @@ async function deliverClaimed(ctx: AppContext, row: repo.OutboxRow, claimToken: 
  */
 export async function postMessage(ctx: AppContext, service: ServiceRow, post: WebhookPost): Promise<PostOutcome> {
   if (service.webhookEnabled !== 1 || !service.webhookUrl) {
-    throw new AppError('WEBHOOK_DISABLED', 'The webhook is not enabled for this service; set webhookUrl and webhookEnabled in the settings');
+    throw new AppError(
+      'WEBHOOK_DISABLED',
+      'The webhook is not enabled for this service; set webhookUrl and webhookEnabled in the settings',
+    );
   }
   const now = ctx.clock();
-  const payload = JSON.stringify(post.username === undefined ? { content: post.content } : { content: post.content, username: post.username });
+  const payload = JSON.stringify(
+    post.username === undefined ? { content: post.content } : { content: post.content, username: post.username },
+  );
   const id = messageId(now);
   const waitingUntil = await repo.backlogUntil(ctx.db, service.id);
   if (waitingUntil !== null) {

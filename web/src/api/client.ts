@@ -95,7 +95,12 @@ export async function request<T>(method: string, path: string, options: RequestO
   const response = await rawFetch(method, path, options);
   const body = (await response.json().catch(() => ({}))) as { data?: T } & Partial<ErrorBody>;
   if (!response.ok) {
-    throw new ApiError(response.status, { ...body, success: false, error: body.error ?? `Request failed (${response.status})`, code: body.code ?? 'UNKNOWN' });
+    throw new ApiError(response.status, {
+      ...body,
+      success: false,
+      error: body.error ?? `Request failed (${response.status})`,
+      code: body.code ?? 'UNKNOWN',
+    });
   }
   return body.data as T;
 }
@@ -123,7 +128,13 @@ export async function rawFetch(method: string, path: string, options: RequestOpt
  * POST/PUT JSON through XMLHttpRequest so the upload reports progress (a script may be 40 MB; fetch
  * has no upload progress). Same CSRF, service header, 401 handling and error envelope as `request`.
  */
-export function uploadWithProgress<T>(method: 'POST' | 'PUT', path: string, body: unknown, serviceId: string, onProgress: (fraction: number) => void): Promise<T> {
+export function uploadWithProgress<T>(
+  method: 'POST' | 'PUT',
+  path: string,
+  body: unknown,
+  serviceId: string,
+  onProgress: (fraction: number) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(method, new URL(path, window.location.origin));
@@ -142,7 +153,14 @@ export function uploadWithProgress<T>(method: 'POST' | 'PUT', path: string, body
       }
       if (xhr.status === 401) onUnauthorized();
       if (xhr.status >= 200 && xhr.status < 300) return resolve(parsed.data as T);
-      reject(new ApiError(xhr.status, { ...parsed, success: false, error: parsed.error ?? `Request failed (${xhr.status})`, code: parsed.code ?? 'UNKNOWN' }));
+      reject(
+        new ApiError(xhr.status, {
+          ...parsed,
+          success: false,
+          error: parsed.error ?? `Request failed (${xhr.status})`,
+          code: parsed.code ?? 'UNKNOWN',
+        }),
+      );
     };
     xhr.send(JSON.stringify(body));
   });

@@ -43,7 +43,12 @@ export function AuditTable({ path, serviceId, label }: { path: string; serviceId
   return (
     <Stack>
       <Group gap="xs" wrap="wrap" align="flex-end">
-        <TextInput label="Action" placeholder="e.g. key.generate" value={action} onChange={(e) => change(() => setAction(e.currentTarget.value))} />
+        <TextInput
+          label="Action"
+          placeholder="e.g. key.generate"
+          value={action}
+          onChange={(e) => change(() => setAction(e.currentTarget.value))}
+        />
         <TextInput label="From" type="date" value={from} onChange={(e) => change(() => setFrom(e.currentTarget.value))} />
         <TextInput label="To" type="date" value={to} onChange={(e) => change(() => setTo(e.currentTarget.value))} />
       </Group>
@@ -83,7 +88,9 @@ export function AuditTable({ path, serviceId, label }: { path: string; serviceId
       )}
       {list.data && list.data.totalPages > 1 && (
         <Group justify="space-between">
-          <Text size="sm" c="dimmed">{list.data.total} entries</Text>
+          <Text size="sm" c="dimmed">
+            {list.data.total} entries
+          </Text>
           <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />
         </Group>
       )}

@@ -78,11 +78,29 @@ export function LoginPage() {
             </Title>
             <Switch label="Sign in with API key" checked={withKey} onChange={(e) => setWithKey(e.currentTarget.checked)} />
             {withKey ? (
-              <PasswordInput label="Account key" value={accountKey} onChange={(e) => setAccountKey(e.currentTarget.value)} autoComplete="off" required />
+              <PasswordInput
+                label="Account key"
+                value={accountKey}
+                onChange={(e) => setAccountKey(e.currentTarget.value)}
+                autoComplete="off"
+                required
+              />
             ) : (
               <>
-                <TextInput label="Username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoComplete="username" required />
-                <PasswordInput label="Password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} autoComplete="current-password" required />
+                <TextInput
+                  label="Username"
+                  value={username}
+                  onChange={(e) => setUsername(e.currentTarget.value)}
+                  autoComplete="username"
+                  required
+                />
+                <PasswordInput
+                  label="Password"
+                  value={password}
+                  onChange={(e) => setPassword(e.currentTarget.value)}
+                  autoComplete="current-password"
+                  required
+                />
                 {askTotp && (
                   <TextInput
                     label="Two-factor code"
@@ -107,7 +125,11 @@ export function LoginPage() {
               Sign in
             </Button>
             <Text size="sm" c="dimmed">
-              No account? <Anchor component={Link} to="/register">Register</Anchor> (when this server allows it).
+              No account?{' '}
+              <Anchor component={Link} to="/register">
+                Register
+              </Anchor>{' '}
+              (when this server allows it).
             </Text>
           </Stack>
         </form>

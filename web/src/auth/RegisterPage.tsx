@@ -24,7 +24,11 @@ export function RegisterPage() {
       notifySuccess('Account created: sign in now.');
       navigate('/login');
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 403 ? 'Registration is closed on this server; ask its operator for an account.' : messageOf(err));
+      setError(
+        err instanceof ApiError && err.status === 403
+          ? 'Registration is closed on this server; ask its operator for an account.'
+          : messageOf(err),
+      );
       setGeneration((g) => g + 1);
     } finally {
       setBusy(false);
@@ -65,7 +69,10 @@ export function RegisterPage() {
               Register
             </Button>
             <Text size="sm" c="dimmed">
-              Have an account? <Anchor component={Link} to="/login">Sign in</Anchor>
+              Have an account?{' '}
+              <Anchor component={Link} to="/login">
+                Sign in
+              </Anchor>
             </Text>
           </Stack>
         </form>

@@ -17,7 +17,11 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   return (
     <Stack align="center" py="xl" gap="xs">
       <Text fw={600}>{title}</Text>
-      {children && <Text c="dimmed" ta="center">{children}</Text>}
+      {children && (
+        <Text c="dimmed" ta="center">
+          {children}
+        </Text>
+      )}
     </Stack>
   );
 }
@@ -41,7 +45,11 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
   return (
     <Group justify="space-between" align="center" mb="md" wrap="wrap" gap="sm">
       <Title order={2}>{title}</Title>
-      {children && <Group gap="xs" wrap="wrap">{children}</Group>}
+      {children && (
+        <Group gap="xs" wrap="wrap">
+          {children}
+        </Group>
+      )}
     </Group>
   );
 }

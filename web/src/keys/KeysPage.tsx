@@ -50,7 +50,9 @@ function useKeyFilters(): [KeyFilters, (change: Partial<KeyFilters>) => void] {
   // status) must not let the second undo the first while the router is still applying it.
   // (react-router hands a functional update this render's params too, so the address bar is read directly.)
   const update = (change: Partial<KeyFilters>) =>
-    setParams(keyFiltersToParams(updateKeyFilters(parseKeyFilters(new URLSearchParams(window.location.search)), change)), { replace: true });
+    setParams(keyFiltersToParams(updateKeyFilters(parseKeyFilters(new URLSearchParams(window.location.search)), change)), {
+      replace: true,
+    });
   return [filters, update];
 }
 
@@ -146,14 +148,21 @@ function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean; onClo
                 { value: 'lifetime', label: 'Lifetime' },
               ]}
             />
-            {expirationType === 'byDays' && <NumberInput label="Days" min={1} max={3650} value={days} onChange={setDays} required allowDecimal={false} />}
+            {expirationType === 'byDays' && (
+              <NumberInput label="Days" min={1} max={3650} value={days} onChange={setDays} required allowDecimal={false} />
+            )}
             {expirationType === 'byDate' && (
               <TextInput label="Expires at" type="datetime-local" value={date} onChange={(e) => setDate(e.currentTarget.value)} required />
             )}
             <NumberInput label="Count" min={1} max={1000} value={count} onChange={setCount} required allowDecimal={false} />
             <TextInput label="Note" maxLength={256} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
             <NumberInput label="Max HWIDs" min={1} max={100} value={maxHwids} onChange={setMaxHwids} allowDecimal={false} />
-            <TextInput label="Chat user id" description="17–20 digits, optional" value={chatId} onChange={(e) => setChatId(e.currentTarget.value)} />
+            <TextInput
+              label="Chat user id"
+              description="17–20 digits, optional"
+              value={chatId}
+              onChange={(e) => setChatId(e.currentTarget.value)}
+            />
             <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
             <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
             {generate.error && (
@@ -200,7 +209,9 @@ function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
     },
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
-      notifySuccess(`Imported ${result.imported.active} active and ${result.imported.generated} generated keys${result.skipped ? `, ${result.skipped} skipped` : ''}`);
+      notifySuccess(
+        `Imported ${result.imported.active} active and ${result.imported.generated} generated keys${result.skipped ? `, ${result.skipped} skipped` : ''}`,
+      );
       setFile(null);
       onClose();
     },
@@ -226,7 +237,15 @@ function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
               { value: 'keyward-json', label: 'Keyward export (JSON)' },
             ]}
           />
-          <FileInput label="File" placeholder="Choose a file" value={file} onChange={setFile} accept=".json,.csv,application/json,text/csv" required clearable />
+          <FileInput
+            label="File"
+            placeholder="Choose a file"
+            value={file}
+            onChange={setFile}
+            accept=".json,.csv,application/json,text/csv"
+            required
+            clearable
+          />
           <Checkbox label="Skip keys that already exist" checked={skip} onChange={(e) => setSkip(e.currentTarget.checked)} />
           {error && (
             <Paper withBorder p="sm" role="alert">
@@ -258,7 +277,8 @@ function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
               {body?.duplicates && (
                 <Text size="xs" mt="xs">
                   Already on the server: {body.duplicates.slice(0, 20).join(', ')}
-                  {body.duplicates.length > 20 ? ` and ${body.duplicates.length - 20} more` : ''}. Tick “Skip keys that already exist” to import the rest.
+                  {body.duplicates.length > 20 ? ` and ${body.duplicates.length - 20} more` : ''}. Tick “Skip keys that already exist” to
+                  import the rest.
                 </Text>
               )}
             </Paper>
@@ -278,7 +298,11 @@ async function downloadExport(serviceId: string, filters: KeyFilters, format: 'c
   const response = await rawFetch('GET', `${BASE}/keys/export`, { serviceId, query: keyFiltersToExportQuery(filters, format) });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as { error?: string; code?: string };
-    throw new ApiError(response.status, { success: false, error: body.error ?? `Export failed (${response.status})`, code: body.code ?? 'UNKNOWN' });
+    throw new ApiError(response.status, {
+      success: false,
+      error: body.error ?? `Export failed (${response.status})`,
+      code: body.code ?? 'UNKNOWN',
+    });
   }
   const blob = await response.blob();
   const url = URL.createObjectURL(blob);
@@ -394,16 +418,52 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
     <Stack>
       <Group gap="xs">
         <Badge variant="light">{record.type}</Badge>
-        <CopyButton value={record.key}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy key'}</Button>}</CopyButton>
+        <CopyButton value={record.key}>
+          {({ copied, copy }) => (
+            <Button size="xs" variant="light" onClick={copy}>
+              {copied ? 'Copied' : 'Copy key'}
+            </Button>
+          )}
+        </CopyButton>
       </Group>
       <Table fz="sm" variant="vertical" aria-label="Key details">
         <Table.Tbody>
-          <Table.Tr><Table.Th>Created</Table.Th><Table.Td>{formatTime(record.createdAt)}</Table.Td></Table.Tr>
-          {active && <Table.Tr><Table.Th>Activated</Table.Th><Table.Td>{formatTime(record.activatedAt)}</Table.Td></Table.Tr>}
-          {active && <Table.Tr><Table.Th>Last used</Table.Th><Table.Td>{formatTime(record.lastUsedAt)}</Table.Td></Table.Tr>}
-          {active && <Table.Tr><Table.Th>Executions</Table.Th><Table.Td>{record.executions ?? 0}</Table.Td></Table.Tr>}
-          {active && <Table.Tr><Table.Th>HWIDs</Table.Th><Table.Td>{record.hwids?.length ? record.hwids.join(', ') : 'none'}</Table.Td></Table.Tr>}
-          {active && <Table.Tr><Table.Th>HWID resets</Table.Th><Table.Td>{record.hwidResetCount ?? 0} (last {formatTime(record.hwidResetAt)})</Table.Td></Table.Tr>}
+          <Table.Tr>
+            <Table.Th>Created</Table.Th>
+            <Table.Td>{formatTime(record.createdAt)}</Table.Td>
+          </Table.Tr>
+          {active && (
+            <Table.Tr>
+              <Table.Th>Activated</Table.Th>
+              <Table.Td>{formatTime(record.activatedAt)}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>Last used</Table.Th>
+              <Table.Td>{formatTime(record.lastUsedAt)}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>Executions</Table.Th>
+              <Table.Td>{record.executions ?? 0}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>HWIDs</Table.Th>
+              <Table.Td>{record.hwids?.length ? record.hwids.join(', ') : 'none'}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>HWID resets</Table.Th>
+              <Table.Td>
+                {record.hwidResetCount ?? 0} (last {formatTime(record.hwidResetAt)})
+              </Table.Td>
+            </Table.Tr>
+          )}
         </Table.Tbody>
       </Table>
       <form
@@ -420,10 +480,25 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
             onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
             data={['active', 'paused', 'banned']}
           />
-          {active && <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />}
+          {active && (
+            <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
+          )}
           <NumberInput label="Max HWIDs" min={1} max={100} value={maxHwids} onChange={setMaxHwids} allowDecimal={false} />
-          <Switch label="Lifetime" checked={lifetime} onChange={(e) => setLifetime(e.currentTarget.checked)} disabled={!active && record.expiresAt !== null} />
-          {!lifetime && <TextInput label="Expires at" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.currentTarget.value)} required />}
+          <Switch
+            label="Lifetime"
+            checked={lifetime}
+            onChange={(e) => setLifetime(e.currentTarget.checked)}
+            disabled={!active && record.expiresAt !== null}
+          />
+          {!lifetime && (
+            <TextInput
+              label="Expires at"
+              type="datetime-local"
+              value={expiresAt}
+              onChange={(e) => setExpiresAt(e.currentTarget.value)}
+              required
+            />
+          )}
           <TextInput label="Chat user id" value={chatId} onChange={(e) => setChatId(e.currentTarget.value)} />
           <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
           <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
@@ -458,7 +533,17 @@ const ACTION_TEXT: Record<Exclude<NonNullable<Pending>['action'], 'extend' | 'se
 
 const describeKeys = (keys: string[]) => (keys.length === 1 ? `key ${keys[0]}` : `${keys.length} keys`);
 
-function FilterSelect({ label, value, onChange, data }: { label: string; value: string; onChange: (v: string) => void; data: Array<{ value: string; label: string }> }) {
+function FilterSelect({
+  label,
+  value,
+  onChange,
+  data,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  data: Array<{ value: string; label: string }>;
+}) {
   return <NativeSelect size="xs" label={label} value={value} onChange={(e) => onChange(e.currentTarget.value)} data={data} />;
 }
 
@@ -489,7 +574,8 @@ export default function KeysPage() {
     setSelected(new Set());
   });
   const compensate = useMutation({
-    mutationFn: (days: number) => request<{ activeKeysUpdated: number; generatedKeysUpdated: number }>('POST', `${BASE}/compensate`, { serviceId, body: { days } }),
+    mutationFn: (days: number) =>
+      request<{ activeKeysUpdated: number; generatedKeysUpdated: number }>('POST', `${BASE}/compensate`, { serviceId, body: { days } }),
     onSuccess: (r) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
       notifySuccess(`Compensated ${r.activeKeysUpdated} active and ${r.generatedKeysUpdated} generated keys`);
@@ -569,14 +655,66 @@ export default function KeysPage() {
           </Group>
         </form>
         <Group gap="xs" wrap="wrap" align="flex-end" aria-label={`Filters (${activeFilterCount(filters)} set)`} role="group">
-          <FilterSelect label="Type" value={filters.type} onChange={(v) => setFilters({ type: v as KeyFilters['type'] })} data={[{ value: 'all', label: 'All' }, { value: 'active', label: 'Active' }, { value: 'generated', label: 'Generated' }]} />
-          <FilterSelect label="Status" value={filters.status} onChange={(v) => setFilters({ status: v as KeyFilters['status'] })} data={[ANY, { value: 'active', label: 'Active' }, { value: 'paused', label: 'Paused' }, { value: 'banned', label: 'Banned' }]} />
-          <FilterSelect label="Premium" value={filters.premium} onChange={(v) => setFilters({ premium: v as KeyFilters['premium'] })} data={YES_NO} />
-          <FilterSelect label="Bound" value={filters.bound} onChange={(v) => setFilters({ bound: v as KeyFilters['bound'] })} data={YES_NO} />
-          <FilterSelect label="Expired" value={filters.expired} onChange={(v) => setFilters({ expired: v as KeyFilters['expired'] })} data={YES_NO} />
-          <FilterSelect label="Sort by" value={filters.sort} onChange={(v) => setFilters({ sort: v as KeyFilters['sort'] })} data={[{ value: 'createdAt', label: 'Created' }, { value: 'expiresAt', label: 'Expiry' }, { value: 'lastUsedAt', label: 'Last used' }, { value: 'executions', label: 'Executions' }]} />
-          <FilterSelect label="Order" value={filters.order} onChange={(v) => setFilters({ order: v as KeyFilters['order'] })} data={[{ value: 'desc', label: 'Newest / highest first' }, { value: 'asc', label: 'Oldest / lowest first' }]} />
-          <FilterSelect label="Per page" value={String(filters.limit)} onChange={(v) => setFilters({ limit: Number(v) })} data={PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) }))} />
+          <FilterSelect
+            label="Type"
+            value={filters.type}
+            onChange={(v) => setFilters({ type: v as KeyFilters['type'] })}
+            data={[
+              { value: 'all', label: 'All' },
+              { value: 'active', label: 'Active' },
+              { value: 'generated', label: 'Generated' },
+            ]}
+          />
+          <FilterSelect
+            label="Status"
+            value={filters.status}
+            onChange={(v) => setFilters({ status: v as KeyFilters['status'] })}
+            data={[ANY, { value: 'active', label: 'Active' }, { value: 'paused', label: 'Paused' }, { value: 'banned', label: 'Banned' }]}
+          />
+          <FilterSelect
+            label="Premium"
+            value={filters.premium}
+            onChange={(v) => setFilters({ premium: v as KeyFilters['premium'] })}
+            data={YES_NO}
+          />
+          <FilterSelect
+            label="Bound"
+            value={filters.bound}
+            onChange={(v) => setFilters({ bound: v as KeyFilters['bound'] })}
+            data={YES_NO}
+          />
+          <FilterSelect
+            label="Expired"
+            value={filters.expired}
+            onChange={(v) => setFilters({ expired: v as KeyFilters['expired'] })}
+            data={YES_NO}
+          />
+          <FilterSelect
+            label="Sort by"
+            value={filters.sort}
+            onChange={(v) => setFilters({ sort: v as KeyFilters['sort'] })}
+            data={[
+              { value: 'createdAt', label: 'Created' },
+              { value: 'expiresAt', label: 'Expiry' },
+              { value: 'lastUsedAt', label: 'Last used' },
+              { value: 'executions', label: 'Executions' },
+            ]}
+          />
+          <FilterSelect
+            label="Order"
+            value={filters.order}
+            onChange={(v) => setFilters({ order: v as KeyFilters['order'] })}
+            data={[
+              { value: 'desc', label: 'Newest / highest first' },
+              { value: 'asc', label: 'Oldest / lowest first' },
+            ]}
+          />
+          <FilterSelect
+            label="Per page"
+            value={String(filters.limit)}
+            onChange={(v) => setFilters({ limit: Number(v) })}
+            data={PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) }))}
+          />
         </Group>
 
         {selection.length > 0 && (
@@ -585,14 +723,37 @@ export default function KeysPage() {
               <Text size="sm" fw={600}>
                 {selection.length} selected
               </Text>
-              <Button size="xs" variant="light" onClick={() => setPending({ action: 'resetHwid', keys: selection })}>Reset HWID</Button>
-              <Button size="xs" variant="light" onClick={() => setPending({ action: 'extend', keys: selection })}>Extend</Button>
-              <Button size="xs" variant="light" onClick={() => setPending({ action: 'pause', keys: selection })}>Pause</Button>
-              <Button size="xs" variant="light" onClick={() => setPending({ action: 'activate', keys: selection })}>Activate</Button>
-              <Button size="xs" variant="light" onClick={() => { setNote(''); setPending({ action: 'setNote', keys: selection }); }}>Set note</Button>
-              <Button size="xs" variant="light" color="orange" onClick={() => setPending({ action: 'ban', keys: selection })}>Ban</Button>
-              <Button size="xs" variant="light" color="red" onClick={() => setPending({ action: 'delete', keys: selection })}>Delete</Button>
-              <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())}>Clear selection</Button>
+              <Button size="xs" variant="light" onClick={() => setPending({ action: 'resetHwid', keys: selection })}>
+                Reset HWID
+              </Button>
+              <Button size="xs" variant="light" onClick={() => setPending({ action: 'extend', keys: selection })}>
+                Extend
+              </Button>
+              <Button size="xs" variant="light" onClick={() => setPending({ action: 'pause', keys: selection })}>
+                Pause
+              </Button>
+              <Button size="xs" variant="light" onClick={() => setPending({ action: 'activate', keys: selection })}>
+                Activate
+              </Button>
+              <Button
+                size="xs"
+                variant="light"
+                onClick={() => {
+                  setNote('');
+                  setPending({ action: 'setNote', keys: selection });
+                }}
+              >
+                Set note
+              </Button>
+              <Button size="xs" variant="light" color="orange" onClick={() => setPending({ action: 'ban', keys: selection })}>
+                Ban
+              </Button>
+              <Button size="xs" variant="light" color="red" onClick={() => setPending({ action: 'delete', keys: selection })}>
+                Delete
+              </Button>
+              <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())}>
+                Clear selection
+              </Button>
             </Group>
           </Paper>
         )}
@@ -603,7 +764,9 @@ export default function KeysPage() {
           <ErrorState error={list.error} retry={() => void list.refetch()} />
         ) : items.length === 0 ? (
           <Empty title={filters.search || activeFilterCount(filters) ? 'No key matches' : 'No keys yet'}>
-            {filters.search || activeFilterCount(filters) ? 'Change the search or the filters.' : 'Generate keys or import them from a file.'}
+            {filters.search || activeFilterCount(filters)
+              ? 'Change the search or the filters.'
+              : 'Generate keys or import them from a file.'}
           </Empty>
         ) : (
           <ScrollArea type="auto">
@@ -611,7 +774,12 @@ export default function KeysPage() {
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th w={36}>
-                    <Checkbox aria-label="Select all keys on this page" checked={allSelected} indeterminate={!allSelected && pageKeys.some((k) => selected.has(k))} onChange={toggleAll} />
+                    <Checkbox
+                      aria-label="Select all keys on this page"
+                      checked={allSelected}
+                      indeterminate={!allSelected && pageKeys.some((k) => selected.has(k))}
+                      onChange={toggleAll}
+                    />
                   </Table.Th>
                   <Table.Th>Key</Table.Th>
                   <Table.Th>Type</Table.Th>
@@ -628,18 +796,45 @@ export default function KeysPage() {
                 {items.map((record) => (
                   <Table.Tr key={record.key}>
                     <Table.Td>
-                      <Checkbox aria-label={`Select ${record.key}`} checked={selected.has(record.key)} onChange={() => toggle(record.key)} />
+                      <Checkbox
+                        aria-label={`Select ${record.key}`}
+                        checked={selected.has(record.key)}
+                        onChange={() => toggle(record.key)}
+                      />
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <Text component="button" type="button" ff="monospace" size="sm" onClick={() => setDetail(record)} style={{ background: 'none', border: 0, padding: 0, cursor: 'pointer', color: 'inherit' }} title="Details and edit">
+                        <Text
+                          component="button"
+                          type="button"
+                          ff="monospace"
+                          size="sm"
+                          onClick={() => setDetail(record)}
+                          style={{ background: 'none', border: 0, padding: 0, cursor: 'pointer', color: 'inherit' }}
+                          title="Details and edit"
+                        >
                           {record.key}
                         </Text>
                         <CopyButton value={record.key}>
                           {({ copied, copy }) => (
                             <ActionIcon size="sm" variant="subtle" aria-label={`Copy ${record.key}`} onClick={copy}>
-                              <svg width="14" height="14" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
-                                {copied ? <path d="M5 12l5 5L20 7" /> : <><rect x="9" y="9" width="11" height="11" rx="2" /><path d="M5 15V5a2 2 0 0 1 2-2h10" /></>}
+                              <svg
+                                width="14"
+                                height="14"
+                                viewBox="0 0 24 24"
+                                fill="none"
+                                stroke="currentColor"
+                                strokeWidth="2"
+                                aria-hidden="true"
+                              >
+                                {copied ? (
+                                  <path d="M5 12l5 5L20 7" />
+                                ) : (
+                                  <>
+                                    <rect x="9" y="9" width="11" height="11" rx="2" />
+                                    <path d="M5 15V5a2 2 0 0 1 2-2h10" />
+                                  </>
+                                )}
                               </svg>
                             </ActionIcon>
                           )}
@@ -648,22 +843,50 @@ export default function KeysPage() {
                     </Table.Td>
                     <Table.Td>{record.type}</Table.Td>
                     <Table.Td>
-                      <Badge size="sm" variant="light" color={record.status === 'active' ? 'green' : record.status === 'banned' ? 'red' : 'yellow'}>
+                      <Badge
+                        size="sm"
+                        variant="light"
+                        color={record.status === 'active' ? 'green' : record.status === 'banned' ? 'red' : 'yellow'}
+                      >
                         {record.status}
                       </Badge>
-                      {record.isPremium && <Badge size="sm" ml={4} variant="outline">premium</Badge>}
+                      {record.isPremium && (
+                        <Badge size="sm" ml={4} variant="outline">
+                          premium
+                        </Badge>
+                      )}
                     </Table.Td>
                     <Table.Td>{record.hwids?.length ? `${record.hwids.length}/${record.maxHwids}` : `0/${record.maxHwids ?? 1}`}</Table.Td>
-                    <Table.Td maw={180} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{record.note}</Table.Td>
+                    <Table.Td maw={180} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                      {record.note}
+                    </Table.Td>
                     <Table.Td title={record.expiresAt ?? 'Lifetime'}>{describeExpiry(record.expiresAt)}</Table.Td>
                     <Table.Td>{record.lastUsedAt ? new Date(record.lastUsedAt).toLocaleDateString() : '—'}</Table.Td>
                     <Table.Td>{record.executions ?? 0}</Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <Button size="compact-xs" variant="subtle" onClick={() => setPending({ action: 'resetHwid', keys: [record.key] })}>Reset HWID</Button>
-                        <Button size="compact-xs" variant="subtle" onClick={() => setPending({ action: 'extend', keys: [record.key] })}>Extend</Button>
-                        <Button size="compact-xs" variant="subtle" color="orange" onClick={() => setPending({ action: 'ban', keys: [record.key] })}>Ban</Button>
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setPending({ action: 'delete', keys: [record.key] })}>Delete</Button>
+                        <Button size="compact-xs" variant="subtle" onClick={() => setPending({ action: 'resetHwid', keys: [record.key] })}>
+                          Reset HWID
+                        </Button>
+                        <Button size="compact-xs" variant="subtle" onClick={() => setPending({ action: 'extend', keys: [record.key] })}>
+                          Extend
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          color="orange"
+                          onClick={() => setPending({ action: 'ban', keys: [record.key] })}
+                        >
+                          Ban
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          color="red"
+                          onClick={() => setPending({ action: 'delete', keys: [record.key] })}
+                        >
+                          Delete
+                        </Button>
                       </Group>
                     </Table.Td>
                   </Table.Tr>
@@ -678,14 +901,28 @@ export default function KeysPage() {
             <Text size="sm" c="dimmed">
               {list.data.total.toLocaleString()} key{list.data.total === 1 ? '' : 's'}
             </Text>
-            <Pagination total={list.data.totalPages} value={filters.page} onChange={(page) => setFilters({ page })} size="sm" aria-label="Pages" />
+            <Pagination
+              total={list.data.totalPages}
+              value={filters.page}
+              onChange={(page) => setFilters({ page })}
+              size="sm"
+              aria-label="Pages"
+            />
           </Group>
         )}
       </Stack>
 
       <GenerateDialog opened={generating} onClose={() => setGenerating(false)} serviceId={serviceId} />
       <ImportDialog opened={importing} onClose={() => setImporting(false)} serviceId={serviceId} />
-      <DaysDialog opened={compensating} title="Compensate every key" max={365} submitLabel="Compensate" onSubmit={(d) => compensate.mutate(d)} onClose={() => setCompensating(false)} busy={compensate.isPending}>
+      <DaysDialog
+        opened={compensating}
+        title="Compensate every key"
+        max={365}
+        submitLabel="Compensate"
+        onSubmit={(d) => compensate.mutate(d)}
+        onClose={() => setCompensating(false)}
+        busy={compensate.isPending}
+      >
         <Text size="sm">Adds the days to every key of this service that expires (lifetime keys are left alone) — for downtime.</Text>
       </DaysDialog>
       <DaysDialog
@@ -698,11 +935,18 @@ export default function KeysPage() {
         busy={bulk.isPending}
       />
       <Modal opened={pending?.action === 'setNote'} onClose={() => setPending(null)} title="Set note" centered>
-        <form onSubmit={(e) => { e.preventDefault(); if (pending) bulk.mutate({ action: 'setNote', keys: pending.keys, note }); }}>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (pending) bulk.mutate({ action: 'setNote', keys: pending.keys, note });
+          }}
+        >
           <Stack>
             <TextInput label="Note" maxLength={256} value={note} onChange={(e) => setNote(e.currentTarget.value)} data-autofocus />
             <Group justify="flex-end">
-              <Button type="submit" loading={bulk.isPending}>Save</Button>
+              <Button type="submit" loading={bulk.isPending}>
+                Save
+              </Button>
             </Group>
           </Stack>
         </form>

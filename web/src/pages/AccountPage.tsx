@@ -46,18 +46,38 @@ function AccountKey() {
   });
   return (
     <Section title="Account key">
-      <Text size="sm" mb="xs">Signs in without a password and opens the vault. Anyone holding it acts as you.</Text>
+      <Text size="sm" mb="xs">
+        Signs in without a password and opens the vault. Anyone holding it acts as you.
+      </Text>
       {apiKey && (
         <Group gap="xs" mb="xs">
           <Code aria-label="Account key value">{apiKey}</Code>
-          <CopyButton value={apiKey}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+          <CopyButton value={apiKey}>
+            {({ copied, copy }) => (
+              <Button size="xs" variant="light" onClick={copy}>
+                {copied ? 'Copied' : 'Copy'}
+              </Button>
+            )}
+          </CopyButton>
         </Group>
       )}
       <Group gap="xs">
-        {!apiKey && <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>Reveal</Button>}
-        <Button variant="light" color="red" onClick={() => setConfirm(true)}>Regenerate</Button>
+        {!apiKey && (
+          <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>
+            Reveal
+          </Button>
+        )}
+        <Button variant="light" color="red" onClick={() => setConfirm(true)}>
+          Regenerate
+        </Button>
       </Group>
-      <ConfirmDialog opened={confirm} title="Regenerate account key" onClose={() => setConfirm(false)} busy={regenerate.isPending} onConfirm={() => regenerate.mutate()}>
+      <ConfirmDialog
+        opened={confirm}
+        title="Regenerate account key"
+        onClose={() => setConfirm(false)}
+        busy={regenerate.isPending}
+        onConfirm={() => regenerate.mutate()}
+      >
         The current account key stops working at once, and so do vault tokens obtained with it.
       </ConfirmDialog>
     </Section>
@@ -129,7 +149,15 @@ function TwoFactor({ account }: { account: Account }) {
             }}
           >
             <Group align="flex-end" gap="xs" wrap="wrap">
-              <TextInput label="Authenticator code" inputMode="numeric" autoComplete="one-time-code" maxLength={8} value={code} onChange={(e) => setCode(e.currentTarget.value)} required />
+              <TextInput
+                label="Authenticator code"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={8}
+                value={code}
+                onChange={(e) => setCode(e.currentTarget.value)}
+                required
+              />
               <Button type="submit" color={account.twoFactorEnabled ? 'red' : undefined} loading={action.isPending}>
                 {account.twoFactorEnabled ? 'Disable two-factor' : 'Enable two-factor'}
               </Button>
@@ -168,8 +196,13 @@ function Vault() {
       const tokenResponse = await fetch('/api/v1/vault-v3/session/token', { method: 'POST', headers: { 'x-api-key': apiKey } });
       const token = ((await tokenResponse.json()) as { data?: { token: string; apiBaseUrl: string } }).data;
       if (!tokenResponse.ok || !token) throw new Error(`Could not open the vault (${tokenResponse.status})`);
-      const listResponse = await fetch(`${new URL(token.apiBaseUrl).pathname}/scripts`, { headers: { authorization: `Bearer ${token.token}` } });
-      const body = (await listResponse.json()) as { data?: { items?: VaultScript[]; scripts?: VaultScript[] } | VaultScript[]; error?: string };
+      const listResponse = await fetch(`${new URL(token.apiBaseUrl).pathname}/scripts`, {
+        headers: { authorization: `Bearer ${token.token}` },
+      });
+      const body = (await listResponse.json()) as {
+        data?: { items?: VaultScript[]; scripts?: VaultScript[] } | VaultScript[];
+        error?: string;
+      };
       if (!listResponse.ok) throw new Error(body.error ?? `Could not list the vault (${listResponse.status})`);
       const data = body.data;
       return Array.isArray(data) ? data : (data?.items ?? data?.scripts ?? []);
@@ -190,11 +223,19 @@ function Vault() {
       ) : (
         <Table aria-label="Vault scripts" fz="sm">
           <Table.Thead>
-            <Table.Tr><Table.Th>Name</Table.Th><Table.Th>Size</Table.Th><Table.Th>Updated</Table.Th></Table.Tr>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Size</Table.Th>
+              <Table.Th>Updated</Table.Th>
+            </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {scripts.data.map((s) => (
-              <Table.Tr key={s.id}><Table.Td>{s.name}</Table.Td><Table.Td>{s.size} B</Table.Td><Table.Td>{new Date(s.updatedAt).toLocaleString()}</Table.Td></Table.Tr>
+              <Table.Tr key={s.id}>
+                <Table.Td>{s.name}</Table.Td>
+                <Table.Td>{s.size} B</Table.Td>
+                <Table.Td>{new Date(s.updatedAt).toLocaleString()}</Table.Td>
+              </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
@@ -215,7 +256,8 @@ export default function AccountPage() {
       ) : (
         <Stack>
           <Text size="sm">
-            Signed in as <b>{account.data.username}</b> ({account.data.role}), since {new Date(account.data.createdAt).toLocaleDateString()}.
+            Signed in as <b>{account.data.username}</b> ({account.data.role}), since {new Date(account.data.createdAt).toLocaleDateString()}
+            .
           </Text>
           <AccountKey />
           <TwoFactor account={account.data} />

@@ -49,7 +49,10 @@ export default function AnalyticsPage() {
   });
   const points = (data.data?.series ?? []).map((p) => ({
     ...p,
-    label: data.data?.interval === 'hour' ? new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : new Date(p.at).toLocaleDateString(),
+    label:
+      data.data?.interval === 'hour'
+        ? new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+        : new Date(p.at).toLocaleDateString(),
   }));
   const totals = SERIES.map((s) => ({ key: s.key, total: points.reduce((sum, p) => sum + p[s.key], 0) }));
   return (
@@ -71,8 +74,12 @@ export default function AnalyticsPage() {
           <SimpleGrid cols={{ base: 2, sm: 5 }}>
             {totals.map((t) => (
               <Paper withBorder p="sm" key={t.key}>
-                <Text size="xs" c="dimmed" tt="capitalize">{t.key}</Text>
-                <Text fw={700} size="lg">{t.total.toLocaleString()}</Text>
+                <Text size="xs" c="dimmed" tt="capitalize">
+                  {t.key}
+                </Text>
+                <Text fw={700} size="lg">
+                  {t.total.toLocaleString()}
+                </Text>
               </Paper>
             ))}
           </SimpleGrid>
@@ -94,35 +101,51 @@ export default function AnalyticsPage() {
           </Paper>
           <SimpleGrid cols={{ base: 1, md: 2 }}>
             <Paper withBorder p="sm">
-              <Title order={3} size="h5" mb="xs">Verdicts by code</Title>
+              <Title order={3} size="h5" mb="xs">
+                Verdicts by code
+              </Title>
               {Object.keys(data.data.codes).length === 0 ? (
                 <Empty title="No verdicts in this range" />
               ) : (
                 <Table fz="sm" aria-label="Verdicts by code">
                   <Table.Tbody>
-                    {Object.entries(data.data.codes).sort((a, b) => b[1] - a[1]).map(([code, count]) => (
-                      <Table.Tr key={code}><Table.Td ff="monospace">{code}</Table.Td><Table.Td ta="right">{count.toLocaleString()}</Table.Td></Table.Tr>
-                    ))}
+                    {Object.entries(data.data.codes)
+                      .sort((a, b) => b[1] - a[1])
+                      .map(([code, count]) => (
+                        <Table.Tr key={code}>
+                          <Table.Td ff="monospace">{code}</Table.Td>
+                          <Table.Td ta="right">{count.toLocaleString()}</Table.Td>
+                        </Table.Tr>
+                      ))}
                   </Table.Tbody>
                 </Table>
               )}
             </Paper>
             <Paper withBorder p="sm">
-              <Title order={3} size="h5" mb="xs">Executions by script</Title>
+              <Title order={3} size="h5" mb="xs">
+                Executions by script
+              </Title>
               {data.data.scripts.length === 0 ? (
                 <Empty title="No executions in this range" />
               ) : (
                 <Table fz="sm" aria-label="Executions by script">
                   <Table.Tbody>
                     {data.data.scripts.map((s) => (
-                      <Table.Tr key={s.scriptId}><Table.Td>{s.name}</Table.Td><Table.Td ta="right">{s.executions.toLocaleString()}</Table.Td></Table.Tr>
+                      <Table.Tr key={s.scriptId}>
+                        <Table.Td>{s.name}</Table.Td>
+                        <Table.Td ta="right">{s.executions.toLocaleString()}</Table.Td>
+                      </Table.Tr>
                     ))}
                   </Table.Tbody>
                 </Table>
               )}
             </Paper>
           </SimpleGrid>
-          <Group><Text size="xs" c="dimmed">Counts reach this page up to a few seconds late. Times are UTC buckets shown in your time zone.</Text></Group>
+          <Group>
+            <Text size="xs" c="dimmed">
+              Counts reach this page up to a few seconds late. Times are UTC buckets shown in your time zone.
+            </Text>
+          </Group>
         </Stack>
       )}
     </>

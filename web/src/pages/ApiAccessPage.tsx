@@ -14,7 +14,11 @@ interface Permissions {
 }
 
 const PERMISSIONS: Array<{ name: keyof Permissions; label: string; description: string }> = [
-  { name: 'allowManageKeys', label: 'Manage keys', description: 'The service key may change keys, keyless, blacklist and settings (reads are always allowed).' },
+  {
+    name: 'allowManageKeys',
+    label: 'Manage keys',
+    description: 'The service key may change keys, keyless, blacklist and settings (reads are always allowed).',
+  },
   { name: 'allowVss', label: 'Scripts', description: 'The service key may upload and change scripts.' },
   { name: 'allowUrlShortener', label: 'URL shortener', description: 'The service key may create short links.' },
 ];
@@ -47,14 +51,22 @@ export default function ApiAccessPage() {
     onSuccess: (data) => queryClient.setQueryData(['permissions', serviceId], data),
     onError: notifyError,
   });
-  const allow = useQuery({ queryKey: ['ip-allowlist', serviceId], queryFn: () => request<{ entries: string[] }>('GET', `${base}/ip-allowlist`) });
+  const allow = useQuery({
+    queryKey: ['ip-allowlist', serviceId],
+    queryFn: () => request<{ entries: string[] }>('GET', `${base}/ip-allowlist`),
+  });
   useEffect(() => {
     if (allow.data) setAllowlist(allow.data.entries.join('\n'));
   }, [allow.data]);
   const saveAllowlist = useMutation({
     mutationFn: () =>
       request<{ entries: string[] }>('PUT', `${base}/ip-allowlist`, {
-        body: { entries: allowlist.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean) },
+        body: {
+          entries: allowlist
+            .split(/[\s,]+/)
+            .map((e) => e.trim())
+            .filter(Boolean),
+        },
       }),
     onSuccess: (data) => {
       queryClient.setQueryData(['ip-allowlist', serviceId], data);
@@ -68,22 +80,40 @@ export default function ApiAccessPage() {
       <PageHeader title="API access" />
       <Stack>
         <Paper withBorder p="md" component="section" aria-label="Service key">
-          <Title order={3} size="h4" mb="sm">Service key</Title>
-          <Text size="sm" mb="xs">Send it as <Code>X-API-Key</Code> on /api/v1/keys/api and /api/v1/vss/api routes. Keep it on your server.</Text>
+          <Title order={3} size="h4" mb="sm">
+            Service key
+          </Title>
+          <Text size="sm" mb="xs">
+            Send it as <Code>X-API-Key</Code> on /api/v1/keys/api and /api/v1/vss/api routes. Keep it on your server.
+          </Text>
           {apiKey && (
             <Group gap="xs" mb="xs">
               <Code aria-label="Service key value">{apiKey}</Code>
-              <CopyButton value={apiKey}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+              <CopyButton value={apiKey}>
+                {({ copied, copy }) => (
+                  <Button size="xs" variant="light" onClick={copy}>
+                    {copied ? 'Copied' : 'Copy'}
+                  </Button>
+                )}
+              </CopyButton>
             </Group>
           )}
           <Group gap="xs">
-            {!apiKey && <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>Reveal</Button>}
-            <Button color="red" variant="light" onClick={() => setConfirmRegenerate(true)}>Regenerate</Button>
+            {!apiKey && (
+              <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>
+                Reveal
+              </Button>
+            )}
+            <Button color="red" variant="light" onClick={() => setConfirmRegenerate(true)}>
+              Regenerate
+            </Button>
           </Group>
         </Paper>
 
         <Paper withBorder p="md" component="section" aria-label="Permissions">
-          <Title order={3} size="h4" mb="sm">Permissions</Title>
+          <Title order={3} size="h4" mb="sm">
+            Permissions
+          </Title>
           {permissions.isPending ? (
             <Loading />
           ) : permissions.isError ? (
@@ -91,14 +121,22 @@ export default function ApiAccessPage() {
           ) : (
             <Stack gap="sm">
               {PERMISSIONS.map((p) => (
-                <Switch key={p.name} label={p.label} description={p.description} checked={permissions.data[p.name]} onChange={(e) => setPermission.mutate({ [p.name]: e.currentTarget.checked })} />
+                <Switch
+                  key={p.name}
+                  label={p.label}
+                  description={p.description}
+                  checked={permissions.data[p.name]}
+                  onChange={(e) => setPermission.mutate({ [p.name]: e.currentTarget.checked })}
+                />
               ))}
             </Stack>
           )}
         </Paper>
 
         <Paper withBorder p="md" component="section" aria-label="IP allowlist">
-          <Title order={3} size="h4" mb="sm">IP allowlist</Title>
+          <Title order={3} size="h4" mb="sm">
+            IP allowlist
+          </Title>
           {allow.isPending ? (
             <Loading />
           ) : allow.isError ? (
@@ -111,14 +149,30 @@ export default function ApiAccessPage() {
               }}
             >
               <Stack>
-                <Textarea label="Allowed addresses" description="One address or CIDR range per line; empty allows every address" autosize minRows={3} ff="monospace" value={allowlist} onChange={(e) => setAllowlist(e.currentTarget.value)} />
-                <Button type="submit" w="fit-content" loading={saveAllowlist.isPending}>Save allowlist</Button>
+                <Textarea
+                  label="Allowed addresses"
+                  description="One address or CIDR range per line; empty allows every address"
+                  autosize
+                  minRows={3}
+                  ff="monospace"
+                  value={allowlist}
+                  onChange={(e) => setAllowlist(e.currentTarget.value)}
+                />
+                <Button type="submit" w="fit-content" loading={saveAllowlist.isPending}>
+                  Save allowlist
+                </Button>
               </Stack>
             </form>
           )}
         </Paper>
       </Stack>
-      <ConfirmDialog opened={confirmRegenerate} title="Regenerate service key" onClose={() => setConfirmRegenerate(false)} busy={regenerate.isPending} onConfirm={() => regenerate.mutate()}>
+      <ConfirmDialog
+        opened={confirmRegenerate}
+        title="Regenerate service key"
+        onClose={() => setConfirmRegenerate(false)}
+        busy={regenerate.isPending}
+        onConfirm={() => regenerate.mutate()}
+      >
         The current service key stops working at once; update every server that uses it.
       </ConfirmDialog>
     </>

@@ -26,7 +26,11 @@ function AddDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: (
     mutationFn: () =>
       request<Entry>('POST', PATH, {
         serviceId,
-        body: { hwid: hwid.trim(), ...(reason.trim() ? { reason: reason.trim() } : {}), ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
+        body: {
+          hwid: hwid.trim(),
+          ...(reason.trim() ? { reason: reason.trim() } : {}),
+          ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+        },
       }),
     onSuccess: (entry) => {
       void queryClient.invalidateQueries({ queryKey: ['blacklist', serviceId] });
@@ -39,13 +43,32 @@ function AddDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: (
   });
   return (
     <Modal opened={opened} onClose={onClose} title="Blacklist an HWID" centered>
-      <form onSubmit={(e) => { e.preventDefault(); add.mutate(); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate();
+        }}
+      >
         <Stack>
           <TextInput label="HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} required data-autofocus />
           <TextInput label="Reason" maxLength={512} value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
-          <TextInput label="Expires at" description="Empty: permanent" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.currentTarget.value)} />
-          {add.error && <Text c="red" size="sm" role="alert">{messageOf(add.error)}</Text>}
-          <Group justify="flex-end"><Button type="submit" loading={add.isPending}>Blacklist</Button></Group>
+          <TextInput
+            label="Expires at"
+            description="Empty: permanent"
+            type="datetime-local"
+            value={expiresAt}
+            onChange={(e) => setExpiresAt(e.currentTarget.value)}
+          />
+          {add.error && (
+            <Text c="red" size="sm" role="alert">
+              {messageOf(add.error)}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={add.isPending}>
+              Blacklist
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Modal>
@@ -80,27 +103,53 @@ export default function BlacklistPage() {
         <Button onClick={() => setAdding(true)}>Blacklist HWID</Button>
       </PageHeader>
       <Stack>
-        <TextInput type="search" aria-label="Search" placeholder="Search HWID or reason" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); }} maw={360} />
+        <TextInput
+          type="search"
+          aria-label="Search"
+          placeholder="Search HWID or reason"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            setPage(1);
+          }}
+          maw={360}
+        />
         {list.isPending ? (
           <Loading label="Loading the blacklist" />
         ) : list.isError ? (
           <ErrorState error={list.error} retry={() => void list.refetch()} />
         ) : list.data.items.length === 0 ? (
-          <Empty title={search ? 'No entry matches' : 'The blacklist is empty'}>{search ? 'Change the search.' : 'A blacklisted HWID fails validation with every key.'}</Empty>
+          <Empty title={search ? 'No entry matches' : 'The blacklist is empty'}>
+            {search ? 'Change the search.' : 'A blacklisted HWID fails validation with every key.'}
+          </Empty>
         ) : (
           <ScrollArea type="auto">
             <Table striped aria-label="Blacklist" miw={600}>
               <Table.Thead>
-                <Table.Tr><Table.Th>HWID</Table.Th><Table.Th>Reason</Table.Th><Table.Th>Expires</Table.Th><Table.Th>Added</Table.Th><Table.Th>Actions</Table.Th></Table.Tr>
+                <Table.Tr>
+                  <Table.Th>HWID</Table.Th>
+                  <Table.Th>Reason</Table.Th>
+                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>Added</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {list.data.items.map((entry) => (
                   <Table.Tr key={entry.hwid}>
                     <Table.Td ff="monospace">{entry.hwid}</Table.Td>
                     <Table.Td>{entry.reason}</Table.Td>
-                    <Table.Td>{entry.expiresAt ? `${new Date(entry.expiresAt).toLocaleString()}${Date.parse(entry.expiresAt) <= now ? ' (no longer in force)' : ''}` : 'Permanent'}</Table.Td>
+                    <Table.Td>
+                      {entry.expiresAt
+                        ? `${new Date(entry.expiresAt).toLocaleString()}${Date.parse(entry.expiresAt) <= now ? ' (no longer in force)' : ''}`
+                        : 'Permanent'}
+                    </Table.Td>
                     <Table.Td>{new Date(entry.createdAt).toLocaleDateString()}</Table.Td>
-                    <Table.Td><Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(entry)}>Delete</Button></Table.Td>
+                    <Table.Td>
+                      <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(entry)}>
+                        Delete
+                      </Button>
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -110,7 +159,13 @@ export default function BlacklistPage() {
         {list.data && list.data.totalPages > 1 && <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />}
       </Stack>
       <AddDialog opened={adding} onClose={() => setAdding(false)} serviceId={serviceId} />
-      <ConfirmDialog opened={deleting !== null} title="Remove from the blacklist" onClose={() => setDeleting(null)} busy={remove.isPending} onConfirm={() => deleting && remove.mutate(deleting)}>
+      <ConfirmDialog
+        opened={deleting !== null}
+        title="Remove from the blacklist"
+        onClose={() => setDeleting(null)}
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+      >
         {deleting ? `HWID ${deleting.hwid} may validate again.` : ''}
       </ConfirmDialog>
     </>

@@ -58,10 +58,18 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
   });
   const publicUrl = settings.pageUrl ?? `${window.location.origin}/key/${serviceId}`;
   return (
-    <form onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
       <Stack maw={640}>
         <Text size="sm">
-          Get-key page: <Anchor href={publicUrl} target="_blank" rel="noreferrer">{publicUrl}</Anchor>
+          Get-key page:{' '}
+          <Anchor href={publicUrl} target="_blank" rel="noreferrer">
+            {publicUrl}
+          </Anchor>
           {!settings.enabled && ' (answers 404 until enabled)'}
         </Text>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
@@ -69,16 +77,36 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
         <Group grow wrap="wrap">
           <NumberInput label="Checkpoints" min={1} max={5} value={checkpoints} onChange={setCheckpoints} allowDecimal={false} />
           <NumberInput label="Key lifetime (hours)" min={1} max={720} value={keyHours} onChange={setKeyHours} allowDecimal={false} />
-          <NumberInput label="Minimum seconds per checkpoint" min={0} max={600} value={minSeconds} onChange={setMinSeconds} allowDecimal={false} />
+          <NumberInput
+            label="Minimum seconds per checkpoint"
+            min={0}
+            max={600}
+            value={minSeconds}
+            onChange={setMinSeconds}
+            allowDecimal={false}
+          />
         </Group>
         {settings.maxKeysPerAddressPerDay !== undefined && (
-          <NumberInput label="Keys per address per day" description="0: no limit" min={0} max={1000} value={perAddress} onChange={setPerAddress} allowDecimal={false} />
+          <NumberInput
+            label="Keys per address per day"
+            description="0: no limit"
+            min={0}
+            max={1000}
+            value={perAddress}
+            onChange={setPerAddress}
+            allowDecimal={false}
+          />
         )}
         <NativeSelect
           label="Ad provider"
           value={provider}
           onChange={(e) => setProvider(e.currentTarget.value as KeySystem['provider'])}
-          data={[{ value: 'none', label: 'None (no ads)' }, { value: 'linkvertise', label: 'Linkvertise' }, { value: 'workink', label: 'Work.ink' }, { value: 'lootlabs', label: 'Lootlabs' }]}
+          data={[
+            { value: 'none', label: 'None (no ads)' },
+            { value: 'linkvertise', label: 'Linkvertise' },
+            { value: 'workink', label: 'Work.ink' },
+            { value: 'lootlabs', label: 'Lootlabs' },
+          ]}
         />
         {provider !== 'none' && (
           <>
@@ -108,8 +136,14 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
             />
           </>
         )}
-        {save.error && <Text c="red" size="sm" role="alert">{messageOf(save.error)}</Text>}
-        <Button type="submit" w="fit-content" loading={save.isPending}>Save key system</Button>
+        {save.error && (
+          <Text c="red" size="sm" role="alert">
+            {messageOf(save.error)}
+          </Text>
+        )}
+        <Button type="submit" w="fit-content" loading={save.isPending}>
+          Save key system
+        </Button>
       </Stack>
     </form>
   );
@@ -138,7 +172,9 @@ export default function KeySystemPage() {
       ) : settings.data === null ? (
         <Empty title="Not configured">This server does not offer the key system (its route answered 404).</Empty>
       ) : (
-        <Paper withBorder p="md"><KeySystemForm settings={settings.data} serviceId={serviceId} /></Paper>
+        <Paper withBorder p="md">
+          <KeySystemForm settings={settings.data} serviceId={serviceId} />
+        </Paper>
       )}
     </>
   );

@@ -65,38 +65,88 @@ export default function KeylessPage() {
       <PageHeader title="Keyless" />
       <Stack>
         <Paper withBorder p="md" component="section" aria-label="Find a keyless HWID">
-          <Title order={3} size="h4" mb="sm">Find an HWID</Title>
-          <form onSubmit={(e) => { e.preventDefault(); if (lookup.trim()) find.mutate(lookup.trim()); }}>
+          <Title order={3} size="h4" mb="sm">
+            Find an HWID
+          </Title>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (lookup.trim()) find.mutate(lookup.trim());
+            }}
+          >
             <Group align="flex-end" gap="xs" wrap="wrap">
-              <TextInput label="HWID" value={lookup} onChange={(e) => setLookup(e.currentTarget.value)} required style={{ flex: '1 1 240px' }} />
-              <Button type="submit" loading={find.isPending}>Find</Button>
+              <TextInput
+                label="HWID"
+                value={lookup}
+                onChange={(e) => setLookup(e.currentTarget.value)}
+                required
+                style={{ flex: '1 1 240px' }}
+              />
+              <Button type="submit" loading={find.isPending}>
+                Find
+              </Button>
             </Group>
           </form>
-          {found === 'none' && <Text size="sm" mt="sm">This HWID is not in the keyless list.</Text>}
+          {found === 'none' && (
+            <Text size="sm" mt="sm">
+              This HWID is not in the keyless list.
+            </Text>
+          )}
           {found && found !== 'none' && (
             <Group mt="sm" gap="sm" wrap="wrap">
-              <Text ff="monospace" size="sm">{found.hwid}</Text>
+              <Text ff="monospace" size="sm">
+                {found.hwid}
+              </Text>
               {found.isPremium && <Badge variant="outline">premium</Badge>}
               <Text size="sm">{found.expiresAt ? `until ${new Date(found.expiresAt).toLocaleString()}` : 'no expiry'}</Text>
-              <Button size="xs" color="red" variant="light" onClick={() => setDeleting(found)}>Delete</Button>
+              <Button size="xs" color="red" variant="light" onClick={() => setDeleting(found)}>
+                Delete
+              </Button>
             </Group>
           )}
         </Paper>
         <Paper withBorder p="md" component="section" aria-label="Add a keyless HWID">
-          <Title order={3} size="h4" mb="sm">Add an HWID</Title>
-          <Text size="sm" c="dimmed" mb="xs">A listed HWID passes validation without a key (default: one year).</Text>
-          <form onSubmit={(e) => { e.preventDefault(); add.mutate(); }}>
+          <Title order={3} size="h4" mb="sm">
+            Add an HWID
+          </Title>
+          <Text size="sm" c="dimmed" mb="xs">
+            A listed HWID passes validation without a key (default: one year).
+          </Text>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              add.mutate();
+            }}
+          >
             <Stack>
               <TextInput label="HWID to add" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} required />
-              <TextInput label="Expires at" description="Empty: one year from now" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.currentTarget.value)} />
+              <TextInput
+                label="Expires at"
+                description="Empty: one year from now"
+                type="datetime-local"
+                value={expiresAt}
+                onChange={(e) => setExpiresAt(e.currentTarget.value)}
+              />
               <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
-              {add.error && <Text c="red" size="sm" role="alert">{messageOf(add.error)}</Text>}
-              <Button type="submit" w="fit-content" loading={add.isPending}>Add</Button>
+              {add.error && (
+                <Text c="red" size="sm" role="alert">
+                  {messageOf(add.error)}
+                </Text>
+              )}
+              <Button type="submit" w="fit-content" loading={add.isPending}>
+                Add
+              </Button>
             </Stack>
           </form>
         </Paper>
       </Stack>
-      <ConfirmDialog opened={deleting !== null} title="Remove keyless HWID" onClose={() => setDeleting(null)} busy={remove.isPending} onConfirm={() => deleting && remove.mutate(deleting)}>
+      <ConfirmDialog
+        opened={deleting !== null}
+        title="Remove keyless HWID"
+        onClose={() => setDeleting(null)}
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+      >
         {deleting ? `HWID ${deleting.hwid} will need a key again.` : ''}
       </ConfirmDialog>
     </>

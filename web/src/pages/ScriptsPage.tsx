@@ -46,7 +46,8 @@ const OBFUSCATION = [
   { value: 'WYNFUSCATOR', label: 'Wynfuscator' },
 ];
 
-const formatSize = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const formatSize = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -60,7 +61,13 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
     mutationFn: async () => {
       const source = file ? await file.text() : code;
       setProgress(0);
-      return uploadWithProgress<Script>('POST', BASE, { name: name.trim(), code: source, obfuscationType, visible }, serviceId, setProgress);
+      return uploadWithProgress<Script>(
+        'POST',
+        BASE,
+        { name: name.trim(), code: source, obfuscationType, visible },
+        serviceId,
+        setProgress,
+      );
     },
     onSuccess: (script) => {
       void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
@@ -81,11 +88,44 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
         }}
       >
         <Stack>
-          <TextInput label="Name" description="1–64 of A-Z a-z 0-9 _ . -" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-          <Textarea label="Code" autosize minRows={4} maxRows={12} ff="monospace" value={code} onChange={(e) => setCode(e.currentTarget.value)} disabled={file !== null} />
-          <FileInput label="Or a file" placeholder="Choose a .lua file" value={file} onChange={setFile} clearable accept=".lua,.txt,text/plain" />
-          <NativeSelect label="Obfuscation" value={obfuscationType} onChange={(e) => setObfuscation(e.currentTarget.value)} data={OBFUSCATION} />
-          <Switch label="Visible" description="Listed to end users (chat /script, loadstrings by chat id)" checked={visible} onChange={(e) => setVisible(e.currentTarget.checked)} />
+          <TextInput
+            label="Name"
+            description="1–64 of A-Z a-z 0-9 _ . -"
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            required
+            data-autofocus
+          />
+          <Textarea
+            label="Code"
+            autosize
+            minRows={4}
+            maxRows={12}
+            ff="monospace"
+            value={code}
+            onChange={(e) => setCode(e.currentTarget.value)}
+            disabled={file !== null}
+          />
+          <FileInput
+            label="Or a file"
+            placeholder="Choose a .lua file"
+            value={file}
+            onChange={setFile}
+            clearable
+            accept=".lua,.txt,text/plain"
+          />
+          <NativeSelect
+            label="Obfuscation"
+            value={obfuscationType}
+            onChange={(e) => setObfuscation(e.currentTarget.value)}
+            data={OBFUSCATION}
+          />
+          <Switch
+            label="Visible"
+            description="Listed to end users (chat /script, loadstrings by chat id)"
+            checked={visible}
+            onChange={(e) => setVisible(e.currentTarget.checked)}
+          />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
           {upload.error && (
             <Text c="red" size="sm" role="alert">
@@ -135,7 +175,12 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
       >
         <Stack>
           <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-          <NativeSelect label="Obfuscation" value={obfuscationType} onChange={(e) => setObfuscation(e.currentTarget.value)} data={OBFUSCATION} />
+          <NativeSelect
+            label="Obfuscation"
+            value={obfuscationType}
+            onChange={(e) => setObfuscation(e.currentTarget.value)}
+            data={OBFUSCATION}
+          />
           <FileInput label="Replace the code" placeholder="Choose a file (optional)" value={file} onChange={setFile} clearable />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" />}
           {save.error && (
@@ -173,7 +218,8 @@ export default function ScriptsPage() {
     refetchInterval: (query) => (query.state.data?.items.some((s) => s.status === 'processing') ? 2000 : false),
   });
   const setVisible = useMutation({
-    mutationFn: ({ script, visible }: { script: Script; visible: boolean }) => request<Script>('PUT', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId, body: { visible } }),
+    mutationFn: ({ script, visible }: { script: Script; visible: boolean }) =>
+      request<Script>('PUT', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId, body: { visible } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] }),
     onError: notifyError,
   });
@@ -220,7 +266,9 @@ end`;
         ) : list.isError ? (
           <ErrorState error={list.error} retry={() => void list.refetch()} />
         ) : items.length === 0 ? (
-          <Empty title={search ? 'No script matches' : 'No scripts yet'}>{search ? 'Change the search.' : 'Upload a Lua script; end users load it with its loadstring.'}</Empty>
+          <Empty title={search ? 'No script matches' : 'No scripts yet'}>
+            {search ? 'Change the search.' : 'Upload a Lua script; end users load it with its loadstring.'}
+          </Empty>
         ) : (
           <ScrollArea type="auto">
             <Table striped aria-label="Scripts" miw={760}>
@@ -238,19 +286,31 @@ end`;
                 {items.map((script) => (
                   <Table.Tr key={script.id}>
                     <Table.Td>
-                      <Text size="sm" fw={600}>{script.name}</Text>
-                      <Text size="xs" c="dimmed" ff="monospace">{script.id}</Text>
+                      <Text size="sm" fw={600}>
+                        {script.name}
+                      </Text>
+                      <Text size="xs" c="dimmed" ff="monospace">
+                        {script.id}
+                      </Text>
                     </Table.Td>
                     <Table.Td>
                       {script.obfuscationType}{' '}
-                      <Badge size="sm" variant="light" color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}>
+                      <Badge
+                        size="sm"
+                        variant="light"
+                        color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}
+                      >
                         {script.status}
                       </Badge>
                     </Table.Td>
                     <Table.Td>{formatSize(script.size)}</Table.Td>
                     <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
                     <Table.Td>
-                      <Switch aria-label={`Visible: ${script.name}`} checked={script.visible} onChange={(e) => setVisible.mutate({ script, visible: e.currentTarget.checked })} />
+                      <Switch
+                        aria-label={`Visible: ${script.name}`}
+                        checked={script.visible}
+                        onChange={(e) => setVisible.mutate({ script, visible: e.currentTarget.checked })}
+                      />
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
@@ -268,8 +328,12 @@ end`;
                             </Button>
                           )}
                         </CopyButton>
-                        <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>Edit</Button>
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>Delete</Button>
+                        <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
+                          Edit
+                        </Button>
+                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
+                          Delete
+                        </Button>
                       </Group>
                     </Table.Td>
                   </Table.Tr>
@@ -284,13 +348,27 @@ end`;
           <Text size="sm" c="dimmed">
             Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
           </Text>
-          <Code block aria-label="Lua library snippet">{librarySnippet}</Code>
-          <CopyButton value={librarySnippet}>{({ copied, copy }) => <Button size="xs" variant="light" w="fit-content" onClick={copy}>{copied ? 'Copied' : 'Copy snippet'}</Button>}</CopyButton>
+          <Code block aria-label="Lua library snippet">
+            {librarySnippet}
+          </Code>
+          <CopyButton value={librarySnippet}>
+            {({ copied, copy }) => (
+              <Button size="xs" variant="light" w="fit-content" onClick={copy}>
+                {copied ? 'Copied' : 'Copy snippet'}
+              </Button>
+            )}
+          </CopyButton>
         </Stack>
       </Stack>
       <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />
       {editing && <EditDialog script={editing} onClose={() => setEditing(null)} serviceId={serviceId} />}
-      <ConfirmDialog opened={deleting !== null} title="Delete script" onClose={() => setDeleting(null)} busy={remove.isPending} onConfirm={() => deleting && remove.mutate(deleting)}>
+      <ConfirmDialog
+        opened={deleting !== null}
+        title="Delete script"
+        onClose={() => setDeleting(null)}
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+      >
         {deleting ? `Delete “${deleting.name}”? Its loadstring stops working at once.` : ''}
       </ConfirmDialog>
     </>

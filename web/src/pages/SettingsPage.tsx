@@ -77,12 +77,14 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
     onError: notifyError,
   });
   const test = useMutation({
-    mutationFn: () => request<{ delivered: boolean; queued?: boolean }>('POST', `${KEYS}/webhook`, { serviceId, body: { content: testMessage } }),
+    mutationFn: () =>
+      request<{ delivered: boolean; queued?: boolean }>('POST', `${KEYS}/webhook`, { serviceId, body: { content: testMessage } }),
     onSuccess: (r) => notifySuccess(r.delivered ? 'Test message delivered' : 'The platform asked to retry later: the message is queued'),
     onError: notifyError,
   });
   const connect = useMutation({
-    mutationFn: () => request<Settings>('POST', `${KEYS}/chat/connect`, { serviceId, body: { guildId: guildId.trim(), guildName: guildName.trim() } }),
+    mutationFn: () =>
+      request<Settings>('POST', `${KEYS}/chat/connect`, { serviceId, body: { guildId: guildId.trim(), guildName: guildName.trim() } }),
     onSuccess: () => {
       refresh();
       notifySuccess('Chat server bound');
@@ -120,7 +122,10 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       <Section title="Webhook">
         <Stack>
           <Text size="sm">
-            Current URL: <Text span ff="monospace">{revealed ?? s.webhookUrl ?? 'none'}</Text>
+            Current URL:{' '}
+            <Text span ff="monospace">
+              {revealed ?? s.webhookUrl ?? 'none'}
+            </Text>
           </Text>
           <Group gap="xs">
             {s.webhookUrl && revealed === null && (
@@ -134,7 +139,11 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
               </Button>
             )}
           </Group>
-          <Switch label="Webhook enabled" checked={s.webhookEnabled} onChange={(e) => update.mutate({ webhookEnabled: e.currentTarget.checked })} />
+          <Switch
+            label="Webhook enabled"
+            checked={s.webhookEnabled}
+            onChange={(e) => update.mutate({ webhookEnabled: e.currentTarget.checked })}
+          />
           <form
             onSubmit={(e) => {
               e.preventDefault();
@@ -142,7 +151,14 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             }}
           >
             <Group align="flex-end" gap="xs" wrap="wrap">
-              <TextInput label="Webhook URL" placeholder="https://discord.com/api/webhooks/…" value={webhookUrl} onChange={(e) => setWebhookUrl(e.currentTarget.value)} style={{ flex: '1 1 260px' }} required />
+              <TextInput
+                label="Webhook URL"
+                placeholder="https://discord.com/api/webhooks/…"
+                value={webhookUrl}
+                onChange={(e) => setWebhookUrl(e.currentTarget.value)}
+                style={{ flex: '1 1 260px' }}
+                required
+              />
               <Button type="submit" loading={update.isPending}>
                 Save webhook
               </Button>
@@ -155,7 +171,14 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             }}
           >
             <Group align="flex-end" gap="xs" wrap="wrap">
-              <TextInput label="Test message" maxLength={2000} value={testMessage} onChange={(e) => setTestMessage(e.currentTarget.value)} style={{ flex: '1 1 260px' }} required />
+              <TextInput
+                label="Test message"
+                maxLength={2000}
+                value={testMessage}
+                onChange={(e) => setTestMessage(e.currentTarget.value)}
+                style={{ flex: '1 1 260px' }}
+                required
+              />
               <Button type="submit" variant="light" loading={test.isPending} disabled={!s.webhookUrl}>
                 Send test message
               </Button>
@@ -165,11 +188,18 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             <>
               <Divider label="Outbox" labelPosition="left" />
               {outboxRows.length === 0 ? (
-                <Text size="sm" c="dimmed">Nothing waiting: every message was delivered.</Text>
+                <Text size="sm" c="dimmed">
+                  Nothing waiting: every message was delivered.
+                </Text>
               ) : (
                 <Table fz="xs" aria-label="Webhook outbox">
                   <Table.Thead>
-                    <Table.Tr><Table.Th>Status</Table.Th><Table.Th>Attempts</Table.Th><Table.Th>Next attempt</Table.Th><Table.Th>Last error</Table.Th></Table.Tr>
+                    <Table.Tr>
+                      <Table.Th>Status</Table.Th>
+                      <Table.Th>Attempts</Table.Th>
+                      <Table.Th>Next attempt</Table.Th>
+                      <Table.Th>Last error</Table.Th>
+                    </Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
                     {outboxRows.map((row) => (
@@ -197,7 +227,15 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
         >
           <Group align="flex-end" gap="xs" wrap="wrap">
             <NumberInput label="Free keys (hours)" min={0} max={720} value={free} onChange={setFree} allowDecimal={false} required />
-            <NumberInput label="Premium keys (hours)" min={0} max={720} value={premium} onChange={setPremium} allowDecimal={false} required />
+            <NumberInput
+              label="Premium keys (hours)"
+              min={0}
+              max={720}
+              value={premium}
+              onChange={setPremium}
+              allowDecimal={false}
+              required
+            />
             <Button type="submit" loading={update.isPending}>
               Save cooldowns
             </Button>
@@ -207,7 +245,11 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
 
       <Section title="Chat commands">
         <Stack>
-          <Text size="sm">{s.chat ? `Bound to “${s.chat.guildName}” (${s.chat.guildId}).` : 'No chat server bound: /redeem, /resethwid and /script answer nowhere.'}</Text>
+          <Text size="sm">
+            {s.chat
+              ? `Bound to “${s.chat.guildName}” (${s.chat.guildId}).`
+              : 'No chat server bound: /redeem, /resethwid and /script answer nowhere.'}
+          </Text>
           {s.chat ? (
             <Button color="red" variant="light" w="fit-content" onClick={() => setConfirmDisconnect(true)}>
               Disconnect chat server
@@ -220,7 +262,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
               }}
             >
               <Group align="flex-end" gap="xs" wrap="wrap">
-                <TextInput label="Server id" description="17–20 digits" value={guildId} onChange={(e) => setGuildId(e.currentTarget.value)} required />
+                <TextInput
+                  label="Server id"
+                  description="17–20 digits"
+                  value={guildId}
+                  onChange={(e) => setGuildId(e.currentTarget.value)}
+                  required
+                />
                 <TextInput label="Server name" value={guildName} onChange={(e) => setGuildName(e.currentTarget.value)} required />
                 <Button type="submit" loading={connect.isPending}>
                   Connect
@@ -235,22 +283,43 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             }}
           >
             <Group align="flex-end" gap="xs" wrap="wrap">
-              <Textarea label="Interactions public key" description="64 hex characters from the application's page; empty removes it" value={publicKey} onChange={(e) => setPublicKey(e.currentTarget.value)} ff="monospace" autosize style={{ flex: '1 1 320px' }} />
+              <Textarea
+                label="Interactions public key"
+                description="64 hex characters from the application's page; empty removes it"
+                value={publicKey}
+                onChange={(e) => setPublicKey(e.currentTarget.value)}
+                ff="monospace"
+                autosize
+                style={{ flex: '1 1 320px' }}
+              />
               <Button type="submit" loading={update.isPending}>
                 Save public key
               </Button>
             </Group>
           </form>
           <Text size="xs" c="dimmed">
-            Interactions endpoint: <Text span ff="monospace">{`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}</Text>
+            Interactions endpoint:{' '}
+            <Text span ff="monospace">{`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}</Text>
           </Text>
         </Stack>
       </Section>
 
-      <ConfirmDialog opened={confirmDisconnect} title="Disconnect chat server" onClose={() => setConfirmDisconnect(false)} busy={disconnect.isPending} onConfirm={() => disconnect.mutate()}>
+      <ConfirmDialog
+        opened={confirmDisconnect}
+        title="Disconnect chat server"
+        onClose={() => setConfirmDisconnect(false)}
+        busy={disconnect.isPending}
+        onConfirm={() => disconnect.mutate()}
+      >
         Chat commands stop working in that server until you connect it again.
       </ConfirmDialog>
-      <ConfirmDialog opened={confirmRemoveWebhook} title="Remove webhook" onClose={() => setConfirmRemoveWebhook(false)} busy={update.isPending} onConfirm={() => update.mutate({ webhookUrl: null })}>
+      <ConfirmDialog
+        opened={confirmRemoveWebhook}
+        title="Remove webhook"
+        onClose={() => setConfirmRemoveWebhook(false)}
+        busy={update.isPending}
+        onConfirm={() => update.mutate({ webhookUrl: null })}
+      >
         Notifications stop until you set a new webhook URL.
       </ConfirmDialog>
     </Stack>
@@ -266,7 +335,13 @@ export default function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings" />
-      {info.isPending ? <Loading label="Loading settings" /> : info.isError ? <ErrorState error={info.error} retry={() => void info.refetch()} /> : <SettingsForm info={info.data} serviceId={serviceId} />}
+      {info.isPending ? (
+        <Loading label="Loading settings" />
+      ) : info.isError ? (
+        <ErrorState error={info.error} retry={() => void info.refetch()} />
+      ) : (
+        <SettingsForm info={info.data} serviceId={serviceId} />
+      )}
       {info.isError && <Text size="sm">{messageOf(info.error)}</Text>}
     </>
   );

@@ -52,7 +52,8 @@ function Accounts() {
     onError: notifyError,
   });
   const setRole = useMutation({
-    mutationFn: ({ account, role }: { account: StaffAccount; role: string }) => request('PATCH', `/api/v1/admin/accounts/${encodeURIComponent(account.id)}`, { body: { role } }),
+    mutationFn: ({ account, role }: { account: StaffAccount; role: string }) =>
+      request('PATCH', `/api/v1/admin/accounts/${encodeURIComponent(account.id)}`, { body: { role } }),
     onSuccess: (_d, { account, role }) => {
       refresh();
       notifySuccess(`${account.username} is now ${role}`);
@@ -61,7 +62,14 @@ function Accounts() {
   });
   return (
     <Stack>
-      <TextInput type="search" aria-label="Search accounts" placeholder="Search by username" value={search} onChange={(e) => setSearch(e.currentTarget.value)} maw={320} />
+      <TextInput
+        type="search"
+        aria-label="Search accounts"
+        placeholder="Search by username"
+        value={search}
+        onChange={(e) => setSearch(e.currentTarget.value)}
+        maw={320}
+      />
       {query.isPending ? (
         <Loading label="Loading accounts" />
       ) : query.isError ? (
@@ -72,22 +80,38 @@ function Accounts() {
         <ScrollArea type="auto">
           <Table striped aria-label="Accounts" miw={640}>
             <Table.Thead>
-              <Table.Tr><Table.Th>Username</Table.Th><Table.Th>Role</Table.Th><Table.Th>2FA</Table.Th><Table.Th>State</Table.Th><Table.Th>Actions</Table.Th></Table.Tr>
+              <Table.Tr>
+                <Table.Th>Username</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>2FA</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {query.data.items.map((account) => (
                 <Table.Tr key={account.id}>
                   <Table.Td>{account.username}</Table.Td>
                   <Table.Td>
-                    <NativeSelect size="xs" aria-label={`Role of ${account.username}`} value={account.role} data={['user', 'moderator', 'admin']} onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value })} />
+                    <NativeSelect
+                      size="xs"
+                      aria-label={`Role of ${account.username}`}
+                      value={account.role}
+                      data={['user', 'moderator', 'admin']}
+                      onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value })}
+                    />
                   </Table.Td>
                   <Table.Td>{account.twoFactorEnabled ? 'on' : 'off'}</Table.Td>
                   <Table.Td>{account.disabled ? <Badge color="red">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
                   <Table.Td>
                     {account.disabled ? (
-                      <Button size="compact-xs" variant="light" onClick={() => setDisabled.mutate({ account, disabled: false })}>Enable</Button>
+                      <Button size="compact-xs" variant="light" onClick={() => setDisabled.mutate({ account, disabled: false })}>
+                        Enable
+                      </Button>
                     ) : (
-                      <Button size="compact-xs" variant="light" color="red" onClick={() => setDisabling(account)}>Disable</Button>
+                      <Button size="compact-xs" variant="light" color="red" onClick={() => setDisabling(account)}>
+                        Disable
+                      </Button>
                     )}
                   </Table.Td>
                 </Table.Tr>
@@ -97,7 +121,13 @@ function Accounts() {
         </ScrollArea>
       )}
       {query.data && query.data.totalPages > 1 && <Pagination total={query.data.totalPages} value={page} onChange={setPage} size="sm" />}
-      <ConfirmDialog opened={disabling !== null} title="Disable account" onClose={() => setDisabling(null)} busy={setDisabled.isPending} onConfirm={() => disabling && setDisabled.mutate({ account: disabling, disabled: true })}>
+      <ConfirmDialog
+        opened={disabling !== null}
+        title="Disable account"
+        onClose={() => setDisabling(null)}
+        busy={setDisabled.isPending}
+        onConfirm={() => disabling && setDisabled.mutate({ account: disabling, disabled: true })}
+      >
         {disabling ? `${disabling.username}'s sessions, account key and service keys stop working at once.` : ''}
       </ConfirmDialog>
     </Stack>
@@ -108,7 +138,14 @@ function Services() {
   const { query, page, setPage, search, setSearch } = usePaged<StaffService>('services', '/api/v1/admin/services');
   return (
     <Stack>
-      <TextInput type="search" aria-label="Search services" placeholder="Search by name or identifier" value={search} onChange={(e) => setSearch(e.currentTarget.value)} maw={320} />
+      <TextInput
+        type="search"
+        aria-label="Search services"
+        placeholder="Search by name or identifier"
+        value={search}
+        onChange={(e) => setSearch(e.currentTarget.value)}
+        maw={320}
+      />
       {query.isPending ? (
         <Loading label="Loading services" />
       ) : query.isError ? (
@@ -119,11 +156,21 @@ function Services() {
         <ScrollArea type="auto">
           <Table striped aria-label="All services" miw={560}>
             <Table.Thead>
-              <Table.Tr><Table.Th>Name</Table.Th><Table.Th>Identifier</Table.Th><Table.Th>Owner</Table.Th><Table.Th>Created</Table.Th></Table.Tr>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Identifier</Table.Th>
+                <Table.Th>Owner</Table.Th>
+                <Table.Th>Created</Table.Th>
+              </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {query.data.items.map((s) => (
-                <Table.Tr key={s.id}><Table.Td>{s.name}</Table.Td><Table.Td ff="monospace">{s.identifier}</Table.Td><Table.Td>{s.ownerUsername}</Table.Td><Table.Td>{new Date(s.createdAt).toLocaleDateString()}</Table.Td></Table.Tr>
+                <Table.Tr key={s.id}>
+                  <Table.Td>{s.name}</Table.Td>
+                  <Table.Td ff="monospace">{s.identifier}</Table.Td>
+                  <Table.Td>{s.ownerUsername}</Table.Td>
+                  <Table.Td>{new Date(s.createdAt).toLocaleDateString()}</Table.Td>
+                </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
@@ -138,14 +185,20 @@ export default function StaffPage() {
   return (
     <>
       <PageHeader title="Staff" />
-      <Text size="sm" c="dimmed" mb="sm">Moderators and admins only; changing roles needs an admin.</Text>
+      <Text size="sm" c="dimmed" mb="sm">
+        Moderators and admins only; changing roles needs an admin.
+      </Text>
       <Tabs defaultValue="accounts" keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="accounts">Accounts</Tabs.Tab>
           <Tabs.Tab value="services">Services</Tabs.Tab>
         </Tabs.List>
-        <Tabs.Panel value="accounts"><Accounts /></Tabs.Panel>
-        <Tabs.Panel value="services"><Services /></Tabs.Panel>
+        <Tabs.Panel value="accounts">
+          <Accounts />
+        </Tabs.Panel>
+        <Tabs.Panel value="services">
+          <Services />
+        </Tabs.Panel>
       </Tabs>
     </>
   );

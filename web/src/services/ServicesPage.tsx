@@ -14,7 +14,11 @@ function NewServiceDialog({ opened, onClose }: { opened: boolean; onClose: () =>
   const [identifier, setIdentifier] = useState('');
   const create = useMutation({
     mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/services', { body: { name: name.trim(), ...(identifier.trim() ? { identifier: identifier.trim() } : {}) } })),
+      unwrap(
+        await api.POST('/api/v1/services', {
+          body: { name: name.trim(), ...(identifier.trim() ? { identifier: identifier.trim() } : {}) },
+        }),
+      ),
     onSuccess: (service) => {
       void queryClient.invalidateQueries({ queryKey: SERVICES_KEY });
       notifySuccess(`Service “${service.name}” created`);
