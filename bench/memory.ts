@@ -7,20 +7,18 @@
  * the fetch, as a multiple of the script size. The target is at most 3x.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { migrate, openDatabase, type DbHandle } from '../src/db/database.ts';
-import { Sealer } from '../src/lib/secrets.ts';
+import { migrate, type DbHandle } from '../src/db/database.ts';
+import { loadConfig } from '../src/config.ts';
+import { createContext, silentLog } from '../src/context.ts';
 import { createAccount } from '../src/modules/accounts/accounts.service.ts';
 import { createService } from '../src/modules/services/services.service.ts';
 import { startServerProcess } from '../test/helpers/server-process.ts';
-import type { AppContext } from '../src/context.ts';
+import { onEachDatabase } from './databases.ts';
 
 const SIZE = 41_943_040;
 const SECRET = 'bench-secret-0123456789abcdef';
-const PG_ADMIN = process.env.KEYWARD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MB = 1024 * 1024;
 
 function peakRssBytes(pid: number): { hwm: number; rss: number } {
@@ -37,14 +35,21 @@ function scriptOfSize(size: number): string {
 
 async function seed(handle: DbHandle) {
   await migrate(handle.db);
-  const ctx = { db: handle.db, dialect: handle.dialect, sealer: new Sealer(SECRET), clock: () => Date.now() } as unknown as AppContext;
+  const ctx = await createContext({
+    config: loadConfig({ KEYWARD_SECRET: SECRET, DATA_DIR: tmpdir() }),
+    database: handle,
+    ownsDatabase: false,
+    log: silentLog,
+    role: 'cli',
+  });
   const account = await createAccount(ctx, {
     username: `bench${randomBytes(3).toString('hex')}`,
     password: 'bench-password-123',
     role: 'user',
   });
   const service = await createService(ctx, account.id, { name: 'memory bench' });
-  return { serviceKey: new Sealer(SECRET).open(service.apiKeySealed) };
+  await ctx.close();
+  return { serviceKey: ctx.sealer.open(service.apiKeySealed) };
 }
 
 async function api(url: string, key: string, method: string, body?: unknown) {
@@ -69,9 +74,8 @@ async function fetchAll(url: string): Promise<{ bytes: number; sha: string }> {
   return { bytes, sha: hash.digest('hex') };
 }
 
-async function run(label: string, env: Record<string, string>, handle: DbHandle) {
+async function run(label: 'sqlite' | 'postgres', env: Record<string, string>, handle: DbHandle) {
   const { serviceKey } = await seed(handle);
-  await handle.close();
   const server = await startServerProcess({
     ...env,
     KEYWARD_SECRET: SECRET,
@@ -132,33 +136,7 @@ async function run(label: string, env: Record<string, string>, handle: DbHandle)
 }
 
 async function main() {
-  const results = [];
-  const dir = mkdtempSync(join(tmpdir(), 'keyward-mem-'));
-  try {
-    results.push(await run('sqlite', { DATA_DIR: dir }, openDatabase({ databaseUrl: null, dataDir: dir })));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  const reachable = await admin.connect().then(
-    () => true,
-    () => false,
-  );
-  if (reachable) {
-    const name = `kw_mem_${randomBytes(4).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(PG_ADMIN);
-      url.pathname = `/${name}`;
-      results.push(await run('postgres', { DATABASE_URL: url.href }, openDatabase({ databaseUrl: url.href, dataDir: '' })));
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } else {
-    console.warn('PostgreSQL did not answer; measured SQLite only');
-  }
+  const results = await onEachDatabase('mem', run);
   const worst = Math.max(...results.map((r) => r.ratioToScriptSize));
   console.log(`peak RSS growth: at most ${worst}x the script size (target: at most 3x)`);
   if (worst > 3) process.exitCode = 1;

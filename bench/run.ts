@@ -301,6 +301,31 @@ async function main() {
       console.log(`\n${name} (${file})`);
       results[name] = await runScript(file);
     }
+    const exportImport = (results.exportImport ?? []) as Array<{
+      exportPeakRssGrowthMB: number;
+      exportToBareSelect: number;
+      importToGenerate: number;
+    }>;
+    const worstOf = (pick: (r: (typeof exportImport)[number]) => number) =>
+      exportImport.length ? Math.max(...exportImport.map(pick)) : undefined;
+    goal(
+      'exportPeakRssGrowthMB',
+      worstOf((r) => r.exportPeakRssGrowthMB),
+      '<= 64',
+      (v) => v <= 64,
+    );
+    goal(
+      'exportToBareSelect',
+      worstOf((r) => r.exportToBareSelect),
+      '<= 3',
+      (v) => v <= 3,
+    );
+    goal(
+      'importLuarmorToGenerate',
+      worstOf((r) => r.importToGenerate),
+      '<= 3',
+      (v) => v <= 3,
+    );
     results.goals = goals;
 
     console.log('\nmedians, ratio to the baseline:');

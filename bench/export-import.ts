@@ -1,0 +1,142 @@
+/**
+ * npx tsx bench/export-import.ts — contract §7.4 at scale, on SQLite and (when it answers) PostgreSQL:
+ *  - export of 1,000,000 keys (GET /keys/api/keys/export, CSV) from a real server process: the growth of its peak
+ *    RSS (VmHWM) and its time against a bare SELECT of the same rows streamed through the same driver;
+ *  - import of 10,000 Luarmor records in one call against generating 10,000 keys in 10 calls.
+ * One JSON line per database (bench/run.ts collects them). KEYS overrides the export size.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadConfig } from '../src/config.ts';
+import { createContext, silentLog } from '../src/context.ts';
+import { migrate, type DbHandle } from '../src/db/database.ts';
+import { createAccount } from '../src/modules/accounts/accounts.service.ts';
+import { createService } from '../src/modules/services/services.service.ts';
+import { startServerProcess } from '../test/helpers/server-process.ts';
+import { onEachDatabase } from './databases.ts';
+import { seedKeys } from './seed-keys.ts';
+
+const KEYS = Number(process.env.KEYS ?? 1_000_000);
+const IMPORT_RECORDS = 10_000;
+const SECRET = 'bench-secret-0123456789abcdef';
+const MB = 1024 * 1024;
+
+const peakRss = (pid: number) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+async function newService(handle: DbHandle, env: Record<string, string>) {
+  const ctx = await createContext({
+    config: loadConfig({ KEYWARD_SECRET: SECRET, ...env }),
+    database: handle,
+    ownsDatabase: false,
+    log: silentLog,
+    role: 'cli',
+  });
+  const account = await createAccount(ctx, { username: `bench${randomBytes(4).toString('hex')}`, password: 'bench password 123' });
+  const service = await createService(ctx, account.id, { name: `bench ${randomBytes(2).toString('hex')}` });
+  await ctx.close();
+  return { id: service.id, key: ctx.sealer.open(service.apiKeySealed) };
+}
+
+/** The baseline: the rows the export reads (both key tables and the HWIDs), streamed and dropped. */
+async function bareSelect(handle: DbHandle, serviceId: string): Promise<number> {
+  let rows = 0;
+  for (const table of ['activeKeys', 'generatedKeys', 'keyHwids'] as const) {
+    for await (const row of handle.db.selectFrom(table).selectAll().where('serviceId', '=', serviceId).stream(1000)) if (row) rows++;
+  }
+  return rows;
+}
+
+async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, string>, handle: DbHandle) {
+  await migrate(handle.db);
+  const big = await newService(handle, env);
+  let started = performance.now();
+  await seedKeys(handle, big.id, KEYS);
+  const seeded = seconds(started);
+
+  started = performance.now();
+  const selected = await bareSelect(handle, big.id);
+  const bareSelectSeconds = seconds(started);
+
+  const server = await startServerProcess({ ...env, KEYWARD_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_API_PER_MINUTE: '0' });
+  try {
+    const pid = server.child.pid!;
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}/api/v1${path}`, {
+        ...init,
+        headers: { 'x-api-key': big.key, 'content-type': 'application/json', ...init.headers },
+      });
+    // Warm-up: a small page, so the growth counts the export and not the first request's compilation.
+    await (await api('/keys/api/keys?limit=10')).arrayBuffer();
+    const before = peakRss(pid);
+    started = performance.now();
+    const response = await api('/keys/api/keys/export?format=csv');
+    if (!response.ok) throw new Error(`export: ${response.status}`);
+    let bytes = 0;
+    let lines = 0;
+    for await (const chunk of response.body!) {
+      bytes += chunk.length;
+      for (const byte of chunk as Uint8Array) if (byte === 10) lines++;
+    }
+    const exportSeconds = seconds(started);
+    const growth = peakRss(pid) - before;
+    if (lines - 1 !== KEYS) throw new Error(`export: ${lines - 1} rows, expected ${KEYS}`);
+
+    // Import against generate, on a service of its own each.
+    const generator = await newService(handle, env);
+    started = performance.now();
+    for (let call = 0; call < 10; call++) {
+      const res = await fetch(`${server.url}/api/v1/keys/api/generate`, {
+        method: 'POST',
+        headers: { 'x-api-key': generator.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ expirationType: 'byDays', days: 30, count: IMPORT_RECORDS / 10 }),
+      });
+      if (res.status !== 201) throw new Error(`generate: ${res.status} ${await res.text()}`);
+    }
+    const generateSeconds = seconds(started);
+    const importer = await newService(handle, env);
+    const records = Array.from({ length: IMPORT_RECORDS }, (_, i) => ({
+      user_key: `lua_${randomBytes(8).toString('hex')}_${i}`,
+      identifier: i % 2 === 0 ? `HWID-${i}` : '',
+      identifier_type: 'hwid',
+      discord_id: '',
+      note: i % 5 === 0 ? 'imported from luarmor' : '',
+      status: 'active',
+      auth_expire: i % 3 === 0 ? -1 : Math.floor(Date.now() / 1000) + 86_400 * 30,
+      banned: 0,
+      ban_reason: '',
+      ban_expire: -1,
+      total_executions: i % 100,
+      total_resets: 0,
+      last_reset: 0,
+      key_days: -1,
+    }));
+    started = performance.now();
+    const imported = await fetch(`${server.url}/api/v1/keys/api/keys/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': importer.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ format: 'luarmor', data: records }),
+    });
+    if (imported.status !== 201) throw new Error(`import: ${imported.status} ${await imported.text()}`);
+    const importSeconds = seconds(started);
+
+    return {
+      dialect,
+      keys: KEYS,
+      seedSeconds: Number(seeded.toFixed(1)),
+      bareSelectRows: selected,
+      bareSelectSeconds: Number(bareSelectSeconds.toFixed(2)),
+      exportSeconds: Number(exportSeconds.toFixed(2)),
+      exportMB: Number((bytes / MB).toFixed(1)),
+      exportToBareSelect: Number((exportSeconds / bareSelectSeconds).toFixed(2)),
+      exportPeakRssGrowthMB: Number((growth / MB).toFixed(1)),
+      generate10kIn10CallsSeconds: Number(generateSeconds.toFixed(2)),
+      importLuarmor10kSeconds: Number(importSeconds.toFixed(2)),
+      importToGenerate: Number((importSeconds / generateSeconds).toFixed(2)),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+for (const figures of await onEachDatabase('export', measure)) console.log(JSON.stringify(figures));
