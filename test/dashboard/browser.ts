@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
 import { useTestApp, type TestApp } from '../helpers/app.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
 
@@ -8,27 +8,14 @@ import { SIGNIN_ENV } from '../signin/helpers.ts';
  * One app listening on a port and one Debian Chromium per browser test file (never a downloaded
  * browser). The app is the per-file database's, so tests can check what the dashboard wrote.
  */
-const CHROMIUM = '/usr/bin/chromium';
 
 export function useDashboard(env: Record<string, string> = {}) {
   const t = useTestApp({ ...SIGNIN_ENV, ...env });
   let browser: Browser | undefined;
   let baseUrl = '';
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium)`);
     baseUrl = await t().app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
 import { useTestApp } from '../helpers/app.ts';
 import { seedService, type SeededService } from '../helpers/seed.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
@@ -10,29 +10,16 @@ import { configure, FakeProviders } from './helpers.ts';
  * The get-key page as a free user meets it, in Debian's Chromium: captcha solved in the page, the
  * checkpoints, the key with its copy button; with provider none and with a fake Work.ink on loopback.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const t = useTestApp(SIGNIN_ENV);
 const fake = new FakeProviders();
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium)`);
   baseUrl = await t().app.listen({ host: '127.0.0.1', port: 0 });
   t().ctx.config.baseUrl = baseUrl;
   t().ctx.config.keySystem.workinkApiUrl = await fake.listen();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

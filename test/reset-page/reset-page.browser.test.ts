@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.ts';
+import type { Browser } from 'playwright-core';
 import { useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
@@ -9,26 +9,13 @@ import { SIGNIN_ENV } from '../signin/helpers.ts';
  * The self-serve page as an end user meets it: Debian's Chromium (never a downloaded browser) loads
  * the page, the ALTCHA widget solves its proof-of-work in the page, and the reset lands in the database.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const t = useTestApp(SIGNIN_ENV);
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium)`);
   baseUrl = await t().app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
