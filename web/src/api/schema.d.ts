@@ -1110,6 +1110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List keys
+         * @description One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id) and `sort`/`order`.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1207,6 +1211,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Act on many keys
+         * @description `action` delete, ban, pause, activate, resetHwid, extend (`days`) or setNote (`note`) on up to 1,000 distinct keys in one transaction; keys the service does not have are counted as notFound and never touched. Needs allowManageKeys.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1292,6 +1300,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Export keys
+         * @description Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1362,6 +1374,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Import keys
+         * @description Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). Needs allowManageKeys.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1455,6 +1471,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Generate keys
+         * @description Creates `count` generated keys (32 letters and digits) with the given expiry (lifetime, days after redemption, or a date), note, premium, no-HWID-validation, max HWIDs and chat id. Needs allowManageKeys.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1555,6 +1575,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Look up active keys
+         * @description By `key`, `hwid` or `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1646,6 +1670,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Edit an active key
+         * @description Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, HWIDs, status, expiry, chat id). Needs allowManageKeys.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -1741,6 +1769,10 @@ export interface paths {
             };
         };
         post?: never;
+        /**
+         * Delete an active key
+         * @description Deletes the redeemed key `key` and its HWIDs. Needs allowManageKeys.
+         */
         delete: {
             parameters: {
                 query: {
@@ -1817,6 +1849,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Extend a key's expiry
+         * @description Adds `days` to the later of now and the current expiry, for an active or a generated key, atomically (concurrent extensions add up). 422 LIFETIME_KEY for a key that never expires.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1930,6 +1966,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Look up generated keys
+         * @description By `key`, or by `note` (oldest 1,000 matches; `truncated: true` when more matched). For whole pages use GET /keys/api/keys.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2011,6 +2051,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Edit a generated key
+         * @description Changes only the fields sent (note, premium, no-HWID-validation, max HWIDs, status, expiry, chat id). Needs allowManageKeys.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -2096,6 +2140,10 @@ export interface paths {
             };
         };
         post?: never;
+        /**
+         * Delete a generated key
+         * @description Deletes the generated (not yet redeemed) key `key`. Needs allowManageKeys; 404 when the service has no such key.
+         */
         delete: {
             parameters: {
                 query: {
@@ -2170,6 +2218,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Whether a key is bound
+         * @description For `type` active or generated: bound or not, and the first HWID.
+         */
         get: {
             parameters: {
                 query: {
@@ -2251,6 +2303,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Keys linked to a chat user
+         * @description The active and generated keys whose chat id is `chatId` (a Discord user id).
+         */
         get: {
             parameters: {
                 query: {
@@ -2342,6 +2398,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reset a key's HWID
+         * @description Unbinds the key's HWIDs so the next device binds, under the service's cooldown (free and premium hours). Never gated by a permission flag: the same action is public on the self-serve page. 409 when the key is not bound, 429 HWID_RESET_COOLDOWN with retryAfter.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2429,6 +2489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Compensate all keys
+         * @description Adds `days` to the expiry of every key of the service that has one (lifetime keys are left as they are), in one transaction, e.g. after downtime. Needs allowManageKeys; audited as keys.compensate.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4336,6 +4400,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * All accounts
+         * @description Staff: every account, paged, with role, two-factor and disabled state.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4364,9 +4432,9 @@ export interface paths {
                                     username: string;
                                     role: string;
                                     twoFactorEnabled: boolean;
-                                    disabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    disabled: boolean;
                                 }[];
                                 page: number;
                                 limit: number;
@@ -4427,6 +4495,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * All services
+         * @description Staff: every service on the server with its owner, paged.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4520,6 +4592,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Disable an account
+         * @description The account can no longer sign in or use its account key; its services keep answering clients. Nobody disables their own account; moderators act on user accounts only.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4545,9 +4621,9 @@ export interface paths {
                                 username: string;
                                 role: string;
                                 twoFactorEnabled: boolean;
-                                disabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                disabled: boolean;
                             };
                         };
                     };
@@ -4603,6 +4679,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enable an account
+         * @description Lets a disabled account sign in and use its keys again.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4628,9 +4708,9 @@ export interface paths {
                                 username: string;
                                 role: string;
                                 twoFactorEnabled: boolean;
-                                disabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                disabled: boolean;
                             };
                         };
                     };
@@ -4690,6 +4770,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change an account's role
+         * @description Admins only: user, moderator or admin; nobody changes their own role.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -4721,9 +4805,9 @@ export interface paths {
                                 username: string;
                                 role: string;
                                 twoFactorEnabled: boolean;
-                                disabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                disabled: boolean;
                             };
                         };
                     };
@@ -5504,6 +5588,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reset an HWID from the self-serve page
+         * @description Public: needs a solved captcha; same cooldown and answers as POST /keys/reset-hwid.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5591,6 +5679,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List scripts
+         * @description Paged, newest first, `search` on the name; code is never included.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5673,6 +5765,10 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Upload a script
+         * @description Name, code (up to 40 MB) and obfuscation type; NONE is ready at once, others are obfuscated in the background (status processing, then ready or failed with a reason). Needs allowVss.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5767,6 +5863,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Update a script
+         * @description By id or name: rename, change visibility, or send new code (up to 40 MB) or a new obfuscation type, which queues obfuscation again (status processing). Needs allowVss.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -5850,6 +5950,10 @@ export interface paths {
             };
         };
         post?: never;
+        /**
+         * Delete a script
+         * @description By id or name; its code goes with it. Needs allowVss.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -5924,6 +6028,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * A script's loadstring
+         * @description The one line buyers paste into their executor: it loads /vss/loader/<id>.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6001,6 +6109,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Visible scripts with loadstrings
+         * @description The service's scripts marked visible, each with the loadstring to give buyers (what the chat /script command shows).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6654,6 +6766,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Bind a Discord server
+         * @description Links a Discord server (guild id and name) to the service, so its slash commands (/redeem, /resethwid, /script) act on this service's keys.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6744,6 +6860,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Unbind the Discord server
+         * @description Stops slash commands from that server acting on this service.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6831,6 +6951,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Discord interactions endpoint
+         * @description Discord calls it with slash commands for the service; every request must carry a valid Ed25519 signature from the service's public key, else 401. Answers pings and commands as Discord expects.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6914,6 +7038,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Key-system settings
+         * @description The service's key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6983,6 +7111,10 @@ export interface paths {
                 };
             };
         };
+        /**
+         * Change the key-system settings
+         * @description Needs allowManageKeys. Only the fields sent change; a provider that needs a token (Linkvertise, Lootlabs) cannot be turned on without one. Audited as keySystem.update.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -7082,6 +7214,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Start a get-key session
+         * @description Public, for the get-key page: needs a solved captcha, sets the cookie that binds the session to this browser, and answers the first checkpoint's link. KEY_SYSTEM_DISABLED while the key system is off; 429 KEY_SYSTEM_LIMIT with nextKeyAt once this address earned its keys for the day.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7172,6 +7308,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Pass a checkpoint
+         * @description Public: the provider's return token (none for provider none) is checked with the provider and spent once on every instance. CHECKPOINT_FAILED with reason too-fast, token-invalid or token-reused; 502 PROVIDER_UNAVAILABLE when the provider cannot be asked (never a free key). The last checkpoint issues the key.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7265,6 +7405,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Where a get-key session stands
+         * @description Public, for the browser that started the session (its cookie): the checkpoint reached, and the key with its expiry once earned. Another browser gets 404.
+         */
         get: {
             parameters: {
                 query?: never;
