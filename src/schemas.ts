@@ -90,7 +90,7 @@ export const Deleted = Type.Object({ deleted: Type.Integer() });
 export const Account = Type.Object({
   id: Type.String(),
   username: Type.String(),
-  role: Type.String(),
+  role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')]),
   twoFactorEnabled: Type.Boolean(),
   createdAt: Time,
 });

@@ -12,7 +12,7 @@ export const KeySystemSettings = Type.Object({
   checkpoints: Type.Integer(),
   keyHours: Type.Integer(),
   minSecondsPerCheckpoint: Type.Integer(),
-  provider: Type.String(),
+  provider: Provider,
   links: Type.Array(Type.String()),
   providerToken: NullableString,
   pageTitle: NullableString,

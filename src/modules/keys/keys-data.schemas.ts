@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Note, QueryInt, Strict } from '../../schemas.ts';
+import { ActiveKey, GeneratedKey } from './keys.schemas.ts';
 
 const oneOf = <T extends string>(values: readonly T[]) =>
   Type.Union(
@@ -29,7 +30,11 @@ export const ListQuery = Strict({
 export const ExportQuery = Strict({ ...filters, format: Type.Optional(oneOf(['csv', 'json'] as const)) });
 
 // Each item is an ActiveKey or a GeneratedKey plus its `type` (the same shape as GET /keys/api/key/by-chat).
-export const ListedKey = Type.Object({ type: Type.String(), key: Type.String() }, { additionalProperties: true });
+/** A row of the list: an active key's or a generated key's view, told apart by `type`. */
+export const ListedKey = Type.Union([
+  Type.Object({ type: Type.Literal('active'), ...ActiveKey.properties }),
+  Type.Object({ type: Type.Literal('generated'), ...GeneratedKey.properties }),
+]);
 
 /** Keys as written anywhere since imports widened them (contract part two): 8–64 of [A-Za-z0-9_-]. */
 export const AnyKey = Type.String({

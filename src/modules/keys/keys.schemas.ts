@@ -18,7 +18,7 @@ const KeyFields = {
   note: NullableString,
   isPremium: Type.Boolean(),
   noHwidValidation: Type.Boolean(),
-  status: Type.String(),
+  status: KeyStatus,
   expiresAt: NullableTime,
   chatId: NullableString,
   maxHwids: Type.Integer(),

@@ -33,7 +33,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 username: string;
-                                role: string;
+                                role: "user" | "moderator" | "admin";
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1145,10 +1145,44 @@ export interface paths {
                             success: true;
                             data: {
                                 items: ({
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "active";
                                     key: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    hwid: string | null;
+                                    hwids: string[];
+                                    note: string | null;
+                                    isPremium: boolean;
+                                    noHwidValidation: boolean;
+                                    status: "active" | "paused" | "banned";
+                                    /** Format: date-time */
+                                    expiresAt: string | null;
+                                    chatId: string | null;
+                                    maxHwids: number;
+                                    executions: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    activatedAt: string;
+                                    /** Format: date-time */
+                                    lastUsedAt: string | null;
+                                    /** Format: date-time */
+                                    hwidResetAt: string | null;
+                                    hwidResetCount: number;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "generated";
+                                    key: string;
+                                    note: string | null;
+                                    isPremium: boolean;
+                                    noHwidValidation: boolean;
+                                    status: "active" | "paused" | "banned";
+                                    /** Format: date-time */
+                                    expiresAt: string | null;
+                                    chatId: string | null;
+                                    maxHwids: number;
+                                    expirationType: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
                                 })[];
                                 page: number;
                                 limit: number;
@@ -1513,7 +1547,7 @@ export interface paths {
                                     note: string | null;
                                     isPremium: boolean;
                                     noHwidValidation: boolean;
-                                    status: string;
+                                    status: "active" | "paused" | "banned";
                                     /** Format: date-time */
                                     expiresAt: string | null;
                                     chatId: string | null;
@@ -1609,7 +1643,7 @@ export interface paths {
                                     note: string | null;
                                     isPremium: boolean;
                                     noHwidValidation: boolean;
-                                    status: string;
+                                    status: "active" | "paused" | "banned";
                                     /** Format: date-time */
                                     expiresAt: string | null;
                                     chatId: string | null;
@@ -1713,7 +1747,7 @@ export interface paths {
                                 note: string | null;
                                 isPremium: boolean;
                                 noHwidValidation: boolean;
-                                status: string;
+                                status: "active" | "paused" | "banned";
                                 /** Format: date-time */
                                 expiresAt: string | null;
                                 chatId: string | null;
@@ -1885,7 +1919,7 @@ export interface paths {
                                 note: string | null;
                                 isPremium: boolean;
                                 noHwidValidation: boolean;
-                                status: string;
+                                status: "active" | "paused" | "banned";
                                 /** Format: date-time */
                                 expiresAt: string | null;
                                 chatId: string | null;
@@ -1905,7 +1939,7 @@ export interface paths {
                                 note: string | null;
                                 isPremium: boolean;
                                 noHwidValidation: boolean;
-                                status: string;
+                                status: "active" | "paused" | "banned";
                                 /** Format: date-time */
                                 expiresAt: string | null;
                                 chatId: string | null;
@@ -1997,7 +2031,7 @@ export interface paths {
                                     note: string | null;
                                     isPremium: boolean;
                                     noHwidValidation: boolean;
-                                    status: string;
+                                    status: "active" | "paused" | "banned";
                                     /** Format: date-time */
                                     expiresAt: string | null;
                                     chatId: string | null;
@@ -2091,7 +2125,7 @@ export interface paths {
                                 note: string | null;
                                 isPremium: boolean;
                                 noHwidValidation: boolean;
-                                status: string;
+                                status: "active" | "paused" | "banned";
                                 /** Format: date-time */
                                 expiresAt: string | null;
                                 chatId: string | null;
@@ -3830,7 +3864,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 username: string;
-                                role: string;
+                                role: "user" | "moderator" | "admin";
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3925,7 +3959,7 @@ export interface paths {
                                 account: {
                                     id: string;
                                     username: string;
-                                    role: string;
+                                    role: "user" | "moderator" | "admin";
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -4089,7 +4123,7 @@ export interface paths {
                                 account: {
                                     id: string;
                                     username: string;
-                                    role: string;
+                                    role: "user" | "moderator" | "admin";
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -4430,7 +4464,7 @@ export interface paths {
                                 items: {
                                     id: string;
                                     username: string;
-                                    role: string;
+                                    role: "user" | "moderator" | "admin";
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -4619,7 +4653,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 username: string;
-                                role: string;
+                                role: "user" | "moderator" | "admin";
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4706,7 +4740,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 username: string;
-                                role: string;
+                                role: "user" | "moderator" | "admin";
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -4803,7 +4837,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 username: string;
-                                role: string;
+                                role: "user" | "moderator" | "admin";
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -7065,7 +7099,7 @@ export interface paths {
                                 checkpoints: number;
                                 keyHours: number;
                                 minSecondsPerCheckpoint: number;
-                                provider: string;
+                                provider: "none" | "linkvertise" | "workink" | "lootlabs";
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
@@ -7152,7 +7186,7 @@ export interface paths {
                                 checkpoints: number;
                                 keyHours: number;
                                 minSecondsPerCheckpoint: number;
-                                provider: string;
+                                provider: "none" | "linkvertise" | "workink" | "lootlabs";
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
