@@ -55,10 +55,10 @@ describe('keys table state in the URL', () => {
   });
 
   it('builds the API query with only the filters that are set, and a trimmed search', () => {
-    expect(keyFiltersToQuery(DEFAULT_FILTERS)).toEqual({ page: 1, limit: 20, sort: 'createdAt', order: 'desc' });
+    expect(keyFiltersToQuery(DEFAULT_FILTERS)).toEqual({ page: '1', limit: '20', sort: 'createdAt', order: 'desc' });
     expect(keyFiltersToQuery({ ...DEFAULT_FILTERS, search: '  abc ', bound: 'true', type: 'generated' })).toEqual({
-      page: 1,
-      limit: 20,
+      page: '1',
+      limit: '20',
       sort: 'createdAt',
       order: 'desc',
       search: 'abc',

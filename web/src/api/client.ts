@@ -77,56 +77,12 @@ export function unwrap<R extends { data?: unknown; error?: unknown; response: Re
   });
 }
 
-/**
- * For routes another helper is adding right now (not yet in the generated schema) and for
- * downloads: the same session, CSRF and 401 handling as the typed client.
- */
-export interface RequestOptions {
-  query?: Record<string, unknown>;
-  body?: unknown;
-  /** Service routes (/api/v1/keys/api/…, /vss/api/…) name their service in X-Service-Id. */
-  serviceId?: string;
-}
-
 /** Headers for the typed client on a service route: `api.GET(path, { headers: serviceHeaders(id) })`. */
 export const serviceHeaders = (serviceId: string) => ({ 'x-service-id': serviceId });
 
-export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await rawFetch(method, path, options);
-  const body = (await response.json().catch(() => ({}))) as { data?: T } & Partial<ErrorBody>;
-  if (!response.ok) {
-    throw new ApiError(response.status, {
-      ...body,
-      success: false,
-      error: body.error ?? `Request failed (${response.status})`,
-      code: body.code ?? 'UNKNOWN',
-    });
-  }
-  return body.data as T;
-}
-
-export async function rawFetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-  const url = new URL(path, window.location.origin);
-  for (const [name, value] of Object.entries(options.query ?? {})) {
-    if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
-  }
-  const headers = new Headers();
-  if (options.body !== undefined) headers.set('content-type', 'application/json');
-  if (options.serviceId) headers.set('x-service-id', options.serviceId);
-  if (!SAFE.has(method) && csrfToken) headers.set('x-csrf-token', csrfToken);
-  const response = await fetch(url, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  if (response.status === 401 && !NO_REDIRECT.some((p) => url.pathname.startsWith(p))) onUnauthorized();
-  return response;
-}
-
 /**
  * POST/PUT JSON through XMLHttpRequest so the upload reports progress (a script may be 40 MB; fetch
- * has no upload progress). Same CSRF, service header, 401 handling and error envelope as `request`.
+ * has no upload progress). Same CSRF, service header, 401 handling and error envelope as the typed client.
  */
 export function uploadWithProgress<T>(
   method: 'POST' | 'PUT',

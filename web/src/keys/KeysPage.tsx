@@ -24,7 +24,7 @@ import {
   Textarea,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, messageOf, rawFetch, request } from '../api/client';
+import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
@@ -39,9 +39,7 @@ import {
   updateKeyFilters,
   type KeyFilters,
 } from './filters';
-import { describeExpiry, filenameOf, formatTime, type BulkAction, type BulkResult, type KeyRecord, type Page } from './types';
-
-const BASE = '/api/v1/keys/api';
+import { describeExpiry, filenameOf, formatTime, type BulkAction, type KeyRecord, type Page } from './types';
 
 function useKeyFilters(): [KeyFilters, (change: Partial<KeyFilters>) => void] {
   const [params, setParams] = useSearchParams();
@@ -59,8 +57,8 @@ function useKeyFilters(): [KeyFilters, (change: Partial<KeyFilters>) => void] {
 function useBulk(serviceId: string, onDone?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { action: BulkAction; keys: string[]; days?: number; note?: string }) =>
-      request<BulkResult>('POST', `${BASE}/keys/bulk`, { serviceId, body: input }),
+    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string }) =>
+      unwrap(await api.POST('/api/v1/keys/api/keys/bulk', { headers: serviceHeaders(serviceId), body: input })),
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
       const extra = [
@@ -90,21 +88,23 @@ function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean; onClo
   const [chatId, setChatId] = useState('');
   const [created, setCreated] = useState<string[] | null>(null);
   const generate = useMutation({
-    mutationFn: () =>
-      request<{ keys: KeyRecord[] }>('POST', `${BASE}/generate`, {
-        serviceId,
-        body: {
-          expirationType,
-          count: Number(count),
-          ...(expirationType === 'byDays' ? { days: Number(days) } : {}),
-          ...(expirationType === 'byDate' ? { expiresAt: date ? new Date(date).toISOString() : '' } : {}),
-          ...(note.trim() ? { note: note.trim() } : {}),
-          isPremium,
-          noHwidValidation,
-          maxHwids: Number(maxHwids),
-          ...(chatId.trim() ? { chatId: chatId.trim() } : {}),
-        },
-      }),
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/keys/api/generate', {
+          headers: serviceHeaders(serviceId),
+          body: {
+            expirationType,
+            count: Number(count),
+            ...(expirationType === 'byDays' ? { days: Number(days) } : {}),
+            ...(expirationType === 'byDate' ? { expiresAt: date ? new Date(date).toISOString() : '' } : {}),
+            ...(note.trim() ? { note: note.trim() } : {}),
+            isPremium,
+            noHwidValidation,
+            maxHwids: Number(maxHwids),
+            ...(chatId.trim() ? { chatId: chatId.trim() } : {}),
+          },
+        }),
+      ),
     onSuccess: (data) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
       setCreated(data.keys.map((k) => k.key));
@@ -194,18 +194,23 @@ function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
     mutationFn: async () => {
       if (!file) throw new Error('Choose a file');
       const text = await file.text();
-      let data: unknown = text;
+      let data: string | unknown[] = text;
       if (format !== 'keyward-csv') {
+        let parsed: unknown;
         try {
-          data = JSON.parse(text);
+          parsed = JSON.parse(text);
         } catch {
           throw new Error('The file is not valid JSON');
         }
+        if (!Array.isArray(parsed)) throw new Error('The file must hold a JSON array of records');
+        data = parsed;
       }
-      return request<{ imported: { active: number; generated: number }; skipped: number }>('POST', `${BASE}/keys/import`, {
-        serviceId,
-        body: { format, data, ...(skip ? { onDuplicate: 'skip' } : {}) },
-      });
+      return unwrap(
+        await api.POST('/api/v1/keys/api/keys/import', {
+          headers: serviceHeaders(serviceId),
+          body: { format, data, ...(skip ? { onDuplicate: 'skip' as const } : {}) },
+        }),
+      );
     },
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
@@ -295,16 +300,23 @@ function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
 }
 
 async function downloadExport(serviceId: string, filters: KeyFilters, format: 'csv' | 'json') {
-  const response = await rawFetch('GET', `${BASE}/keys/export`, { serviceId, query: keyFiltersToExportQuery(filters, format) });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { error?: string; code?: string };
+  const {
+    data: blob,
+    error,
+    response,
+  } = await api.GET('/api/v1/keys/api/keys/export', {
+    headers: serviceHeaders(serviceId),
+    params: { query: keyFiltersToExportQuery(filters, format) },
+    parseAs: 'blob',
+  });
+  if (!response.ok || !blob) {
+    const body = (error ?? {}) as { error?: string; code?: string };
     throw new ApiError(response.status, {
       success: false,
       error: body.error ?? `Export failed (${response.status})`,
       code: body.code ?? 'UNKNOWN',
     });
   }
-  const blob = await response.blob();
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -391,8 +403,8 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   const [hwid, setHwid] = useState(record.hwid ?? '');
   const active = record.type === 'active';
   const save = useMutation({
-    mutationFn: () => {
-      const body: Record<string, unknown> = {
+    mutationFn: async () => {
+      const shared = {
         key: record.key,
         note,
         status,
@@ -401,12 +413,18 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
         maxHwids: Number(maxHwids),
         chatId: chatId.trim() || null,
       };
+      const headers = serviceHeaders(serviceId);
+      const newExpiry = !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
+      if (active) {
+        const body = {
+          ...shared,
+          ...(lifetime ? { expiresAt: null } : newExpiry),
+          ...(hwid.trim() !== (record.hwid ?? '') ? { hwid: hwid.trim() || null } : {}),
+        };
+        return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body }));
+      }
       // A lifetime generated key stays lifetime (the API refuses null there); otherwise send what the form says.
-      if (lifetime) {
-        if (active) body.expiresAt = null;
-      } else if (expiresAt) body.expiresAt = new Date(expiresAt).toISOString();
-      if (active && hwid.trim() !== (record.hwid ?? '')) body.hwid = hwid.trim() || null;
-      return request<KeyRecord>('PUT', `${BASE}/${active ? 'key' : 'generated-key'}`, { serviceId, body });
+      return unwrap(await api.PUT('/api/v1/keys/api/generated-key', { headers, body: { ...shared, ...newExpiry } }));
     },
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
@@ -564,9 +582,10 @@ export default function KeysPage() {
   const [exporting, setExporting] = useState(false);
   const queryClient = useQueryClient();
 
-  const list = useQuery({
+  const list = useQuery<Page<KeyRecord>>({
     queryKey: ['keys', serviceId, keyFiltersToQuery(filters)],
-    queryFn: () => request<Page<KeyRecord>>('GET', `${BASE}/keys`, { serviceId, query: keyFiltersToQuery(filters) }),
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/keys/api/keys', { headers: serviceHeaders(serviceId), params: { query: keyFiltersToQuery(filters) } })),
     placeholderData: keepPreviousData,
   });
   const bulk = useBulk(serviceId, () => {
@@ -574,8 +593,8 @@ export default function KeysPage() {
     setSelected(new Set());
   });
   const compensate = useMutation({
-    mutationFn: (days: number) =>
-      request<{ activeKeysUpdated: number; generatedKeysUpdated: number }>('POST', `${BASE}/compensate`, { serviceId, body: { days } }),
+    mutationFn: async (days: number) =>
+      unwrap(await api.POST('/api/v1/keys/api/compensate', { headers: serviceHeaders(serviceId), body: { days } })),
     onSuccess: (r) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
       notifySuccess(`Compensated ${r.activeKeysUpdated} active and ${r.generatedKeysUpdated} generated keys`);

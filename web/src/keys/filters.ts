@@ -82,8 +82,22 @@ export function updateKeyFilters(current: KeyFilters, change: Partial<KeyFilters
 }
 
 /** The query of GET /keys/api/keys (contract §7.2): defaults are left out. */
-export function keyFiltersToQuery(filters: KeyFilters): Record<string, string | number> {
-  const query: Record<string, string | number> = { page: filters.page, limit: filters.limit, sort: filters.sort, order: filters.order };
+/** The query of GET /keys/api/keys, as the server's OpenAPI document types it (query values are strings). */
+export interface KeyListQuery {
+  page: string;
+  limit: string;
+  sort: SortField;
+  order: SortOrder;
+  type?: Exclude<KeyType, 'all'>;
+  status?: Exclude<KeyStatusFilter, ''>;
+  premium?: Exclude<TriState, ''>;
+  bound?: Exclude<TriState, ''>;
+  expired?: Exclude<TriState, ''>;
+  search?: string;
+}
+
+export function keyFiltersToQuery(filters: KeyFilters): KeyListQuery {
+  const query: KeyListQuery = { page: String(filters.page), limit: String(filters.limit), sort: filters.sort, order: filters.order };
   if (filters.type !== 'all') query.type = filters.type;
   if (filters.status) query.status = filters.status;
   if (filters.premium) query.premium = filters.premium;
@@ -94,7 +108,10 @@ export function keyFiltersToQuery(filters: KeyFilters): Record<string, string | 
 }
 
 /** Export takes the same filters, without paging or sorting (the route refuses both). */
-export function keyFiltersToExportQuery(filters: KeyFilters, format: 'csv' | 'json'): Record<string, string | number> {
+export function keyFiltersToExportQuery(
+  filters: KeyFilters,
+  format: 'csv' | 'json',
+): Omit<KeyListQuery, 'page' | 'limit' | 'sort' | 'order'> & { format: 'csv' | 'json' } {
   const { page: _page, limit: _limit, sort: _sort, order: _order, ...rest } = keyFiltersToQuery(filters);
   return { ...rest, format };
 }

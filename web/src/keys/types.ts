@@ -30,13 +30,6 @@ export interface Page<T> {
 
 export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
 
-export interface BulkResult {
-  action: BulkAction;
-  updated: number;
-  notFound: string[];
-  skipped: string[];
-}
-
 /** "in 3 days", "expired", "never": what a seller scans the column for. */
 export function describeExpiry(expiresAt: string | null, now = Date.now()): string {
   if (expiresAt === null) return 'Lifetime';

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Badge, Button, Code, CopyButton, Group, Image, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { messageOf, request } from '../api/client';
+import { api, messageOf, unwrap } from '../api/client';
 import { AuditTable } from '../audit/AuditTable';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
@@ -31,12 +31,12 @@ function AccountKey() {
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [confirm, setConfirm] = useState(false);
   const reveal = useMutation({
-    mutationFn: () => request<{ apiKey: string }>('GET', '/api/v1/account/api-key'),
+    mutationFn: async () => unwrap(await api.GET('/api/v1/account/api-key')),
     onSuccess: (d) => setApiKey(d.apiKey),
     onError: notifyError,
   });
   const regenerate = useMutation({
-    mutationFn: () => request<{ apiKey: string }>('POST', '/api/v1/account/api-key/regenerate'),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/account/api-key/regenerate')),
     onSuccess: (d) => {
       setApiKey(d.apiKey);
       setConfirm(false);
@@ -107,16 +107,16 @@ function TwoFactor({ account }: { account: Account }) {
     notifySuccess(message);
   };
   const setup = useMutation({
-    mutationFn: () => request<{ secret?: string; otpauthUri: string }>('POST', '/api/v1/account/2fa/setup'),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/account/2fa/setup')),
     onSuccess: (d) => setUri(d.otpauthUri),
     onError: notifyError,
   });
   const enable = useMutation({
-    mutationFn: () => request('POST', '/api/v1/account/2fa/enable', { body: { totp: code.trim() } }),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/account/2fa/enable', { body: { totp: code.trim() } })),
     onSuccess: () => done('Two-factor authentication is on'),
   });
   const disable = useMutation({
-    mutationFn: () => request('POST', '/api/v1/account/2fa/disable', { body: { totp: code.trim() } }),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/account/2fa/disable', { body: { totp: code.trim() } })),
     onSuccess: () => done('Two-factor authentication is off'),
   });
   const action = account.twoFactorEnabled ? disable : enable;
@@ -192,7 +192,7 @@ function Vault() {
     queryKey: ['vault'],
     enabled: open,
     queryFn: async () => {
-      const { apiKey } = await request<{ apiKey: string }>('GET', '/api/v1/account/api-key');
+      const { apiKey } = await unwrap(await api.GET('/api/v1/account/api-key'));
       const tokenResponse = await fetch('/api/v1/vault-v3/session/token', { method: 'POST', headers: { 'x-api-key': apiKey } });
       const token = ((await tokenResponse.json()) as { data?: { token: string; apiBaseUrl: string } }).data;
       if (!tokenResponse.ok || !token) throw new Error(`Could not open the vault (${tokenResponse.status})`);
@@ -245,7 +245,7 @@ function Vault() {
 }
 
 export default function AccountPage() {
-  const account = useQuery({ queryKey: ['account'], queryFn: () => request<Account>('GET', '/api/v1/account') });
+  const account = useQuery({ queryKey: ['account'], queryFn: async () => unwrap(await api.GET('/api/v1/account')) });
   return (
     <>
       <PageHeader title="Account" />
@@ -263,7 +263,7 @@ export default function AccountPage() {
           <TwoFactor account={account.data} />
           <Vault />
           <Section title="Account audit log">
-            <AuditTable path="/api/v1/account/audit" label="Account audit log" />
+            <AuditTable label="Account audit log" />
           </Section>
         </Stack>
       )}

@@ -2,18 +2,9 @@ import { useMemo, useState } from 'react';
 import { Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { request } from '../api/client';
+import { api, serviceHeaders, unwrap } from '../api/client';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
-
-interface Analytics {
-  from: string;
-  to: string;
-  interval: 'hour' | 'day';
-  series: Array<{ at: string; validations: number; valid: number; refused: number; executions: number; redemptions: number }>;
-  codes: Record<string, number>;
-  scripts: Array<{ scriptId: string; name: string; executions: number }>;
-}
 
 /** Ranges offered by the picker: hours for the last day, days beyond (well under the 1,000-bucket cap). */
 const RANGES = {
@@ -44,7 +35,7 @@ export default function AnalyticsPage() {
   const query = useMemo(() => rangeQuery(range, Date.now()), [range]);
   const data = useQuery({
     queryKey: ['analytics', serviceId, query],
-    queryFn: () => request<Analytics>('GET', '/api/v1/keys/api/analytics', { serviceId, query }),
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/analytics', { headers: serviceHeaders(serviceId), params: { query } })),
     placeholderData: keepPreviousData,
   });
   const points = (data.data?.series ?? []).map((p) => ({

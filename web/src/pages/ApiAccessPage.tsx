@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button, Code, CopyButton, Group, Paper, Stack, Switch, Text, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { request } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
@@ -25,19 +25,19 @@ const PERMISSIONS: Array<{ name: keyof Permissions; label: string; description: 
 
 export default function ApiAccessPage() {
   const serviceId = useServiceId();
-  const base = `/api/v1/services/${encodeURIComponent(serviceId)}`;
+  const path = { params: { path: { id: serviceId } } };
   const queryClient = useQueryClient();
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [confirmRegenerate, setConfirmRegenerate] = useState(false);
   const [allowlist, setAllowlist] = useState('');
 
   const reveal = useMutation({
-    mutationFn: () => request<{ apiKey: string }>('GET', `${base}/api-key`),
+    mutationFn: async () => unwrap(await api.GET('/api/v1/services/{id}/api-key', path)),
     onSuccess: (data) => setApiKey(data.apiKey),
     onError: notifyError,
   });
   const regenerate = useMutation({
-    mutationFn: () => request<{ apiKey: string }>('POST', `${base}/api-key/regenerate`),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/services/{id}/api-key/regenerate', path)),
     onSuccess: (data) => {
       setApiKey(data.apiKey);
       setConfirmRegenerate(false);
@@ -45,29 +45,36 @@ export default function ApiAccessPage() {
     },
     onError: notifyError,
   });
-  const permissions = useQuery({ queryKey: ['permissions', serviceId], queryFn: () => request<Permissions>('GET', `${base}/permissions`) });
+  const permissions = useQuery({
+    queryKey: ['permissions', serviceId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/services/{id}/permissions', path)),
+  });
   const setPermission = useMutation({
-    mutationFn: (change: Partial<Permissions>) => request<Permissions>('PATCH', `${base}/permissions`, { body: change }),
+    mutationFn: async (change: Partial<Permissions>) =>
+      unwrap(await api.PATCH('/api/v1/services/{id}/permissions', { ...path, body: change })),
     onSuccess: (data) => queryClient.setQueryData(['permissions', serviceId], data),
     onError: notifyError,
   });
   const allow = useQuery({
     queryKey: ['ip-allowlist', serviceId],
-    queryFn: () => request<{ entries: string[] }>('GET', `${base}/ip-allowlist`),
+    queryFn: async () => unwrap(await api.GET('/api/v1/services/{id}/ip-allowlist', path)),
   });
   useEffect(() => {
     if (allow.data) setAllowlist(allow.data.entries.join('\n'));
   }, [allow.data]);
   const saveAllowlist = useMutation({
-    mutationFn: () =>
-      request<{ entries: string[] }>('PUT', `${base}/ip-allowlist`, {
-        body: {
-          entries: allowlist
-            .split(/[\s,]+/)
-            .map((e) => e.trim())
-            .filter(Boolean),
-        },
-      }),
+    mutationFn: async () =>
+      unwrap(
+        await api.PUT('/api/v1/services/{id}/ip-allowlist', {
+          ...path,
+          body: {
+            entries: allowlist
+              .split(/[\s,]+/)
+              .map((e) => e.trim())
+              .filter(Boolean),
+          },
+        }),
+      ),
     onSuccess: (data) => {
       queryClient.setQueryData(['ip-allowlist', serviceId], data);
       notifySuccess(data.entries.length ? 'Allowlist saved' : 'Allowlist cleared: every address may use the service key');

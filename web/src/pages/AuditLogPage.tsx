@@ -7,7 +7,7 @@ export default function AuditLogPage() {
   return (
     <>
       <PageHeader title="Audit log" />
-      <AuditTable path="/api/v1/keys/api/audit" serviceId={serviceId} label="Audit log" />
+      <AuditTable serviceId={serviceId} label="Audit log" />
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Button, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { messageOf, request } from '../api/client';
+import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
-import type { Page } from '../keys/types';
 import { useServiceId } from '../services/useServiceId';
 
 interface Entry {
@@ -15,7 +14,7 @@ interface Entry {
   createdAt: string;
 }
 
-const PATH = '/api/v1/keys/api/blacklist';
+const PATH = '/api/v1/keys/api/blacklist' as const;
 
 function AddDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -23,15 +22,17 @@ function AddDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: (
   const [reason, setReason] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
   const add = useMutation({
-    mutationFn: () =>
-      request<Entry>('POST', PATH, {
-        serviceId,
-        body: {
-          hwid: hwid.trim(),
-          ...(reason.trim() ? { reason: reason.trim() } : {}),
-          ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
-        },
-      }),
+    mutationFn: async () =>
+      unwrap(
+        await api.POST(PATH, {
+          headers: serviceHeaders(serviceId),
+          body: {
+            hwid: hwid.trim(),
+            ...(reason.trim() ? { reason: reason.trim() } : {}),
+            ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+          },
+        }),
+      ),
     onSuccess: (entry) => {
       void queryClient.invalidateQueries({ queryKey: ['blacklist', serviceId] });
       notifySuccess(`HWID ${entry.hwid} blacklisted`);
@@ -84,11 +85,18 @@ export default function BlacklistPage() {
   const [deleting, setDeleting] = useState<Entry | null>(null);
   const list = useQuery({
     queryKey: ['blacklist', serviceId, page, search],
-    queryFn: () => request<Page<Entry>>('GET', PATH, { serviceId, query: { page, limit: 20, search: search.trim() || undefined } }),
+    queryFn: async () =>
+      unwrap(
+        await api.GET(PATH, {
+          headers: serviceHeaders(serviceId),
+          params: { query: { page: String(page), limit: '20', ...(search.trim() ? { search: search.trim() } : {}) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
   const remove = useMutation({
-    mutationFn: (entry: Entry) => request('DELETE', PATH, { serviceId, query: { hwid: entry.hwid } }),
+    mutationFn: async (entry: Entry) =>
+      unwrap(await api.DELETE(PATH, { headers: serviceHeaders(serviceId), params: { query: { hwid: entry.hwid } } })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['blacklist', serviceId] });
       notifySuccess('Removed from the blacklist');

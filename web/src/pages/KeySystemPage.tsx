@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Anchor, Button, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, messageOf, request } from '../api/client';
+import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
@@ -19,7 +19,7 @@ interface KeySystem {
   pageUrl?: string;
 }
 
-const PATH = '/api/v1/keys/api/key-system';
+const PATH = '/api/v1/keys/api/key-system' as const;
 
 function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -34,22 +34,24 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
   const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay ?? 0);
   const count = Math.min(5, Math.max(1, Number(checkpoints) || 1));
   const save = useMutation({
-    mutationFn: () =>
-      request<KeySystem>('PUT', PATH, {
-        serviceId,
-        body: {
-          enabled,
-          checkpoints: count,
-          keyHours: Number(keyHours),
-          minSecondsPerCheckpoint: Number(minSeconds),
-          provider,
-          links: provider === 'none' ? [] : links.slice(0, count).map((l) => l.trim()),
-          // Write-only: an empty field keeps the stored token.
-          ...(token.trim() ? { providerToken: token.trim() } : {}),
-          pageTitle: pageTitle.trim() || null,
-          ...(settings.maxKeysPerAddressPerDay !== undefined ? { maxKeysPerAddressPerDay: Number(perAddress) } : {}),
-        },
-      }),
+    mutationFn: async () =>
+      unwrap(
+        await api.PUT(PATH, {
+          headers: serviceHeaders(serviceId),
+          body: {
+            enabled,
+            checkpoints: count,
+            keyHours: Number(keyHours),
+            minSecondsPerCheckpoint: Number(minSeconds),
+            provider,
+            links: provider === 'none' ? [] : links.slice(0, count).map((l) => l.trim()),
+            // Write-only: an empty field keeps the stored token.
+            ...(token.trim() ? { providerToken: token.trim() } : {}),
+            pageTitle: pageTitle.trim() || null,
+            ...(settings.maxKeysPerAddressPerDay !== undefined ? { maxKeysPerAddressPerDay: Number(perAddress) } : {}),
+          },
+        }),
+      ),
     onSuccess: (data) => {
       queryClient.setQueryData(['key-system', serviceId], data);
       setToken('');
@@ -155,7 +157,7 @@ export default function KeySystemPage() {
     queryKey: ['key-system', serviceId],
     queryFn: async () => {
       try {
-        return await request<KeySystem>('GET', PATH, { serviceId });
+        return unwrap(await api.GET(PATH, { headers: serviceHeaders(serviceId) }));
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;

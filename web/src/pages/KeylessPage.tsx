@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Badge, Button, Checkbox, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError, messageOf, request } from '../api/client';
+import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { PageHeader } from '../components/states';
@@ -14,7 +14,7 @@ interface KeylessEntry {
   createdAt: string;
 }
 
-const PATH = '/api/v1/keys/api/keyless';
+const PATH = '/api/v1/keys/api/keyless' as const;
 
 // The API looks entries up one HWID at a time (contract §4 has no keyless listing), so the page is a lookup plus an add form.
 export default function KeylessPage() {
@@ -28,7 +28,7 @@ export default function KeylessPage() {
   const find = useMutation({
     mutationFn: async (value: string) => {
       try {
-        return await request<KeylessEntry>('GET', PATH, { serviceId, query: { hwid: value } });
+        return unwrap(await api.GET(PATH, { headers: serviceHeaders(serviceId), params: { query: { hwid: value } } }));
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return 'none' as const;
         throw error;
@@ -38,11 +38,13 @@ export default function KeylessPage() {
     onError: notifyError,
   });
   const add = useMutation({
-    mutationFn: () =>
-      request<KeylessEntry>('POST', PATH, {
-        serviceId,
-        body: { hwid: hwid.trim(), isPremium, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
-      }),
+    mutationFn: async () =>
+      unwrap(
+        await api.POST(PATH, {
+          headers: serviceHeaders(serviceId),
+          body: { hwid: hwid.trim(), isPremium, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
+        }),
+      ),
     onSuccess: (entry) => {
       notifySuccess(`HWID ${entry.hwid} may now run without a key`);
       setFound(entry);
@@ -52,7 +54,8 @@ export default function KeylessPage() {
     },
   });
   const remove = useMutation({
-    mutationFn: (entry: KeylessEntry) => request('DELETE', PATH, { serviceId, query: { hwid: entry.hwid } }),
+    mutationFn: async (entry: KeylessEntry) =>
+      unwrap(await api.DELETE(PATH, { headers: serviceHeaders(serviceId), params: { query: { hwid: entry.hwid } } })),
     onSuccess: () => {
       notifySuccess('Keyless entry removed');
       setFound('none');

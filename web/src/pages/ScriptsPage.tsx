@@ -19,7 +19,7 @@ import {
   Textarea,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { messageOf, request, uploadWithProgress } from '../api/client';
+import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
@@ -212,19 +212,37 @@ export default function ScriptsPage() {
   const [deleting, setDeleting] = useState<Script | null>(null);
   const list = useQuery({
     queryKey: ['scripts', serviceId, page, search],
-    queryFn: () => request<Page<Script>>('GET', BASE, { serviceId, query: { page, limit: 20, search: search.trim() || undefined } }),
+    queryFn: async (): Promise<Page<Script>> =>
+      unwrap(
+        await api.GET('/api/v1/vss/api/scripts', {
+          headers: serviceHeaders(serviceId),
+          params: { query: { page: String(page), limit: '20', ...(search.trim() ? { search: search.trim() } : {}) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
     // Obfuscation runs in the background: look again while a script is still processing.
     refetchInterval: (query) => (query.state.data?.items.some((s) => s.status === 'processing') ? 2000 : false),
   });
   const setVisible = useMutation({
-    mutationFn: ({ script, visible }: { script: Script; visible: boolean }) =>
-      request<Script>('PUT', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId, body: { visible } }),
+    mutationFn: async ({ script, visible }: { script: Script; visible: boolean }) =>
+      unwrap(
+        await api.PUT('/api/v1/vss/api/scripts/{idOrSlug}', {
+          headers: serviceHeaders(serviceId),
+          params: { path: { idOrSlug: script.id } },
+          body: { visible },
+        }),
+      ),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] }),
     onError: notifyError,
   });
   const remove = useMutation({
-    mutationFn: (script: Script) => request('DELETE', `${BASE}/${encodeURIComponent(script.id)}`, { serviceId }),
+    mutationFn: async (script: Script) =>
+      unwrap(
+        await api.DELETE('/api/v1/vss/api/scripts/{idOrSlug}', {
+          headers: serviceHeaders(serviceId),
+          params: { path: { idOrSlug: script.id } },
+        }),
+      ),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
       notifySuccess('Script deleted');

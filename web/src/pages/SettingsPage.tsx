@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Divider, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, messageOf, request } from '../api/client';
+import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
@@ -32,8 +32,6 @@ interface OutboxRow {
   [extra: string]: unknown;
 }
 
-const KEYS = '/api/v1/keys/api';
-
 function Section({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <Paper withBorder p="md" component="section" aria-label={title}>
@@ -61,7 +59,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['service-info', serviceId] });
 
   const update = useMutation({
-    mutationFn: (body: Partial<Omit<Settings, 'chat'>>) => request<Settings>('PUT', `${KEYS}/settings`, { serviceId, body }),
+    mutationFn: async (body: Partial<Omit<Settings, 'chat'>>) =>
+      unwrap(await api.PUT('/api/v1/keys/api/settings', { headers: serviceHeaders(serviceId), body })),
     onSuccess: () => {
       refresh();
       notifySuccess('Settings saved');
@@ -72,19 +71,24 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
     onError: notifyError,
   });
   const reveal = useMutation({
-    mutationFn: () => request<{ webhookUrl: string | null }>('GET', `/api/v1/services/${encodeURIComponent(serviceId)}/webhook`),
+    mutationFn: async () => unwrap(await api.GET('/api/v1/services/{id}/webhook', { params: { path: { id: serviceId } } })),
     onSuccess: (data) => setRevealed(data.webhookUrl ?? ''),
     onError: notifyError,
   });
   const test = useMutation({
-    mutationFn: () =>
-      request<{ delivered: boolean; queued?: boolean }>('POST', `${KEYS}/webhook`, { serviceId, body: { content: testMessage } }),
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v1/keys/api/webhook', { headers: serviceHeaders(serviceId), body: { content: testMessage } })),
     onSuccess: (r) => notifySuccess(r.delivered ? 'Test message delivered' : 'The platform asked to retry later: the message is queued'),
     onError: notifyError,
   });
   const connect = useMutation({
-    mutationFn: () =>
-      request<Settings>('POST', `${KEYS}/chat/connect`, { serviceId, body: { guildId: guildId.trim(), guildName: guildName.trim() } }),
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/keys/api/chat/connect', {
+          headers: serviceHeaders(serviceId),
+          body: { guildId: guildId.trim(), guildName: guildName.trim() },
+        }),
+      ),
     onSuccess: () => {
       refresh();
       notifySuccess('Chat server bound');
@@ -94,7 +98,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
     onError: notifyError,
   });
   const disconnect = useMutation({
-    mutationFn: () => request<Settings>('POST', `${KEYS}/chat/disconnect`, { serviceId }),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/keys/api/chat/disconnect', { headers: serviceHeaders(serviceId), body: {} })),
     onSuccess: () => {
       refresh();
       setConfirmDisconnect(false);
@@ -102,20 +106,12 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
     },
     onError: notifyError,
   });
-  // The outbox route is optional on a server: a 404 hides the panel instead of showing an error.
   const outbox = useQuery({
     queryKey: ['webhook-outbox', serviceId],
-    queryFn: async () => {
-      try {
-        return await request<{ items: OutboxRow[] } | OutboxRow[]>('GET', `${KEYS}/webhook/outbox`, { serviceId });
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return null;
-        throw error;
-      }
-    },
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/webhook/outbox', { headers: serviceHeaders(serviceId) })),
     retry: false,
   });
-  const outboxRows = outbox.data ? (Array.isArray(outbox.data) ? outbox.data : outbox.data.items) : null;
+  const outboxRows: OutboxRow[] | null = outbox.data ? outbox.data.items : null;
 
   return (
     <Stack>
@@ -330,7 +326,7 @@ export default function SettingsPage() {
   const serviceId = useServiceId();
   const info = useQuery({
     queryKey: ['service-info', serviceId],
-    queryFn: () => request<ServiceInfo>('GET', `${KEYS}/service/info`, { serviceId }),
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/service/info', { headers: serviceHeaders(serviceId) })),
   });
   return (
     <>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Badge, Button, NativeSelect, Pagination, ScrollArea, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, request } from '../api/client';
+import { api, ApiError, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
@@ -24,12 +24,14 @@ interface StaffService {
   createdAt: string;
 }
 
-function usePaged<T>(key: string, path: string) {
+type PageQuery = { page: string; limit: string; search?: string };
+
+function usePaged<T>(key: string, load: (query: PageQuery) => Promise<Page<T>>) {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
   const query = useQuery({
     queryKey: ['admin', key, page, search],
-    queryFn: () => request<Page<T>>('GET', path, { query: { page, limit: 50, search: search.trim() || undefined } }),
+    queryFn: () => load({ page: String(page), limit: '50', ...(search.trim() ? { search: search.trim() } : {}) }),
     placeholderData: keepPreviousData,
     retry: (count, error) => !(error instanceof ApiError && error.status === 403) && count < 2,
   });
@@ -38,12 +40,18 @@ function usePaged<T>(key: string, path: string) {
 
 function Accounts() {
   const queryClient = useQueryClient();
-  const { query, page, setPage, search, setSearch } = usePaged<StaffAccount>('accounts', '/api/v1/admin/accounts');
+  const { query, page, setPage, search, setSearch } = usePaged<StaffAccount>('accounts', async (query) =>
+    unwrap(await api.GET('/api/v1/admin/accounts', { params: { query } })),
+  );
   const [disabling, setDisabling] = useState<StaffAccount | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['admin', 'accounts'] });
   const setDisabled = useMutation({
-    mutationFn: ({ account, disabled }: { account: StaffAccount; disabled: boolean }) =>
-      request('POST', `/api/v1/admin/accounts/${encodeURIComponent(account.id)}/${disabled ? 'disable' : 'enable'}`),
+    mutationFn: async ({ account, disabled }: { account: StaffAccount; disabled: boolean }) =>
+      unwrap(
+        await api.POST(disabled ? '/api/v1/admin/accounts/{id}/disable' : '/api/v1/admin/accounts/{id}/enable', {
+          params: { path: { id: account.id } },
+        }),
+      ),
     onSuccess: (_d, { account, disabled }) => {
       refresh();
       setDisabling(null);
@@ -52,8 +60,8 @@ function Accounts() {
     onError: notifyError,
   });
   const setRole = useMutation({
-    mutationFn: ({ account, role }: { account: StaffAccount; role: string }) =>
-      request('PATCH', `/api/v1/admin/accounts/${encodeURIComponent(account.id)}`, { body: { role } }),
+    mutationFn: async ({ account, role }: { account: StaffAccount; role: StaffAccount['role'] }) =>
+      unwrap(await api.PATCH('/api/v1/admin/accounts/{id}', { params: { path: { id: account.id } }, body: { role } })),
     onSuccess: (_d, { account, role }) => {
       refresh();
       notifySuccess(`${account.username} is now ${role}`);
@@ -98,7 +106,7 @@ function Accounts() {
                       aria-label={`Role of ${account.username}`}
                       value={account.role}
                       data={['user', 'moderator', 'admin']}
-                      onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value })}
+                      onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value as StaffAccount['role'] })}
                     />
                   </Table.Td>
                   <Table.Td>{account.twoFactorEnabled ? 'on' : 'off'}</Table.Td>
@@ -135,7 +143,9 @@ function Accounts() {
 }
 
 function Services() {
-  const { query, page, setPage, search, setSearch } = usePaged<StaffService>('services', '/api/v1/admin/services');
+  const { query, page, setPage, search, setSearch } = usePaged<StaffService>('services', async (query) =>
+    unwrap(await api.GET('/api/v1/admin/services', { params: { query } })),
+  );
   return (
     <Stack>
       <TextInput
