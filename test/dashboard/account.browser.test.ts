@@ -7,7 +7,7 @@ import { signInWithPassword, solveCaptcha, useDashboard } from './browser.ts';
 const d = useDashboard();
 
 describe('dashboard account and staff pages in a real browser', () => {
-  it('reveals and regenerates the account key, enables two-factor from the QR secret, and signs in with the code', async () => {
+  it('reveals and regenerates the account key, enables two-factor from the QR secret, signs in with the code, and turns it off again', async () => {
     const { ctx, clock } = d.app();
     const account = await seedAccount(ctx);
     const page = await d.newPage();
@@ -38,10 +38,45 @@ describe('dashboard account and staff pages in a real browser', () => {
     await solveCaptcha(again);
     await again.getByRole('button', { name: 'Sign in', exact: true }).click();
     await again.getByRole('heading', { name: 'Account', exact: true }).waitFor();
+
+    // Turning it off takes a fresh code: a wrong one is refused on the page, and afterwards the password alone signs in.
+    const section = again.getByRole('region', { name: 'Two-factor authentication' });
+    await section.getByRole('textbox', { name: 'Authenticator code' }).fill('000000');
+    await section.getByRole('button', { name: 'Disable two-factor' }).click();
+    await section.getByRole('alert').waitFor();
+    clock.advance(30_000);
+    await section.getByRole('textbox', { name: 'Authenticator code' }).fill(totpCode(secret, clock.now));
+    await section.getByRole('button', { name: 'Disable two-factor' }).click();
+    await section.getByRole('button', { name: 'Set up two-factor authentication' }).waitFor();
     await again.context().close();
+    const last = await d.newPage();
+    await signInWithPassword(last, d.url('/login?next=%2Faccount'), account.username, account.password);
+    await last.getByRole('heading', { name: 'Account', exact: true }).waitFor();
+    await last.context().close();
   }, 60_000);
 
-  it('lets an admin disable an account from the staff page', async () => {
+  it('registers a new account, refusing a short password with the field named', async () => {
+    const { ctx } = d.app();
+    const page = await d.newPage();
+    await page.goto(d.url('/register'));
+    await page.getByRole('textbox', { name: 'Username' }).fill('new-seller');
+    await page.getByRole('textbox', { name: 'Password' }).fill('short');
+    await solveCaptcha(page);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('password');
+    expect(await ctx.db.selectFrom('accounts').select('id').where('username', '=', 'new-seller').execute()).toEqual([]);
+
+    await page.getByRole('textbox', { name: 'Password' }).fill('a long enough password');
+    await solveCaptcha(page);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.waitForURL(/\/login$/);
+    expect(await ctx.db.selectFrom('accounts').select('role').where('username', '=', 'new-seller').execute()).toEqual([{ role: 'user' }]);
+    await signInWithPassword(page, d.url('/login'), 'new-seller', 'a long enough password');
+    await page.getByRole('button', { name: 'New service' }).waitFor();
+    await page.context().close();
+  }, 60_000);
+
+  it('lets an admin disable an account and change its role from the staff page', async () => {
     const { ctx } = d.app();
     const admin = await seedAccount(ctx, 'admin');
     const user = await seedAccount(ctx);
@@ -54,6 +89,11 @@ describe('dashboard account and staff pages in a real browser', () => {
     await row.getByRole('button', { name: 'Enable' }).waitFor();
     const stored = await ctx.db.selectFrom('accounts').select('disabled').where('id', '=', user.id).executeTakeFirstOrThrow();
     expect(Number(stored.disabled)).toBe(1);
+
+    await row.getByRole('combobox', { name: `Role of ${user.username}` }).selectOption('moderator');
+    await expect
+      .poll(async () => (await ctx.db.selectFrom('accounts').select('role').where('id', '=', user.id).executeTakeFirstOrThrow()).role)
+      .toBe('moderator');
     await page.context().close();
   }, 60_000);
 });
