@@ -9,8 +9,8 @@ import { SIGNIN_ENV } from '../signin/helpers.ts';
  * browser). The app is the per-file database's, so tests can check what the dashboard wrote.
  */
 
-export function useDashboard(env: Record<string, string> = {}) {
-  const t = useTestApp({ ...SIGNIN_ENV, ...env });
+export function useDashboard(env: Record<string, string> | (() => Record<string, string>) = {}) {
+  const t = useTestApp(() => ({ ...SIGNIN_ENV, ...(typeof env === 'function' ? env() : env) }));
   let browser: Browser | undefined;
   let baseUrl = '';
   beforeAll(async () => {

@@ -44,10 +44,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 }
 
 /** Starts one app for the whole file and closes it (and drops its database) afterwards. */
-export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+/** `env` may be a function, read when the app starts, for values another beforeAll learns first (a fake's port). */
+export function useTestApp(env: Record<string, string> | (() => Record<string, string>) = {}): () => TestApp {
   let current: TestApp | undefined;
   beforeAll(async () => {
-    current = await startTestApp(env);
+    current = await startTestApp(typeof env === 'function' ? env() : env);
   });
   afterAll(async () => {
     if (!current) return;

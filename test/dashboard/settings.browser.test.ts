@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedService } from '../helpers/seed.ts';
+import { uploadScript } from '../scripts/script-helpers.ts';
+import { FakePlatform } from '../webhook/fake-platform.ts';
+import { signInWithPassword, useDashboard } from './browser.ts';
+
+/** Settings (webhook with a test message to a fake chat platform, chat binding) and script editing, in Debian's Chromium. */
+const platform = new FakePlatform();
+beforeAll(async () => {
+  await platform.start();
+});
+afterAll(async () => {
+  await platform.stop();
+});
+const d = useDashboard(() => ({ CHAT_WEBHOOK_ORIGINS: platform.origin }));
+
+describe('dashboard settings and scripts in a real browser', () => {
+  it('saves and reveals the webhook, sends a test message, toggles it off, binds a chat server and saves its public key', async () => {
+    const { ctx } = d.app();
+    const s = await seedService(ctx);
+    const service = () =>
+      ctx.db
+        .selectFrom('services')
+        .select(['webhookEnabled', 'chatGuildId', 'chatGuildName', 'chatInteractionsPublicKey'])
+        .where('id', '=', s.id)
+        .executeTakeFirstOrThrow();
+    const page = await d.newPage();
+    await signInWithPassword(
+      page,
+      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/settings`)}`),
+      s.account.username,
+      s.account.password,
+    );
+    const webhook = page.getByRole('region', { name: 'Webhook' });
+
+    // A URL outside the allowed chat origins is refused on the page, and nothing is stored.
+    await webhook.getByRole('textbox', { name: 'Webhook URL' }).fill('https://example.invalid/api/webhooks/1/x');
+    await webhook.getByRole('button', { name: 'Save webhook' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /webhook/i })
+      .first()
+      .waitFor();
+    expect(
+      (await ctx.db.selectFrom('services').select('webhookUrl').where('id', '=', s.id).executeTakeFirstOrThrow()).webhookUrl,
+    ).toBeNull();
+
+    await webhook.getByRole('textbox', { name: 'Webhook URL' }).fill(platform.webhookUrl());
+    await webhook.getByRole('button', { name: 'Save webhook' }).click();
+    await webhook.getByRole('button', { name: 'Reveal webhook URL' }).click();
+    await webhook.getByText(platform.webhookUrl(), { exact: true }).waitFor();
+
+    // The switches follow the server's answer, so they are clicked and the stored value is awaited.
+    await webhook.getByRole('switch', { name: 'Webhook enabled' }).click({ force: true });
+    await expect.poll(async () => Number((await service()).webhookEnabled)).toBe(1);
+    await webhook.getByRole('textbox', { name: 'Test message' }).fill('hello from the dashboard');
+    await webhook.getByRole('button', { name: 'Send test message' }).click();
+    await page.getByText('Test message delivered').waitFor();
+    expect(platform.contents()).toContain('hello from the dashboard');
+    await webhook.getByRole('switch', { name: 'Webhook enabled' }).click({ force: true });
+    await expect.poll(async () => Number((await service()).webhookEnabled)).toBe(0);
+
+    const chat = page.getByRole('region', { name: 'Chat commands' });
+    await chat.getByRole('textbox', { name: 'Server id' }).fill('123456789012345678');
+    await chat.getByRole('textbox', { name: 'Server name' }).fill('My Guild');
+    await chat.getByRole('button', { name: 'Connect' }).click();
+    await chat.getByText('Bound to “My Guild” (123456789012345678).').waitFor();
+    const publicKey = 'ab'.repeat(32);
+    await chat.getByRole('textbox', { name: 'Interactions public key' }).fill(publicKey);
+    await chat.getByRole('button', { name: 'Save public key' }).click();
+    await expect
+      .poll(service)
+      .toMatchObject({ chatGuildId: '123456789012345678', chatGuildName: 'My Guild', chatInteractionsPublicKey: publicKey });
+    await page.context().close();
+  }, 60_000);
+
+  it('renames a script, hides it and deletes it (confirmed), and shows the Lua library snippet', async () => {
+    const { ctx, app } = d.app();
+    const s = await seedService(ctx);
+    const script = await uploadScript(app, s, { name: 'main.lua', code: 'print("hi")', obfuscationType: 'NONE' });
+    const stored = () => ctx.db.selectFrom('scripts').select(['name', 'visible']).where('id', '=', script.id).executeTakeFirst();
+    const page = await d.newPage();
+    await signInWithPassword(
+      page,
+      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/scripts`)}`),
+      s.account.username,
+      s.account.password,
+    );
+    const table = page.getByRole('table', { name: 'Scripts' });
+    await table.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit main.lua' });
+    await edit.getByRole('textbox', { name: 'Name' }).fill('renamed.lua');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await table.getByText('renamed.lua').waitFor();
+    expect((await stored())?.name).toBe('renamed.lua');
+
+    const visible = table.getByRole('switch', { name: 'Visible: renamed.lua' });
+    const wasVisible = await visible.isChecked();
+    await visible.click({ force: true });
+    await expect.poll(async () => Boolean((await stored())?.visible)).toBe(!wasVisible);
+
+    await expect.poll(() => page.getByLabel('Lua library snippet').innerText()).toContain('/api/v1/lua/library.lua');
+
+    await table.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(stored).toBeUndefined();
+    await page.context().close();
+  }, 60_000);
+});
