@@ -6,16 +6,15 @@ import { signInWithPassword, useDashboard } from './browser.ts';
 const d = useDashboard();
 
 describe('dashboard service sections in a real browser', () => {
-  it('adds a keyless HWID and a blacklist entry, saves the key system, draws analytics and lists the audit log', async () => {
+  it('adds a keyless HWID and a blacklist entry, saves the key system, draws analytics with live counts and a range change, and lists the audit log', async () => {
     const { ctx } = d.app();
     const s = await seedService(ctx);
+    // Without a session, a section's address goes to the sign-in page, and signing in comes back to it.
     const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keyless`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    await page.goto(d.url(`/services/${s.id}/keyless`));
+    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('next') === `/services/${s.id}/keyless`);
+    await signInWithPassword(page, page.url(), s.account.username, s.account.password);
+    await page.waitForURL((url) => url.pathname === `/services/${s.id}/keyless`);
 
     await page.getByRole('textbox', { name: 'HWID to add' }).fill('free-pc');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -40,6 +39,12 @@ describe('dashboard service sections in a real browser', () => {
 
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByRole('figure', { name: 'Executions and validations over time' }).locator('svg.recharts-surface').first().waitFor();
+    const now = page.getByRole('region', { name: 'Right now' });
+    await expect.poll(() => now.getByLabel('Keyless HWIDs').innerText()).toBe('1');
+    await expect.poll(() => now.getByLabel('Blacklisted HWIDs').innerText()).toBe('1');
+    const hourly = page.waitForRequest((r) => r.url().includes('/keys/api/analytics') && r.url().includes('interval=hour'));
+    await page.getByRole('radiogroup', { name: 'Range' }).getByText('24 hours', { exact: true }).click();
+    await hourly;
 
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = page.getByRole('table', { name: 'Audit log' });

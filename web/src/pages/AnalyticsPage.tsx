@@ -28,6 +28,48 @@ const SERIES = [
   { key: 'redemptions', color: '#fd7e14' },
 ] as const;
 
+const LIVE = [
+  { key: 'activeKeys', label: 'Active keys' },
+  { key: 'generatedKeys', label: 'Keys not yet redeemed' },
+  { key: 'keylessEntries', label: 'Keyless HWIDs' },
+  { key: 'blacklistedHwids', label: 'Blacklisted HWIDs' },
+  { key: 'totalExecutions', label: 'Executions (all time)' },
+] as const;
+
+/** The service's counts as they are now (the status route), refreshed every 10 seconds while the page is open. */
+function LiveCounts({ serviceId }: { serviceId: string }) {
+  const status = useQuery({
+    queryKey: ['service-status', serviceId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/service/status', { headers: serviceHeaders(serviceId) })),
+    refetchInterval: 10_000,
+  });
+  return (
+    <Paper withBorder p="sm" mb="md" component="section" aria-label="Right now">
+      <Title order={3} size="h5" mb="xs">
+        Right now
+      </Title>
+      {status.isPending ? (
+        <Loading label="Loading current counts" />
+      ) : status.isError ? (
+        <ErrorState error={status.error} retry={() => void status.refetch()} />
+      ) : (
+        <SimpleGrid cols={{ base: 2, sm: 5 }}>
+          {LIVE.map((item) => (
+            <div key={item.key}>
+              <Text size="xs" c="dimmed" id={`live-${item.key}`}>
+                {item.label}
+              </Text>
+              <Text fw={700} size="lg" aria-labelledby={`live-${item.key}`}>
+                {status.data[item.key].toLocaleString()}
+              </Text>
+            </div>
+          ))}
+        </SimpleGrid>
+      )}
+    </Paper>
+  );
+}
+
 export default function AnalyticsPage() {
   const serviceId = useServiceId();
   const [range, setRange] = useState<RangeName>('7d');
@@ -56,6 +98,7 @@ export default function AnalyticsPage() {
           data={Object.entries(RANGES).map(([value, r]) => ({ value, label: r.label }))}
         />
       </PageHeader>
+      <LiveCounts serviceId={serviceId} />
       {data.isPending ? (
         <Loading label="Loading analytics" />
       ) : data.isError ? (
