@@ -89,6 +89,9 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 function unstorableAt(value: unknown, path: string, depth = 0): string | null {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
   if (value === null || typeof value !== 'object' || depth > 32) return null;
+  // Bytes hold no text to check: an uploaded script's code arrives as byte chunks (its own parser decodes it),
+  // and walking a Buffer's indexes one by one cost seconds and hundreds of MB on a 40 MB upload.
+  if (ArrayBuffer.isView(value)) return null;
   for (const [name, child] of Object.entries(value)) {
     const at = path ? `${path}.${name}` : name;
     if (UNSTORABLE.test(name)) return at;
