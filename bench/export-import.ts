@@ -1,11 +1,12 @@
 /**
  * npx tsx bench/export-import.ts — contract §7.4 at scale, on SQLite and (when it answers) PostgreSQL:
  *  - export of 1,000,000 keys (GET /keys/api/keys/export, CSV) from a real server process: the growth of its peak
- *    RSS (VmHWM) and its time against a bare SELECT of the same rows streamed through the same driver;
+ *    RSS (VmHWM) and its time against a bare read of the same rows through the same driver (see bareSelect);
  *  - import of 10,000 Luarmor records in one call against generating 10,000 keys in 10 calls.
  * One JSON line per database (bench/run.ts collects them). KEYS overrides the export size.
  */
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
 import { createContext, silentLog } from '../src/context.ts';
@@ -38,11 +39,50 @@ async function newService(handle: DbHandle, env: Record<string, string>) {
   return { id: service.id, key: ctx.sealer.open(service.apiKeySealed) };
 }
 
-/** The baseline: the rows the export reads (both key tables and the HWIDs), streamed and dropped. */
+/**
+ * The baseline: the rows the export reads (both key tables and the HWIDs), read and dropped. SQLite streams them;
+ * the pg driver cannot stream without pg-cursor (not a dependency), so PostgreSQL reads them in keyset batches of
+ * 1,000, as the export itself does.
+ */
 async function bareSelect(handle: DbHandle, serviceId: string): Promise<number> {
   let rows = 0;
-  for (const table of ['activeKeys', 'generatedKeys', 'keyHwids'] as const) {
-    for await (const row of handle.db.selectFrom(table).selectAll().where('serviceId', '=', serviceId).stream(1000)) if (row) rows++;
+  if (handle.dialect === 'sqlite') {
+    for (const table of ['activeKeys', 'generatedKeys', 'keyHwids'] as const) {
+      for await (const row of handle.db.selectFrom(table).selectAll().where('serviceId', '=', serviceId).stream(1000)) if (row) rows++;
+    }
+    return rows;
+  }
+  for (const table of ['activeKeys', 'generatedKeys'] as const) {
+    let after: string | null = null;
+    for (;;) {
+      const batch = await handle.db
+        .selectFrom(table)
+        .selectAll()
+        .where('serviceId', '=', serviceId)
+        .$if(after !== null, (q) => q.where('key', '>', after!))
+        .orderBy('key')
+        .limit(1000)
+        .execute();
+      rows += batch.length;
+      if (batch.length < 1000) break;
+      after = batch.at(-1)!.key;
+    }
+  }
+  let last: { key: string; position: number } | null = null;
+  for (;;) {
+    const from: { key: string; position: number } | null = last;
+    const batch = await handle.db
+      .selectFrom('keyHwids')
+      .selectAll()
+      .where('serviceId', '=', serviceId)
+      .$if(from !== null, (q) => q.where(sql<boolean>`(key, position) > (${from!.key}, ${from!.position})`))
+      .orderBy('key')
+      .orderBy('position')
+      .limit(1000)
+      .execute();
+    rows += batch.length;
+    if (batch.length < 1000) break;
+    last = { key: batch.at(-1)!.key, position: Number(batch.at(-1)!.position) };
   }
   return rows;
 }
