@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Code, CopyButton, Group, Image, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Code, Group, Image, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { api, messageOf, unwrap } from '../api/client';
 import { AuditTable } from '../audit/AuditTable';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { SecretKeyControls } from '../components/SecretKeyControls';
+import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 
@@ -14,17 +16,6 @@ interface Account {
   role: string;
   twoFactorEnabled: boolean;
   createdAt: string;
-}
-
-function Section({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <Paper withBorder p="md" component="section" aria-label={title}>
-      <Title order={3} size="h4" mb="sm">
-        {title}
-      </Title>
-      {children}
-    </Paper>
-  );
 }
 
 function AccountKey() {
@@ -49,28 +40,13 @@ function AccountKey() {
       <Text size="sm" mb="xs">
         Signs in without a password and opens the vault. Anyone holding it acts as you.
       </Text>
-      {apiKey && (
-        <Group gap="xs" mb="xs">
-          <Code aria-label="Account key value">{apiKey}</Code>
-          <CopyButton value={apiKey}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
-        </Group>
-      )}
-      <Group gap="xs">
-        {!apiKey && (
-          <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>
-            Reveal
-          </Button>
-        )}
-        <Button variant="light" color="red" onClick={() => setConfirm(true)}>
-          Regenerate
-        </Button>
-      </Group>
+      <SecretKeyControls
+        valueLabel="Account key value"
+        value={apiKey}
+        revealing={reveal.isPending}
+        onReveal={() => reveal.mutate()}
+        onRegenerate={() => setConfirm(true)}
+      />
       <ConfirmDialog
         opened={confirm}
         title="Regenerate account key"

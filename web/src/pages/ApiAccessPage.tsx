@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
-import { Button, Code, CopyButton, Group, Paper, Stack, Switch, Text, Textarea, Title } from '@mantine/core';
+import { Button, Code, Stack, Switch, Text, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { SecretKeyControls } from '../components/SecretKeyControls';
+import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
@@ -86,41 +88,20 @@ export default function ApiAccessPage() {
     <>
       <PageHeader title="API access" />
       <Stack>
-        <Paper withBorder p="md" component="section" aria-label="Service key">
-          <Title order={3} size="h4" mb="sm">
-            Service key
-          </Title>
+        <Section title="Service key">
           <Text size="sm" mb="xs">
             Send it as <Code>X-API-Key</Code> on /api/v1/keys/api and /api/v1/vss/api routes. Keep it on your server.
           </Text>
-          {apiKey && (
-            <Group gap="xs" mb="xs">
-              <Code aria-label="Service key value">{apiKey}</Code>
-              <CopyButton value={apiKey}>
-                {({ copied, copy }) => (
-                  <Button size="xs" variant="light" onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-          )}
-          <Group gap="xs">
-            {!apiKey && (
-              <Button variant="light" onClick={() => reveal.mutate()} loading={reveal.isPending}>
-                Reveal
-              </Button>
-            )}
-            <Button color="red" variant="light" onClick={() => setConfirmRegenerate(true)}>
-              Regenerate
-            </Button>
-          </Group>
-        </Paper>
+          <SecretKeyControls
+            valueLabel="Service key value"
+            value={apiKey}
+            revealing={reveal.isPending}
+            onReveal={() => reveal.mutate()}
+            onRegenerate={() => setConfirmRegenerate(true)}
+          />
+        </Section>
 
-        <Paper withBorder p="md" component="section" aria-label="Permissions">
-          <Title order={3} size="h4" mb="sm">
-            Permissions
-          </Title>
+        <Section title="Permissions">
           {permissions.isPending ? (
             <Loading />
           ) : permissions.isError ? (
@@ -138,12 +119,9 @@ export default function ApiAccessPage() {
               ))}
             </Stack>
           )}
-        </Paper>
+        </Section>
 
-        <Paper withBorder p="md" component="section" aria-label="IP allowlist">
-          <Title order={3} size="h4" mb="sm">
-            IP allowlist
-          </Title>
+        <Section title="IP allowlist">
           {allow.isPending ? (
             <Loading />
           ) : allow.isError ? (
@@ -171,7 +149,7 @@ export default function ApiAccessPage() {
               </Stack>
             </form>
           )}
-        </Paper>
+        </Section>
       </Stack>
       <ConfirmDialog
         opened={confirmRegenerate}

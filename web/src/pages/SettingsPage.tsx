@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Button, Divider, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Button, Divider, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
@@ -30,17 +31,6 @@ interface OutboxRow {
   nextAttemptAt?: string | null;
   lastError?: string | null;
   [extra: string]: unknown;
-}
-
-function Section({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <Paper withBorder p="md" component="section" aria-label={title}>
-      <Title order={3} size="h4" mb="sm">
-        {title}
-      </Title>
-      {children}
-    </Paper>
-  );
 }
 
 function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
