@@ -1,4 +1,5 @@
 import { Type, type TSchema, type TProperties, type TObjectOptions } from 'typebox';
+import { MAX_LIMIT } from './lib/pagination.ts';
 
 /**
  * Shared schema primitives. `errorMessage` is an annotation our Ajv knows (see plugins/validation.ts):
@@ -51,9 +52,14 @@ export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('pause
 export const QueryInt = (min: number, max: number) =>
   Type.String({ pattern: '^[0-9]{1,10}$', errorMessage: `must be a whole number from ${min} to ${max}`, 'x-int-range': [min, max] });
 
-export const PageQuery = {
+/** `page` and `limit` of every paged list (contract §1); `pageRequest` turns them into numbers. */
+export const Paging = {
   page: Type.Optional(QueryInt(1, 1_000_000)),
-  limit: Type.Optional(QueryInt(1, 100)),
+  limit: Type.Optional(QueryInt(1, MAX_LIMIT)),
+};
+
+export const PageQuery = {
+  ...Paging,
   search: Type.Optional(Type.String({ maxLength: 256 })),
 };
 

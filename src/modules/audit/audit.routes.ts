@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { NullableString, Page, QueryInt, Responses, Strict, Time } from '../../schemas.ts';
+import { NullableString, Page, Paging, Responses, Strict, Time } from '../../schemas.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { AUDIT_ACTIONS } from './audit.repository.ts';
@@ -18,8 +18,7 @@ const Entry = Type.Object({
 });
 const QueryTime = Type.String({ maxLength: 40, errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' });
 const AuditQuery = Strict({
-  page: Type.Optional(QueryInt(1, 1_000_000)),
-  limit: Type.Optional(QueryInt(1, 100)),
+  ...Paging,
   action: Type.Optional(
     Type.Union(
       AUDIT_ACTIONS.map((a) => Type.Literal(a)),

@@ -5,9 +5,6 @@ import { containsIgnoringCase } from '../../db/search.ts';
 
 export type BlacklistRow = Selectable<BlacklistTable>;
 
-export const findBlacklistEntry = (db: Db, serviceId: string, hwid: string) =>
-  db.selectFrom('blacklist').selectAll().where('serviceId', '=', serviceId).where('hwid', '=', hwid).executeTakeFirst();
-
 /** The entry only if it is in force at `now`. */
 export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: number) =>
   db

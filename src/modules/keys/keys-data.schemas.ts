@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Note, QueryInt, Strict } from '../../schemas.ts';
+import { Note, Paging, Strict } from '../../schemas.ts';
 import { ActiveKey, GeneratedKey } from './keys.schemas.ts';
 
 const oneOf = <T extends string>(values: readonly T[]) =>
@@ -23,8 +23,7 @@ export const ListQuery = Strict({
   ...filters,
   sort: Type.Optional(oneOf(['createdAt', 'expiresAt', 'lastUsedAt', 'executions'] as const)),
   order: Type.Optional(oneOf(['desc', 'asc'] as const)),
-  page: Type.Optional(QueryInt(1, 1_000_000)),
-  limit: Type.Optional(QueryInt(1, 100)),
+  ...Paging,
 });
 
 export const ExportQuery = Strict({ ...filters, format: Type.Optional(oneOf(['csv', 'json'] as const)) });

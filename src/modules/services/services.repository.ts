@@ -35,9 +35,6 @@ export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
 export const listAccountServices = (db: Db, accountId: string) =>
   db.selectFrom('services').selectAll().where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
 
-export const identifierTaken = async (db: Db, identifier: string) =>
-  (await db.selectFrom('services').select('id').where('identifier', '=', identifier).executeTakeFirst()) !== undefined;
-
 export const updateService = (db: Db, id: string, patch: Updateable<ServicesTable>) =>
   db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();
 

@@ -19,7 +19,8 @@ export const PermissionsPatch = Strict({
   allowManageKeys: Type.Optional(Type.Boolean()),
   allowVss: Type.Optional(Type.Boolean()),
 });
+export const MAX_ALLOWLIST_ENTRIES = 100;
 export const Allowlist = Type.Object({ entries: Type.Array(Type.String()) });
 export const AllowlistBody = Strict({
-  entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: 100 }),
+  entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: MAX_ALLOWLIST_ENTRIES }),
 });

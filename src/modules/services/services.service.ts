@@ -23,7 +23,6 @@ const audit = (
 export type ServiceRow = repo.ServiceRow;
 export type PermissionFlag = 'allowUrlShortener' | 'allowManageKeys' | 'allowVss';
 export const PERMISSION_FLAGS: readonly PermissionFlag[] = ['allowUrlShortener', 'allowManageKeys', 'allowVss'];
-export const MAX_ALLOWLIST_ENTRIES = 100;
 
 const IDENTIFIER_PATTERN = /^[a-z0-9-]{3,48}$/;
 

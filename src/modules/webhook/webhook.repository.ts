@@ -80,8 +80,6 @@ export const deferService = (db: Db, serviceId: string, until: number) =>
     .where('nextAttemptAt', '<', until)
     .execute();
 
-export const findMessage = (db: Db, id: string) => db.selectFrom('webhookOutbox').selectAll().where('id', '=', id).executeTakeFirst();
-
 /** One page of a service's messages, newest first, without the URL (it carries the token). */
 export async function listMessages(db: Db, serviceId: string, status: OutboxStatus | undefined, offset: number, limit: number) {
   const base = db
