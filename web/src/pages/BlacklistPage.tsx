@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
+import { Section } from '../components/Section';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 
@@ -76,6 +77,61 @@ function AddDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: (
   );
 }
 
+/** "Is this HWID blacklisted?": the check route answers for an entry in force (an expired one no longer counts). */
+function CheckHwid({ serviceId }: { serviceId: string }) {
+  const [hwid, setHwid] = useState('');
+  const check = useMutation({
+    mutationFn: async (value: string) =>
+      unwrap(await api.GET('/api/v1/keys/api/blacklist/check', { headers: serviceHeaders(serviceId), params: { query: { hwid: value } } })),
+  });
+  return (
+    <Section title="Check an HWID">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (hwid.trim()) check.mutate(hwid.trim());
+        }}
+      >
+        <Group align="flex-end" gap="xs" wrap="wrap">
+          <TextInput
+            label="HWID to check"
+            value={hwid}
+            onChange={(e) => {
+              setHwid(e.currentTarget.value);
+              check.reset();
+            }}
+            required
+            miw={240}
+          />
+          <Button type="submit" variant="light" loading={check.isPending}>
+            Check
+          </Button>
+        </Group>
+      </form>
+      {check.isError && (
+        <Text c="red" size="sm" role="alert" mt="xs">
+          {messageOf(check.error)}
+        </Text>
+      )}
+      {check.data && (
+        <Alert
+          mt="sm"
+          role="status"
+          aria-label="Check result"
+          color={check.data.blacklisted ? 'red' : 'green'}
+          title={check.data.blacklisted ? `${check.data.hwid} is blacklisted` : `${check.data.hwid} is not blacklisted`}
+        >
+          {check.data.blacklisted
+            ? `${check.data.reason ? `Reason: ${check.data.reason}. ` : 'No reason given. '}${
+                check.data.expiresAt ? `In force until ${new Date(check.data.expiresAt).toLocaleString()}.` : 'Permanent.'
+              }`
+            : 'It validates normally (an expired entry no longer counts).'}
+        </Alert>
+      )}
+    </Section>
+  );
+}
+
 export default function BlacklistPage() {
   const serviceId = useServiceId();
   const queryClient = useQueryClient();
@@ -111,6 +167,7 @@ export default function BlacklistPage() {
         <Button onClick={() => setAdding(true)}>Blacklist HWID</Button>
       </PageHeader>
       <Stack>
+        <CheckHwid serviceId={serviceId} />
         <TextInput
           type="search"
           aria-label="Search"
