@@ -17,6 +17,7 @@ import {
   Text,
   TextInput,
   Textarea,
+  Tooltip,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../api/client';
@@ -36,7 +37,13 @@ interface Script {
   createdAt: string;
   updatedAt: string;
   loadstring: string;
+  failureReason?: string;
 }
+
+/** The server refuses code over 40 MB (41,943,040 bytes, PAYLOAD_TOO_LARGE); the page says so before sending it. */
+const MAX_SCRIPT_BYTES = 41_943_040;
+const tooLargeMessage = (bytes: number) =>
+  `This file is ${formatSize(bytes)}: scripts may be at most 40 MB (41,943,040 bytes). Minify or split it first.`;
 
 const BASE = '/api/v1/vss/api/scripts';
 const OBFUSCATION = [
@@ -57,9 +64,13 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   const [obfuscationType, setObfuscation] = useState('NONE');
   const [visible, setVisible] = useState(true);
   const [progress, setProgress] = useState<number | null>(null);
+  const tooLarge = file !== null && file.size > MAX_SCRIPT_BYTES;
   const upload = useMutation({
     mutationFn: async () => {
+      if (file && file.size > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(file.size));
       const source = file ? await file.text() : code;
+      const bytes = file ? file.size : new Blob([source]).size;
+      if (bytes > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(bytes));
       setProgress(0);
       return uploadWithProgress<Script>(
         'POST',
@@ -108,11 +119,16 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
           />
           <FileInput
             label="Or a file"
+            description="Up to 40 MB"
             placeholder="Choose a .lua file"
             value={file}
-            onChange={setFile}
+            onChange={(f) => {
+              setFile(f);
+              upload.reset();
+            }}
             clearable
             accept=".lua,.txt,text/plain"
+            error={tooLarge && file ? tooLargeMessage(file.size) : undefined}
           />
           <NativeSelect
             label="Obfuscation"
@@ -127,13 +143,13 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             onChange={(e) => setVisible(e.currentTarget.checked)}
           />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
-          {upload.error && (
+          {upload.error && !tooLarge && (
             <Text c="red" size="sm" role="alert">
               {messageOf(upload.error)}
             </Text>
           )}
           <Group justify="flex-end">
-            <Button type="submit" loading={upload.isPending} disabled={!file && !code}>
+            <Button type="submit" loading={upload.isPending} disabled={(!file && !code) || tooLarge}>
               Upload
             </Button>
           </Group>
@@ -149,8 +165,10 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
   const [obfuscationType, setObfuscation] = useState(script?.obfuscationType ?? 'NONE');
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
+  const tooLarge = file !== null && file.size > MAX_SCRIPT_BYTES;
   const save = useMutation({
     mutationFn: async (target: Script) => {
+      if (file && file.size > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(file.size));
       const body: Record<string, unknown> = {};
       if (name.trim() !== target.name) body.name = name.trim();
       if (obfuscationType !== target.obfuscationType) body.obfuscationType = obfuscationType;
@@ -181,15 +199,26 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
             onChange={(e) => setObfuscation(e.currentTarget.value)}
             data={OBFUSCATION}
           />
-          <FileInput label="Replace the code" placeholder="Choose a file (optional)" value={file} onChange={setFile} clearable />
+          <FileInput
+            label="Replace the code"
+            description="Up to 40 MB"
+            placeholder="Choose a file (optional)"
+            value={file}
+            onChange={(f) => {
+              setFile(f);
+              save.reset();
+            }}
+            clearable
+            error={tooLarge && file ? tooLargeMessage(file.size) : undefined}
+          />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" />}
-          {save.error && (
+          {save.error && !tooLarge && (
             <Text c="red" size="sm" role="alert">
               {messageOf(save.error)}
             </Text>
           )}
           <Group justify="flex-end">
-            <Button type="submit" loading={save.isPending}>
+            <Button type="submit" loading={save.isPending} disabled={tooLarge}>
               Save
             </Button>
           </Group>
@@ -320,6 +349,12 @@ end`;
                       >
                         {script.status}
                       </Badge>
+                      {script.status === 'failed' && (
+                        <Text size="xs" c="red" mt={4} aria-label={`Failure reason: ${script.name}`} maw={320}>
+                          Obfuscation failed: {script.failureReason ?? 'no reason given'}. Edit the script to try again or choose another
+                          obfuscation.
+                        </Text>
+                      )}
                     </Table.Td>
                     <Table.Td>{formatSize(script.size)}</Table.Td>
                     <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
@@ -334,16 +369,20 @@ end`;
                       <Group gap={4} wrap="nowrap">
                         <CopyButton value={script.loadstring}>
                           {({ copied, copy }) => (
-                            <Button
-                              size="compact-xs"
-                              variant="light"
-                              onClick={() => {
-                                copy();
-                                notifySuccess('Loadstring copied');
-                              }}
-                            >
-                              {copied ? 'Copied' : 'Copy loadstring'}
-                            </Button>
+                            // The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast.
+                            <Tooltip label="Copied" opened={copied} withArrow>
+                              <Button
+                                size="compact-xs"
+                                variant="light"
+                                color={copied ? 'teal' : undefined}
+                                onClick={() => {
+                                  copy();
+                                  notifySuccess(`Loadstring of “${script.name}” copied`);
+                                }}
+                              >
+                                Copy loadstring
+                              </Button>
+                            </Tooltip>
                           )}
                         </CopyButton>
                         <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
@@ -371,9 +410,19 @@ end`;
           </Code>
           <CopyButton value={librarySnippet}>
             {({ copied, copy }) => (
-              <Button size="xs" variant="light" w="fit-content" onClick={copy}>
-                {copied ? 'Copied' : 'Copy snippet'}
-              </Button>
+              <Tooltip label="Copied" opened={copied} withArrow position="right">
+                <Button
+                  size="xs"
+                  variant="light"
+                  w="fit-content"
+                  onClick={() => {
+                    copy();
+                    notifySuccess('Snippet copied');
+                  }}
+                >
+                  Copy snippet
+                </Button>
+              </Tooltip>
             )}
           </CopyButton>
         </Stack>
