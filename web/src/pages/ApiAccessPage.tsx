@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Button, Code, Stack, Switch, Text, Textarea } from '@mantine/core';
+import { Button, Code, List, Stack, Switch, Text, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -8,6 +8,7 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { parseAllowlist, validateAllowlist } from '../lib/allowlist';
 
 interface Permissions {
   allowUrlShortener: boolean;
@@ -32,6 +33,8 @@ export default function ApiAccessPage() {
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [confirmRegenerate, setConfirmRegenerate] = useState(false);
   const [allowlist, setAllowlist] = useState('');
+  const [checked, setChecked] = useState(false);
+  const problems = validateAllowlist(parseAllowlist(allowlist));
 
   const reveal = useMutation({
     mutationFn: async () => unwrap(await api.GET('/api/v1/services/{id}/api-key', path)),
@@ -69,12 +72,7 @@ export default function ApiAccessPage() {
       unwrap(
         await api.PUT('/api/v1/services/{id}/ip-allowlist', {
           ...path,
-          body: {
-            entries: allowlist
-              .split(/[\s,]+/)
-              .map((e) => e.trim())
-              .filter(Boolean),
-          },
+          body: { entries: parseAllowlist(allowlist) },
         }),
       ),
     onSuccess: (data) => {
@@ -130,7 +128,9 @@ export default function ApiAccessPage() {
             <form
               onSubmit={(e) => {
                 e.preventDefault();
-                saveAllowlist.mutate();
+                // The same rules as the server: a wrong entry is named here and nothing is sent.
+                setChecked(true);
+                if (problems.length === 0) saveAllowlist.mutate();
               }}
             >
               <Stack>
@@ -142,7 +142,24 @@ export default function ApiAccessPage() {
                   ff="monospace"
                   value={allowlist}
                   onChange={(e) => setAllowlist(e.currentTarget.value)}
+                  onBlur={() => setChecked(true)}
+                  error={
+                    checked && problems.length > 0
+                      ? `${problems.length} entr${problems.length === 1 ? 'y is' : 'ies are'} not valid`
+                      : undefined
+                  }
                 />
+                {checked && problems.length > 0 && (
+                  <div role="alert" aria-label="Allowlist problems">
+                    <List size="sm" c="red">
+                      {problems.map((p) => (
+                        <List.Item key={`${p.index}:${p.entry}`}>
+                          {p.index < 0 ? p.message : `Entry ${p.index + 1} “${p.entry}”: ${p.message}`}
+                        </List.Item>
+                      ))}
+                    </List>
+                  </div>
+                )}
                 <Button type="submit" w="fit-content" loading={saveAllowlist.isPending}>
                   Save allowlist
                 </Button>
