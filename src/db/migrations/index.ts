@@ -9,6 +9,7 @@ import * as keysListing from './0008_keys_listing.ts';
 import * as auditAnalytics from './0009_audit_analytics.ts';
 import * as keySystem from './0010_key_system.ts';
 import * as jobLeases from './0011_job_leases.ts';
+import * as keysSearch from './0012_keys_search.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009_audit_analytics': auditAnalytics,
   '0010_key_system': keySystem,
   '0011_job_leases': jobLeases,
+  '0012_keys_search': keysSearch,
 };

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type OrderByItemBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { containsIgnoringCase } from '../../db/search.ts';
+import { containsIgnoringCase, isSqlite, trigramRowids, trigramSearchable } from '../../db/search.ts';
 import { LATEST_TIME_MS } from '../../lib/time.ts';
 import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
 import type { KeyStatus } from './keys.service.ts';
@@ -36,15 +36,47 @@ function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: Key
   return where;
 }
 
-const textMatches = (search: string) => [
-  containsIgnoringCase('key', search),
-  containsIgnoringCase('note', search),
-  containsIgnoringCase('chatId', search),
+const textMatches = (table: KeyTable, search: string) => [
+  containsIgnoringCase(`${table}.key`, search),
+  containsIgnoringCase(`${table}.note`, search),
+  containsIgnoringCase(`${table}.chatId`, search),
 ];
 
 /** Does this filter select any key of the table at all? Generated keys are never bound. */
 export const includesActive = (filter: KeyFilter) => filter.type !== 'generated';
 export const includesGenerated = (filter: KeyFilter) => filter.type !== 'active' && filter.bound !== true;
+
+/**
+ * `search` on one table's own columns. With 3 characters or more a trigram index (migration 0012) picks the
+ * candidate rows: on PostgreSQL the pg_trgm GIN indexes serve the LIKEs themselves; on SQLite the FTS5 table's
+ * rowids come first. Either way the exact LIKEs decide, so the index changes the speed and never the answer.
+ */
+function textSearch(db: Db, table: KeyTable, search: string): Expression<SqlBool> {
+  const likes = sql<SqlBool>`(${sql.join(textMatches(table, search), sql` or `)})`;
+  if (!trigramSearchable(search) || !isSqlite(db)) return likes;
+  const fts = table === 'activeKeys' ? 'active_keys_search' : 'generated_keys_search';
+  return sql<SqlBool>`(${trigramRowids(table, fts, search)} and ${likes})`;
+}
+
+/**
+ * Active keys matching `search` on key, note, chat id or any HWID. Short terms: one pass over the service's
+ * HWIDs, not one lookup per key. Longer ones: the keys each trigram index finds, as one set (a semi-join on
+ * the union), so neither database reads the service's every key.
+ */
+function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, serviceId: string, search: string) {
+  const hwidMatch = (qb: ExpressionBuilder<Database, 'keyHwids'>) => {
+    const like = containsIgnoringCase('keyHwids.hwid', search);
+    return trigramSearchable(search) && isSqlite(db) ? qb.and([trigramRowids('keyHwids', 'key_hwids_search', search), like]) : like;
+  };
+  const byHwid = db.selectFrom('keyHwids').select('keyHwids.key').where('keyHwids.serviceId', '=', serviceId).where(hwidMatch);
+  if (!trigramSearchable(search)) return eb.or([...textMatches('activeKeys', search), eb('activeKeys.key', 'in', byHwid)]);
+  const byText = db
+    .selectFrom('activeKeys')
+    .select('activeKeys.key')
+    .where('activeKeys.serviceId', '=', serviceId)
+    .where(textSearch(db, 'activeKeys', search));
+  return eb('activeKeys.key', 'in', byText.union(byHwid));
+}
 
 function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
   return db
@@ -53,19 +85,7 @@ function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
     .where((eb) => {
       const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
       if (filter.bound !== undefined) where.push(eb('hwidCount', filter.bound ? '>' : '=', 0));
-      if (filter.search !== undefined) {
-        // One pass over the service's HWIDs, not one lookup per key.
-        const anyHwid = eb(
-          'activeKeys.key',
-          'in',
-          eb
-            .selectFrom('keyHwids')
-            .select('keyHwids.key')
-            .where('keyHwids.serviceId', '=', serviceId)
-            .where(containsIgnoringCase('keyHwids.hwid', filter.search)),
-        );
-        where.push(eb.or([...textMatches(filter.search), anyHwid]));
-      }
+      if (filter.search !== undefined) where.push(activeSearch(db, eb, serviceId, filter.search));
       return eb.and(where);
     });
 }
@@ -76,7 +96,7 @@ function generatedKeys(db: Db, serviceId: string, filter: KeyFilter) {
     .where('generatedKeys.serviceId', '=', serviceId)
     .where((eb) => {
       const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
-      if (filter.search !== undefined) where.push(eb.or(textMatches(filter.search)));
+      if (filter.search !== undefined) where.push(textSearch(db, 'generatedKeys', filter.search));
       return eb.and(where);
     });
 }
