@@ -1,12 +1,13 @@
-import { useMemo, useState } from 'react';
-import { Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { fromLocalInput, rangeProblem, toLocalInput, type Interval } from '../lib/analyticsRange';
 
-/** Ranges offered by the picker: hours for the last day, days beyond (well under the 1,000-bucket cap). */
+/** Preset ranges, each with the interval it starts with (hours for the last day, days beyond); "Custom" takes any window. */
 const RANGES = {
   '24h': { label: '24 hours', ms: 24 * 3_600_000, interval: 'hour' },
   '7d': { label: '7 days', ms: 7 * 86_400_000, interval: 'day' },
@@ -14,11 +15,9 @@ const RANGES = {
   '90d': { label: '90 days', ms: 90 * 86_400_000, interval: 'day' },
 } as const;
 type RangeName = keyof typeof RANGES;
+type RangeChoice = RangeName | 'custom';
 
-export function rangeQuery(name: RangeName, now: number) {
-  const range = RANGES[name];
-  return { from: new Date(now - range.ms).toISOString(), to: new Date(now).toISOString(), interval: range.interval };
-}
+const presetWindow = (name: RangeName, now: number) => ({ start: now - RANGES[name].ms, end: now });
 
 const SERIES = [
   { key: 'validations', color: '#228be6' },
@@ -72,19 +71,38 @@ function LiveCounts({ serviceId }: { serviceId: string }) {
 
 export default function AnalyticsPage() {
   const serviceId = useServiceId();
-  const [range, setRange] = useState<RangeName>('7d');
-  // The window is fixed when the range is picked, so the query key (and cache) stays stable.
-  const query = useMemo(() => rangeQuery(range, Date.now()), [range]);
+  const [range, setRange] = useState<RangeChoice>('7d');
+  const [interval, setIntervalName] = useState<Interval>('day');
+  // The window is fixed when it is picked, so the query key (and cache) stays stable.
+  const [span, setSpan] = useState(() => presetWindow('7d', Date.now()));
+  const [customFrom, setCustomFrom] = useState('');
+  const [customTo, setCustomTo] = useState('');
+  const customProblem = range === 'custom' ? rangeProblem(fromLocalInput(customFrom), fromLocalInput(customTo), interval) : null;
+  const problem = rangeProblem(span.start, span.end, interval);
+  const query = { from: new Date(span.start).toISOString(), to: new Date(span.end).toISOString(), interval };
   const data = useQuery({
     queryKey: ['analytics', serviceId, query],
     queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/analytics', { headers: serviceHeaders(serviceId), params: { query } })),
     placeholderData: keepPreviousData,
+    enabled: problem === null,
   });
+  const pickRange = (value: RangeChoice) => {
+    setRange(value);
+    if (value === 'custom') {
+      setCustomFrom(toLocalInput(new Date(span.start)));
+      setCustomTo(toLocalInput(new Date(span.end)));
+      return;
+    }
+    setIntervalName(RANGES[value].interval);
+    setSpan(presetWindow(value, Date.now()));
+  };
   const points = (data.data?.series ?? []).map((p) => ({
     ...p,
     label:
       data.data?.interval === 'hour'
-        ? new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+        ? span.end - span.start > 86_400_000
+          ? new Date(p.at).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+          : new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
         : new Date(p.at).toLocaleDateString(),
   }));
   const totals = SERIES.map((s) => ({ key: s.key, total: points.reduce((sum, p) => sum + p[s.key], 0) }));
@@ -94,12 +112,48 @@ export default function AnalyticsPage() {
         <SegmentedControl
           aria-label="Range"
           value={range}
-          onChange={(v) => setRange(v as RangeName)}
-          data={Object.entries(RANGES).map(([value, r]) => ({ value, label: r.label }))}
+          onChange={(v) => pickRange(v as RangeChoice)}
+          data={[...Object.entries(RANGES).map(([value, r]) => ({ value, label: r.label })), { value: 'custom', label: 'Custom' }]}
+        />
+        <SegmentedControl
+          aria-label="Interval"
+          value={interval}
+          onChange={(v) => setIntervalName(v as Interval)}
+          data={[
+            { value: 'hour', label: 'Hour' },
+            { value: 'day', label: 'Day' },
+          ]}
         />
       </PageHeader>
+      {range === 'custom' && (
+        <Paper withBorder p="sm" mb="md" component="section" aria-label="Custom range">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!customProblem) setSpan({ start: fromLocalInput(customFrom), end: fromLocalInput(customTo) });
+            }}
+          >
+            <Group align="flex-end" gap="xs" wrap="wrap">
+              <TextInput type="datetime-local" label="From" value={customFrom} onChange={(e) => setCustomFrom(e.currentTarget.value)} />
+              <TextInput type="datetime-local" label="To" value={customTo} onChange={(e) => setCustomTo(e.currentTarget.value)} />
+              <Button type="submit" variant="light" disabled={customProblem !== null}>
+                Show range
+              </Button>
+            </Group>
+            {customProblem && (
+              <Text c="red" size="sm" mt="xs" role="alert">
+                {customProblem}
+              </Text>
+            )}
+          </form>
+        </Paper>
+      )}
       <LiveCounts serviceId={serviceId} />
-      {data.isPending ? (
+      {problem ? (
+        <Alert color="yellow" title="Cannot draw this range" role="alert">
+          {problem}
+        </Alert>
+      ) : data.isPending ? (
         <Loading label="Loading analytics" />
       ) : data.isError ? (
         <ErrorState error={data.error} retry={() => void data.refetch()} />
@@ -177,7 +231,8 @@ export default function AnalyticsPage() {
           </SimpleGrid>
           <Group>
             <Text size="xs" c="dimmed">
-              Counts reach this page up to a few seconds late. Times are UTC buckets shown in your time zone.
+              {new Date(span.start).toLocaleString()} – {new Date(span.end).toLocaleString()}, by {interval}. Counts reach this page up to a
+              few seconds late. Times are UTC buckets shown in your time zone.
             </Text>
           </Group>
         </Stack>
