@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Empty, ErrorState, Loading } from '../components/states';
+import { dayBound } from '../lib/dayBound';
 
 export interface AuditEntry {
   id: string | number;
@@ -13,15 +14,6 @@ export interface AuditEntry {
   ip: string | null;
   target: string | null;
   details: unknown;
-}
-
-/** A date input's day as the route's bound: `from` at 00:00 local, `to` at the end of that day. */
-export function dayBound(day: string, end: boolean): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
-  const at = new Date(`${day}T00:00:00`);
-  if (Number.isNaN(at.getTime())) return undefined;
-  if (end) at.setDate(at.getDate() + 1);
-  return new Date(at.getTime() - (end ? 1 : 0)).toISOString();
 }
 
 /** The audit log of §7.6 (a service's or the account's): newest first, action and date filters. */

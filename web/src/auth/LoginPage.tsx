@@ -5,12 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, messageOf, unwrap } from '../api/client';
 import { Captcha } from './Captcha';
 import { SESSION_KEY, fetchSession, useSession } from './session';
-
-/** Only same-site paths are followed after sign-in, never another origin. */
-export function safeNext(next: string | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/login')) return '/services';
-  return next;
-}
+import { safeNext } from '../lib/safeNext';
 
 function describeLoginError(error: unknown): string {
   if (!(error instanceof ApiError)) return messageOf(error);

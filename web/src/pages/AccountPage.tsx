@@ -9,6 +9,7 @@ import { SecretKeyControls } from '../components/SecretKeyControls';
 import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
+import { secretOf } from '../lib/otpauth';
 
 interface Account {
   id: string;
@@ -59,9 +60,6 @@ function AccountKey() {
     </Section>
   );
 }
-
-/** The otpauth URI's secret, shown for people who type it instead of scanning. */
-const secretOf = (uri: string) => new URL(uri).searchParams.get('secret') ?? '';
 
 function TwoFactor({ account }: { account: Account }) {
   const queryClient = useQueryClient();
