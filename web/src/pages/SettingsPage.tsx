@@ -170,9 +170,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
               </Button>
             </Group>
           </form>
-          {outboxRows && (
+          <Divider label="Outbox" labelPosition="left" />
+          {outbox.isPending ? (
+            <Loading label="Loading the outbox" />
+          ) : outbox.isError || !outboxRows ? (
+            <ErrorState error={outbox.error} retry={() => void outbox.refetch()} />
+          ) : (
             <>
-              <Divider label="Outbox" labelPosition="left" />
               {outboxRows.length === 0 ? (
                 <Text size="sm" c="dimmed">
                   Nothing waiting: every message was delivered.
