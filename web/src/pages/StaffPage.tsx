@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Badge, Button, NativeSelect, Pagination, ScrollArea, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSession } from '../auth/session';
 import { api, ApiError, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
@@ -40,6 +41,8 @@ function usePaged<T>(key: string, load: (query: PageQuery) => Promise<Page<T>>) 
 
 function Accounts() {
   const queryClient = useQueryClient();
+  // Only admins change roles (PATCH /admin/accounts/:id answers a moderator 403): a moderator sees the role, disabled.
+  const isAdmin = useSession().data?.account.role === 'admin';
   const { query, page, setPage, search, setSearch } = usePaged<StaffAccount>('accounts', async (query) =>
     unwrap(await api.GET('/api/v1/admin/accounts', { params: { query } })),
   );
@@ -106,6 +109,8 @@ function Accounts() {
                       aria-label={`Role of ${account.username}`}
                       value={account.role}
                       data={['user', 'moderator', 'admin']}
+                      disabled={!isAdmin || setRole.isPending}
+                      title={isAdmin ? undefined : 'Only an admin can change roles'}
                       onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value as StaffAccount['role'] })}
                     />
                   </Table.Td>
