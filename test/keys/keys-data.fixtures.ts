@@ -14,6 +14,13 @@ export interface SeedKey {
   note?: string | null;
   chatId?: string | null;
   maxHwids?: number;
+  noHwidValidation?: boolean;
+  /** A generated key's; by default lifetime without expiry, else byDate. */
+  expirationType?: 'byDays' | 'byDate' | 'lifetime';
+  /** An active key's; by default its createdAt. */
+  activatedAt?: number;
+  hwidResetAt?: number | null;
+  hwidResetCount?: number;
 }
 
 export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey[]) {
@@ -23,7 +30,7 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
       serviceId,
       note: k.note ?? null,
       isPremium: k.isPremium ? (1 as const) : (0 as const),
-      noHwidValidation: 0 as const,
+      noHwidValidation: k.noHwidValidation ? (1 as const) : (0 as const),
       status: k.status ?? 'active',
       expiresAt: k.expiresAt ?? null,
       chatId: k.chatId ?? null,
@@ -33,7 +40,7 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
     if (k.type === 'generated') {
       await ctx.db
         .insertInto('generatedKeys')
-        .values({ ...shared, expirationType: k.expiresAt == null ? 'lifetime' : 'byDate' })
+        .values({ ...shared, expirationType: k.expirationType ?? (k.expiresAt == null ? 'lifetime' : 'byDate') })
         .execute();
       continue;
     }
@@ -45,10 +52,10 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
         hwid: hwids[0] ?? null,
         hwidCount: hwids.length,
         executions: k.executions ?? 0,
-        activatedAt: k.createdAt,
+        activatedAt: k.activatedAt ?? k.createdAt,
         lastUsedAt: k.lastUsedAt ?? null,
-        hwidResetAt: null,
-        hwidResetCount: 0,
+        hwidResetAt: k.hwidResetAt ?? null,
+        hwidResetCount: k.hwidResetCount ?? 0,
       })
       .execute();
     if (hwids.length > 0) {

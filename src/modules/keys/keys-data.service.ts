@@ -280,6 +280,7 @@ interface ImportedKey {
   createdAt: number | null;
   activatedAt: number | null;
   lastUsedAt: number | null;
+  hwidResetAt: number | null;
   hwidResetCount: number;
   /** A generated key's, when a JSON export carries it; else derived from expiresAt. */
   expirationType?: 'byDays' | 'byDate';
@@ -341,12 +342,16 @@ function checkBoolean(value: unknown, field: string, fallback: boolean): boolean
   return value;
 }
 
+const EXPIRATION_TYPES = new Set(['lifetime', 'byDays', 'byDate']);
+/** Fields only an active key has: a record that would become a generated key must not carry them, or they would be lost. */
+const ACTIVE_ONLY = ['activatedAt', 'lastUsedAt', 'hwidResetAt', 'hwidResetCount'] as const;
+
 /** A keyward export record (JSON, or CSV with its text converted first). */
 function fromKeyward(record: unknown): ImportedKey {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw bad('record', 'must be an object');
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
-    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields: allowed, derived.
+    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields.
     if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount'].includes(name))
       throw bad(name, 'is not a known field');
   }
@@ -361,15 +366,36 @@ function fromKeyward(record: unknown): ImportedKey {
     if (!Array.isArray(r.hwids) || r.hwids.some((h) => typeof h !== 'string')) throw bad('hwids', 'must be a list of HWIDs');
     hwids = checkHwids(r.hwids as string[], 'hwids', maxHwids);
   }
+  // `hwid` is the first of `hwids`: alone it binds that one HWID; beside `hwids` it must agree with them.
+  if (r.hwid !== undefined) {
+    if (r.hwid !== null && typeof r.hwid !== 'string') throw bad('hwid', 'must be an HWID or null');
+    if (r.hwids === undefined || r.hwids === null) {
+      if (typeof r.hwid === 'string') hwids = checkHwids([r.hwid], 'hwid', maxHwids);
+    } else if ((hwids[0] ?? null) !== r.hwid) {
+      throw bad('hwid', 'must be the first of hwids (or null when hwids is empty)');
+    }
+  }
   const executions = r.executions === undefined ? 0 : checkCount(r.executions, 'executions');
   const hwidResetCount = r.hwidResetCount === undefined ? 0 : checkCount(r.hwidResetCount, 'hwidResetCount');
+  const hwidResetAt = checkTime(r.hwidResetAt, 'hwidResetAt');
+  const activatedAt = checkTime(r.activatedAt, 'activatedAt');
+  const lastUsedAt = checkTime(r.lastUsedAt, 'lastUsedAt');
   const active = r.type === 'active' || (r.type === undefined && (hwids.length > 0 || executions > 0));
   if (r.type === 'generated' && (hwids.length > 0 || executions > 0)) throw bad('type', 'a generated key cannot have HWIDs or executions');
-  const expiresAt = checkTime(r.expiresAt, 'expiresAt');
-  const expirationType = r.expirationType === 'byDays' || r.expirationType === 'byDate' ? r.expirationType : undefined;
-  if (r.expirationType !== undefined && (expiresAt === null) !== (r.expirationType === 'lifetime')) {
-    throw bad('expirationType', 'must be lifetime exactly when expiresAt is empty, else byDays or byDate');
+  if (!active) {
+    const values = { activatedAt, lastUsedAt, hwidResetAt, hwidResetCount: hwidResetCount || null };
+    const held = ACTIVE_ONLY.find((name) => values[name] !== null);
+    if (held) throw bad(held, `only an active key has ${held}: give the record type active, or leave ${held} out`);
   }
+  const expiresAt = checkTime(r.expiresAt, 'expiresAt');
+  if (r.expirationType !== undefined) {
+    if (typeof r.expirationType !== 'string' || !EXPIRATION_TYPES.has(r.expirationType))
+      throw bad('expirationType', 'must be one of lifetime, byDays, byDate');
+    if (active) throw bad('expirationType', 'only a generated key has expirationType');
+    if ((expiresAt === null) !== (r.expirationType === 'lifetime'))
+      throw bad('expirationType', 'must be lifetime exactly when expiresAt is empty, else byDays or byDate');
+  }
+  const expirationType = r.expirationType === 'byDays' || r.expirationType === 'byDate' ? r.expirationType : undefined;
   return {
     key: checkKey(r.key, 'key'),
     active,
@@ -384,8 +410,9 @@ function fromKeyward(record: unknown): ImportedKey {
     chatId: checkChatId(r.chatId, 'chatId'),
     executions,
     createdAt: checkTime(r.createdAt, 'createdAt'),
-    activatedAt: checkTime(r.activatedAt, 'activatedAt'),
-    lastUsedAt: checkTime(r.lastUsedAt, 'lastUsedAt'),
+    activatedAt,
+    lastUsedAt,
+    hwidResetAt,
     hwidResetCount,
   };
 }
@@ -456,20 +483,46 @@ function fromLuarmor(record: unknown): ImportedKey {
     createdAt: null,
     activatedAt: null,
     lastUsedAt: null,
+    hwidResetAt: null,
     hwidResetCount: r.total_resets === undefined || r.total_resets === null ? 0 : checkCount(r.total_resets, 'total_resets'),
   };
+}
+
+/**
+ * The header must name each of the contract's columns exactly once (in any order: a spreadsheet may move
+ * them); a missing, unknown or repeated column is one 400 naming it, before any row is read.
+ */
+function checkCsvHeader(header: string[]) {
+  const unknown = header.filter((name) => !FIELD_NAMES.has(name));
+  if (unknown.length > 0)
+    throw invalid(
+      'data',
+      `The CSV header has unknown column(s) ${unknown.map((n) => `"${n}"`).join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`,
+    );
+  const repeated = header.filter((name, i) => header.indexOf(name) !== i);
+  if (repeated.length > 0) throw invalid('data', `The CSV header names ${[...new Set(repeated)].join(', ')} more than once`);
+  const missing = EXPORT_COLUMNS.filter((name) => !header.includes(name));
+  if (missing.length > 0)
+    throw invalid('data', `The CSV header lacks column(s) ${missing.join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`);
 }
 
 function recordsOf(input: ImportInput): unknown[] {
   if (input.format === 'keyward-csv') {
     if (typeof input.data !== 'string') throw invalid('data', 'data must be the CSV text of an export when format is keyward-csv');
-    let rows: Record<string, string>[];
+    let rows: string[][];
     try {
-      rows = parseCsv(input.data, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: false });
+      // Cell counts are checked below, after the header, so a wrong header is named as such.
+      rows = parseCsv(input.data, { skip_empty_lines: true, bom: true, relax_column_count: true });
     } catch (error) {
       throw invalid('data', `data is not valid CSV: ${(error as Error).message.split('\n')[0]}`);
     }
-    return rows;
+    const [header, ...body] = rows;
+    if (header === undefined) throw invalid('data', `data holds no CSV header line; expected ${EXPORT_COLUMNS.join(',')}`);
+    checkCsvHeader(header);
+    const uneven = body.findIndex((cells) => cells.length !== header.length);
+    if (uneven !== -1)
+      throw invalid('data', `The CSV data row at index ${uneven} has ${body[uneven]!.length} cells; the header has ${header.length}`);
+    return body.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]!])));
   }
   if (!Array.isArray(input.data)) throw invalid('data', `data must be an array of records when format is ${input.format}`);
   return input.data;
@@ -479,8 +532,11 @@ function recordsOf(input: ImportInput): unknown[] {
 export function parseImport(input: ImportInput): ImportedKey[] {
   const records = recordsOf(input);
   if (records.length === 0) throw invalid('data', 'data holds no records');
+  // 413 like the 16 MB body limit (the issue's "over 10,000 records or 16 MB (413)"; the contract names no status).
   if (records.length > MAX_IMPORT_RECORDS)
-    throw invalid('data', `An import holds at most ${MAX_IMPORT_RECORDS} records; this one has ${records.length}`);
+    throw new AppError('PAYLOAD_TOO_LARGE', `An import holds at most ${MAX_IMPORT_RECORDS} records; this one has ${records.length}`, {
+      field: 'data',
+    });
   const errors: RecordError[] = [];
   const parsed: ImportedKey[] = [];
   const seen = new Set<string>();
@@ -556,7 +612,7 @@ export async function importKeys(
           executions: k.executions,
           activatedAt: k.activatedAt ?? k.createdAt ?? now,
           lastUsedAt: k.lastUsedAt,
-          hwidResetAt: null,
+          hwidResetAt: k.hwidResetAt,
           hwidResetCount: k.hwidResetCount,
         });
         k.hwids.forEach((hwid, i) => hwids.push({ key: k.key, serviceId: serviceId, hwid, position: i + 1 }));
