@@ -17,6 +17,7 @@ const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage'));
 const AuditLogPage = lazy(() => import('./pages/AuditLogPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
+const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
 
@@ -51,6 +52,7 @@ export const router = createBrowserRouter([
               { path: 'audit-log', element: <AuditLogPage /> },
               { path: 'settings', element: <SettingsPage /> },
               { path: 'api-access', element: <ApiAccessPage /> },
+              { path: 'short-links', element: <ShortLinksPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

@@ -9,6 +9,8 @@ export const SECTIONS = [
   { slug: 'audit-log', label: 'Audit log' },
   { slug: 'settings', label: 'Settings' },
   { slug: 'api-access', label: 'API access' },
+  // Not one of contract §9's names; the page for the URL shortener routes (contract: URL shortener).
+  { slug: 'short-links', label: 'Short links' },
 ] as const;
 
 export type SectionSlug = (typeof SECTIONS)[number]['slug'];
