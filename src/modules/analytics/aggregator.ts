@@ -1,15 +1,13 @@
 import type { Db } from '../../db/database.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import type { Clock } from '../../lib/time.ts';
-import './analytics.tables.ts';
+import * as repo from './analytics.repository.ts';
 
 type Counter = 'validations' | 'valid' | 'refused' | 'executions' | 'redemptions' | 'keySystemKeys';
 type Counts = Record<Counter, number>;
 
 const zero = (): Counts => ({ validations: 0, valid: 0, refused: 0, executions: 0, redemptions: 0, keySystemKeys: 0 });
 const SEP = '\u0000';
-// Rows per statement: 8 parameters each stays far below both databases' parameter limits.
-const CHUNK = 500;
 
 interface Pending {
   buckets: Map<string, Counts>;
@@ -113,12 +111,6 @@ export class AnalyticsAggregator {
   }
 }
 
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
-
 /**
  * One transaction, rows in key order: two instances flushing the same rows at once lock them in the same
  * order, so PostgreSQL never deadlocks them.
@@ -144,43 +136,8 @@ async function writeBatch(db: Db, batch: Pending): Promise<void> {
       return { serviceId: serviceId!, at: Number(at), scriptId: scriptId!, executions };
     });
   await db.transaction().execute(async (trx) => {
-    for (const rows of chunks(buckets)) {
-      await trx
-        .insertInto('analyticsBuckets')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['serviceId', 'at']).doUpdateSet((eb) => ({
-            validations: eb('analyticsBuckets.validations', '+', eb.ref('excluded.validations')),
-            valid: eb('analyticsBuckets.valid', '+', eb.ref('excluded.valid')),
-            refused: eb('analyticsBuckets.refused', '+', eb.ref('excluded.refused')),
-            executions: eb('analyticsBuckets.executions', '+', eb.ref('excluded.executions')),
-            redemptions: eb('analyticsBuckets.redemptions', '+', eb.ref('excluded.redemptions')),
-            keySystemKeys: eb('analyticsBuckets.keySystemKeys', '+', eb.ref('excluded.keySystemKeys')),
-          })),
-        )
-        .execute();
-    }
-    for (const rows of chunks(codes)) {
-      await trx
-        .insertInto('analyticsCodes')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['serviceId', 'at', 'code'])
-            .doUpdateSet((eb) => ({ count: eb('analyticsCodes.count', '+', eb.ref('excluded.count')) })),
-        )
-        .execute();
-    }
-    for (const rows of chunks(scripts)) {
-      await trx
-        .insertInto('analyticsScripts')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['serviceId', 'at', 'scriptId'])
-            .doUpdateSet((eb) => ({ executions: eb('analyticsScripts.executions', '+', eb.ref('excluded.executions')) })),
-        )
-        .execute();
-    }
+    await repo.addToBuckets(trx, buckets);
+    await repo.addToCodes(trx, codes);
+    await repo.addToScripts(trx, scripts);
   });
 }

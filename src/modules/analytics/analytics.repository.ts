@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { AnalyticsBucketsTable, AnalyticsCodesTable, AnalyticsScriptsTable } from './analytics.tables.ts';
 import './analytics.tables.ts';
 import '../scripts/scripts.tables.ts';
 
@@ -47,6 +49,61 @@ export async function pruneOrphanedAnalytics(db: Db): Promise<void> {
     await db
       .deleteFrom(table)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('services').select('services.id').whereRef('services.id', '=', `${table}.serviceId`))))
+      .execute();
+  }
+}
+
+// Rows per statement: 8 parameters each stays far below both databases' parameter limits.
+const CHUNK = 500;
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
+  return out;
+}
+
+/** Adds counts to the hourly rows (upsert with +, so instances flushing the same hour sum); rows in the order given. */
+export async function addToBuckets(db: Db, rows: Array<Insertable<AnalyticsBucketsTable>>): Promise<void> {
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto('analyticsBuckets')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['serviceId', 'at']).doUpdateSet((eb) => ({
+          validations: eb('analyticsBuckets.validations', '+', eb.ref('excluded.validations')),
+          valid: eb('analyticsBuckets.valid', '+', eb.ref('excluded.valid')),
+          refused: eb('analyticsBuckets.refused', '+', eb.ref('excluded.refused')),
+          executions: eb('analyticsBuckets.executions', '+', eb.ref('excluded.executions')),
+          redemptions: eb('analyticsBuckets.redemptions', '+', eb.ref('excluded.redemptions')),
+          keySystemKeys: eb('analyticsBuckets.keySystemKeys', '+', eb.ref('excluded.keySystemKeys')),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function addToCodes(db: Db, rows: Array<Insertable<AnalyticsCodesTable>>): Promise<void> {
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto('analyticsCodes')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['serviceId', 'at', 'code']).doUpdateSet((eb) => ({ count: eb('analyticsCodes.count', '+', eb.ref('excluded.count')) })),
+      )
+      .execute();
+  }
+}
+
+export async function addToScripts(db: Db, rows: Array<Insertable<AnalyticsScriptsTable>>): Promise<void> {
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto('analyticsScripts')
+      .values(part)
+      .onConflict((oc) =>
+        oc
+          .columns(['serviceId', 'at', 'scriptId'])
+          .doUpdateSet((eb) => ({ executions: eb('analyticsScripts.executions', '+', eb.ref('excluded.executions')) })),
+      )
       .execute();
   }
 }

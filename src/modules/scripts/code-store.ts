@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { CHUNK_BYTES, ChunkCollector, type ScriptCode } from './code.ts';
-import './scripts.tables.ts';
+import { deleteChunks, findChunk, insertChunk } from './scripts.repository.ts';
 
 /**
  * Immutable blobs of script code, stored as ordered text chunks. A blob is written once under a fresh
@@ -19,18 +19,19 @@ export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: str
     let data = code.chunks[seq]!;
     if (!isUtf8(data)) data = Buffer.from(data.toString('utf8'), 'utf8');
     size += data.length;
-    await db.insertInto('scriptChunks').values({ blobId, seq, data }).execute();
+    await insertChunk(db, { blobId, seq, data });
   }
   return { blobId, size };
 }
 
-export const deleteBlob = (db: Db, blobId: string) => db.deleteFrom('scriptChunks').where('blobId', '=', blobId).execute();
+/** Deletes the blob as a whole. */
+export const deleteBlob = deleteChunks;
 
 /** The blob one chunk at a time; throws if it is cut short (deleted while being read). */
 export async function* readBlob(db: Db, blobId: string, expectedSize: number): AsyncGenerator<Buffer> {
   let sent = 0;
   for (let seq = 0; sent < expectedSize; seq++) {
-    const row = await db.selectFrom('scriptChunks').select('data').where('blobId', '=', blobId).where('seq', '=', seq).executeTakeFirst();
+    const row = await findChunk(db, blobId, seq);
     if (!row) throw new Error(`script blob ${blobId} ended early at chunk ${seq}`);
     const chunk = typeof row.data === 'string' ? Buffer.from(row.data, 'utf8') : row.data;
     sent += chunk.length;

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
-import type { ScriptsTable } from './scripts.tables.ts';
+import type { ScriptChunksTable, ScriptsTable } from './scripts.tables.ts';
 import './scripts.tables.ts';
 
 export type ScriptRow = Selectable<ScriptsTable>;
@@ -85,3 +85,11 @@ export const finishJob = (db: Db, id: string, jobId: string, patch: Updateable<S
     .where('jobId', '=', jobId)
     .where('status', '=', 'processing')
     .executeTakeFirst();
+
+/** Chunks of script code (code-store.ts turns them into blobs). */
+export const insertChunk = (db: Db, row: Insertable<ScriptChunksTable>) => db.insertInto('scriptChunks').values(row).execute();
+
+export const findChunk = (db: Db, blobId: string, seq: number) =>
+  db.selectFrom('scriptChunks').select('data').where('blobId', '=', blobId).where('seq', '=', seq).executeTakeFirst();
+
+export const deleteChunks = (db: Db, blobId: string) => db.deleteFrom('scriptChunks').where('blobId', '=', blobId).execute();
