@@ -7,6 +7,7 @@ const t = useTestApp();
 const newService = serviceSeeder(t);
 const CHAT_ID = '123456789012345678';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+let imported = 0;
 
 /** Every key route with a request that would succeed for the owner (given an active and a generated key). */
 interface Route {
@@ -28,7 +29,32 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/keys/api/key/by-chat', manage: false, request: () => ({ query: { chatId: CHAT_ID } }) },
   { method: 'POST', path: '/keys/reset-hwid', manage: false, request: (k) => ({ body: { key: k.active } }) },
   { method: 'POST', path: '/keys/api/compensate', manage: true, request: () => ({ body: { days: 1 } }) },
+  // Contract §7: the seller-data routes. GETs are never gated; the others need allowManageKeys.
+  { method: 'GET', path: '/keys/api/keys', manage: false, request: () => ({ query: { status: 'active', search: 'a' } }) },
+  {
+    method: 'POST',
+    path: '/keys/api/keys/bulk',
+    manage: true,
+    request: (k) => ({ body: { action: 'setNote', keys: [k.active, k.generated], note: 'n' } }),
+  },
+  { method: 'GET', path: '/keys/api/keys/export', manage: false, request: () => ({ query: { format: 'json' } }) },
+  {
+    method: 'POST',
+    path: '/keys/api/keys/import',
+    manage: true,
+    request: () => ({ body: { format: 'keyward-json', data: [{ key: `sec${process.pid}imp${++imported}`.padEnd(16, '0') }] } }),
+  },
+  { method: 'GET', path: '/keys/api/analytics', manage: false, request: () => ({ query: { interval: 'day' } }) },
+  { method: 'GET', path: '/keys/api/audit', manage: false, request: () => ({ query: { limit: '5' } }) },
 ];
+/** Routes that name one key of the service (another service's key is a 404 there). */
+const KEY_TARGETED = new Set([
+  '/keys/api/key',
+  '/keys/api/generated-key',
+  '/keys/api/key/extend-expiration',
+  '/keys/api/key/binding',
+  '/keys/reset-hwid',
+]);
 
 function send(
   route: Route,
@@ -55,6 +81,14 @@ async function seeded(s?: SeededService) {
 }
 
 const label = (r: Route) => `${r.method} ${r.path}`;
+const auditCount = async (serviceId: string) =>
+  (
+    await t()
+      .ctx.db.selectFrom('auditLog')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('serviceId', '=', serviceId)
+      .executeTakeFirstOrThrow()
+  ).n;
 
 describe('authentication on key routes (401 UNAUTHORIZED)', () => {
   for (const route of ROUTES) {
@@ -115,18 +149,21 @@ describe('the account key on key routes', () => {
     expectError(res, 400, 'SERVICE_ID_REQUIRED');
   });
 
-  it("is a 404 for another account's service", async () => {
-    const { service, keys } = await seeded();
-    const stranger = await seedAccount(t().ctx);
-    for (const ref of [service.id, service.identifier]) {
-      const res = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, {
-        key: stranger.accountKey,
-        headers: { 'x-service-id': ref },
-      });
-      expectError(res, 404, 'NOT_FOUND');
-      expect(res.body).not.toHaveProperty('data');
-    }
-  });
+  for (const route of ROUTES) {
+    it(`${label(route)} is a 404 for another account's service, and changes nothing there`, async () => {
+      const { service, keys } = await seeded();
+      const stranger = await seedAccount(t().ctx);
+      const auditBefore = await auditCount(service.id);
+      for (const ref of [service.id, service.identifier]) {
+        const res = await send(route, keys, { key: stranger.accountKey, headers: { 'x-service-id': ref } });
+        expectError(res, 404, 'NOT_FOUND');
+        expect(res.body).not.toHaveProperty('data');
+      }
+      expect(await auditCount(service.id)).toBe(auditBefore);
+      const stored = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${keys.active}`, { key: service.serviceKey });
+      expect(stored.body.data.keys[0]).toMatchObject({ note: null, hwid: 'pc-owner' });
+    });
+  }
 
   it('is not restricted by the flags or the allowlist of the service key', async () => {
     const { service, keys } = await seeded();
@@ -270,7 +307,7 @@ describe("another account's keys", () => {
   it('are invisible to every key route of this service: 404, never data', async () => {
     const mine = await seeded();
     const theirs = await seeded(await seedService(t().ctx));
-    for (const route of ROUTES.filter((r) => r.path !== '/keys/api/generate' && r.path !== '/keys/api/compensate')) {
+    for (const route of ROUTES.filter((r) => KEY_TARGETED.has(r.path) || r.path === '/keys/api/key/by-chat')) {
       const res = await send(route, theirs.keys, { key: mine.service.serviceKey });
       if (route.path === '/keys/api/key/by-chat') {
         // Both services bound keys to the same chat user: each sees only its own.
@@ -289,6 +326,27 @@ describe("another account's keys", () => {
       key: theirs.service.serviceKey,
     });
     expect(generated.status).toBe(200);
+  });
+
+  it('are never listed, exported or touched by the §7 routes of this service', async () => {
+    const mine = await seeded();
+    const theirs = await seeded(await seedService(t().ctx));
+    const api = (method: Method, path: string, body?: unknown) =>
+      call(t().app, method, `/api/v1${path}`, { key: mine.service.serviceKey, body });
+    const listed = await api('GET', '/keys/api/keys?limit=100');
+    expect(listed.body.data.items.map((k: { key: string }) => k.key).sort()).toEqual([mine.keys.active, mine.keys.generated].sort());
+    const exportedKeys = (await api('GET', '/keys/api/keys/export?format=json')).body as Array<{ key: string }>;
+    expect(exportedKeys.map((k) => k.key).sort()).toEqual([mine.keys.active, mine.keys.generated].sort());
+    for (const action of ['delete', 'ban', 'resetHwid']) {
+      const bulk = await api('POST', '/keys/api/keys/bulk', { action, keys: [theirs.keys.active, theirs.keys.generated] });
+      expect(bulk.body.data).toEqual({ action, updated: 0, notFound: [theirs.keys.active, theirs.keys.generated], skipped: [] });
+    }
+    const duplicate = await api('POST', '/keys/api/keys/import', { format: 'keyward-json', data: [{ key: theirs.keys.active }] });
+    expectError(duplicate, 409, 'CONFLICT');
+    const stored = await call(t().app, 'GET', `/api/v1/keys/api/key?key=${theirs.keys.active}`, { key: theirs.service.serviceKey });
+    expect(stored.body.data.keys[0]).toMatchObject({ status: 'active', hwid: 'pc-owner', note: null });
+    const audit = await api('GET', '/keys/api/audit?limit=100');
+    expect(JSON.stringify(audit.body.data.items)).not.toContain(theirs.keys.active);
   });
 
   it('compensate moves only the calling service’s keys', async () => {
