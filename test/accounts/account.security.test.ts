@@ -7,6 +7,7 @@ const routes = [
   ['GET', '/api/v1/account'],
   ['GET', '/api/v1/account/api-key'],
   ['POST', '/api/v1/account/api-key/regenerate'],
+  ['GET', '/api/v1/account/audit'],
 ] as const;
 
 describe('account routes: authentication', () => {
