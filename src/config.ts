@@ -177,7 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     keySystem: {
       workinkApiUrl: apiBase(env, 'WORKINK_API_URL', 'https://work.ink'),
       linkvertiseApiUrl: apiBase(env, 'LINKVERTISE_API_URL', 'https://publisher.linkvertise.com'),
-      lootlabsApiUrl: apiBase(env, 'LOOTLABS_API_URL', 'https://be.lootlabs.gg'),
+      lootlabsApiUrl: apiBase(env, 'LOOTLABS_API_URL', 'https://creators.lootlabs.gg'),
       providerTimeoutMs: int(env, 'KEY_SYSTEM_PROVIDER_TIMEOUT_MS', 5000, 100, 60_000),
     },
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),

@@ -4,10 +4,11 @@ import type { App } from '../../src/app.ts';
 import { call, type SeededService } from '../helpers/seed.ts';
 import { solvedCaptcha } from '../signin/helpers.ts';
 
+/** The key-system cookie of the answer (`kw_keysystem_<service id>=…`), as `name=value`. */
 export function cookieOf(headers: Record<string, unknown>): string {
   const raw = headers['set-cookie'];
   const list = Array.isArray(raw) ? raw : [raw];
-  const found = list.find((c): c is string => typeof c === 'string' && c.startsWith('kw_keysystem='));
+  const found = list.find((c): c is string => typeof c === 'string' && c.startsWith('kw_keysystem_'));
   if (!found) throw new Error('no key-system cookie set');
   return found.split(';')[0]!;
 }
@@ -36,15 +37,18 @@ export const checkpoint = (app: App, s: SeededService, id: string, cookie: strin
  * - Work.ink GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info }; the token is deleted when asked;
  *   GET /_api/v2/override?destination=… → { sr } (here: base64url of the destination), which a link takes as ?sr=.
  * - Linkvertise POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE / FALSE / "Invalid token." as text.
- * - Lootlabs GET /api/lootlabs/url_encryptor?destination_url=…&api_token=… → { type, message } (here: base64url of the URL).
- * Magic tokens misbehave: "slow…" never answers, "down…" is a 503, "garbage…" is not what the docs show.
+ * - Lootlabs GET /api/public/url_encryptor?destination_url=…&api_token=… → { type, message } (here: base64url of the URL).
+ * Magic tokens misbehave: "slow…" never answers, "down…" is a 503, "garbage…" is not what the docs show, "huge…"
+ * is a Work.ink yes for the seller's link (10345) followed by 64 KiB of padding (over the 16 KiB answer cap).
+ * Lootlabs' url_encryptor misbehaves through `lootlabsMode`.
  */
 export class FakeProviders {
   readonly workinkTokens = new Set<string>();
   readonly linkvertiseHashes = new Set<string>();
   linkvertiseToken = 'lv-seller-token';
   lootlabsToken = 'll-seller-token';
-  lootlabsDown = false;
+  /** How the url_encryptor answers: as documented, 502, never, or a page that is not JSON. */
+  lootlabsMode: 'ok' | 'down' | 'slow' | 'garbage' = 'ok';
   lastWorkinkToken = '';
   workinkOverrideDown = false;
   requests: string[] = [];
@@ -76,6 +80,10 @@ export class FakeProviders {
       if (token.startsWith('slow')) return void this.hanging.push(() => text(200, '{"valid":true}'));
       if (token.startsWith('down')) return text(503, 'Service Unavailable');
       if (token.startsWith('garbage')) return text(200, '<html>maintenance</html>', 'text/html');
+      if (token.startsWith('huge')) {
+        const answer = { valid: true, deleted: true, info: { token, linkId: 10345 }, padding: 'x'.repeat(64 * 1024) };
+        return json(answer);
+      }
       if (url.pathname === '/_api/v2/override' && request.method === 'GET') {
         if (this.workinkOverrideDown) return text(503, 'Service Unavailable');
         return json({ sr: Buffer.from(url.searchParams.get('destination') ?? '').toString('base64url') });
@@ -94,8 +102,10 @@ export class FakeProviders {
         const valid = this.linkvertiseHashes.delete(token);
         return text(200, valid ? 'TRUE' : 'FALSE');
       }
-      if (url.pathname === '/api/lootlabs/url_encryptor' && request.method === 'GET') {
-        if (this.lootlabsDown) return text(502, 'Bad Gateway');
+      if (url.pathname === '/api/public/url_encryptor' && request.method === 'GET') {
+        if (this.lootlabsMode === 'down') return text(502, 'Bad Gateway');
+        if (this.lootlabsMode === 'slow') return void this.hanging.push(() => text(200, '{}'));
+        if (this.lootlabsMode === 'garbage') return text(200, '<html>Cloudflare: checking your browser</html>', 'text/html');
         if (url.searchParams.get('api_token') !== this.lootlabsToken) return json({ type: 'error', message: 'Invalid API token' });
         return json({ type: 'created', message: Buffer.from(url.searchParams.get('destination_url') ?? '').toString('base64url') });
       }

@@ -71,4 +71,34 @@ describe('GET /key/:service and its return page', () => {
     expect((await page(`/key/${s.identifier}/return?token=t1`)).statusCode).toBe(404);
     expect((await page(`/key/${s.identifier}/return?session=${id}&token="><script>`)).body).not.toContain('"><script>');
   });
+
+  it('keeps one session per service in one browser: a second service’s session does not replace the first', async () => {
+    const a = await seedService(t().ctx);
+    const b = await seedService(t().ctx);
+    for (const s of [a, b]) await configure(t().app, s, { enabled: true, checkpoints: 2, minSecondsPerCheckpoint: 0 });
+    const first = await start(t().app, a);
+    const second = await start(t().app, b);
+    expect(first.cookie.split('=')[0]).toBe(`kw_keysystem_${a.id}`);
+    expect(second.cookie.split('=')[0]).toBe(`kw_keysystem_${b.id}`);
+    // The browser sends both cookies everywhere (path /); each service reads its own.
+    const both = `${first.cookie}; ${second.cookie}`;
+    expect((await checkpoint(t().app, a, first.id, both)).body.data).toMatchObject({ checkpoint: 1, key: null });
+    expect((await page(`/key/${a.identifier}`, both)).body).toContain('Checkpoint 2 of 2');
+    expect((await page(`/key/${b.identifier}`, both)).body).toContain('Checkpoint 1 of 2');
+    expect((await page(`/key/${b.identifier}`, both)).body).toContain(`session=${second.id}`);
+    // One service's cookie is nothing to the other.
+    expect((await checkpoint(t().app, b, second.id, first.cookie)).status).toBe(404);
+  });
+
+  it('reads ?restart through a query schema: 1 starts over, other parameters are ignored, an oversized value is a 400', async () => {
+    const s = await seedService(t().ctx);
+    await configure(t().app, s, { enabled: true, checkpoints: 2, minSecondsPerCheckpoint: 0 });
+    const { cookie } = await start(t().app, s);
+    expect((await page(`/key/${s.identifier}?utm_source=discord`, cookie)).body).toContain('Checkpoint 1 of 2');
+    expect((await page(`/key/${s.identifier}?restart=0`, cookie)).body).toContain('Continue to checkpoint 1');
+    expect((await page(`/key/${s.identifier}?restart=1`, cookie)).body).toContain('Get key');
+    const bad = await page(`/key/${s.identifier}?restart=${'1'.repeat(9)}`, cookie);
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 'VALIDATION_ERROR', field: 'restart' });
+  });
 });

@@ -3,6 +3,7 @@ import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService, type SeededService } from '../helpers/seed.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
 import { digest } from '../../src/lib/secrets.ts';
+import { providerDns } from '../../src/modules/key-system/key-system.providers.ts';
 import { checkpoint, configure, FakeProviders, start } from './helpers.ts';
 
 const t = useTestApp(SIGNIN_ENV);
@@ -17,7 +18,8 @@ afterAll(() => fake.close());
 
 async function providerService(provider: string, extra: Record<string, unknown> = {}) {
   const s = await seedService(t().ctx);
-  const token = provider === 'linkvertise' ? fake.linkvertiseToken : provider === 'lootlabs' ? fake.lootlabsToken : 'workink-seller';
+  // Work.ink's "token" is the seller's link ids; the fake's Work.ink issues tokens of link 10345.
+  const token = provider === 'linkvertise' ? fake.linkvertiseToken : provider === 'lootlabs' ? fake.lootlabsToken : '10345';
   const link = {
     workink: 'https://work.ink/1a2b/script',
     linkvertise: 'https://link-to.net/123/456/dynamic',
@@ -63,7 +65,7 @@ describe('Work.ink', () => {
     expect(fake.requests).toContain(`GET /_api/v2/token/isValid/${token}`);
   });
 
-  it('with link ids as the token setting, refuses a valid token of someone else’s Work.ink link', async () => {
+  it('refuses a valid token of someone else’s Work.ink link (its linkId is not one of the seller’s link ids)', async () => {
     const mine = await providerService('workink', { providerToken: '777,10345' });
     const a = await start(t().app, mine);
     const token = tokens();
@@ -77,6 +79,24 @@ describe('Work.ink', () => {
       code: 'CHECKPOINT_FAILED',
       reason: 'token-invalid',
     });
+  });
+
+  it('a setting saved before link ids were required is a clear 502, never a pass for any Work.ink token', async () => {
+    const legacy = await providerService('workink');
+    await t()
+      .ctx.db.updateTable('keySystemSettings')
+      .set({ providerTokenSealed: t().ctx.sealer.seal('some-api-token') })
+      .where('serviceId', '=', legacy.id)
+      .execute();
+    const { cookie, id } = await start(t().app, legacy);
+    const token = tokens();
+    fake.workinkTokens.add(token);
+    const res = await checkpoint(t().app, legacy, id, cookie, { token });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    expect(res.body.error).toMatch(/Work\.ink link ids/);
+    // Work.ink was not even asked, so the user's token is still good there.
+    expect(fake.workinkTokens.has(token)).toBe(true);
   });
 
   it('without the link override (Work.ink down), the plain link still starts the session', async () => {
@@ -173,6 +193,27 @@ describe('Linkvertise', () => {
     expect((await checkpoint(t().app, s, third.id, third.cookie, { token: good })).body.reason).toBe('token-reused');
   });
 
+  it.each([
+    ['slow', /could not be reached/],
+    ['down', /answered 503/],
+    ['garbage', /could not be read/],
+  ])('a Linkvertise that is %s is a clear 502, never a key, and the hash stays usable', async (kind, message) => {
+    const s = await providerService('linkvertise');
+    const { cookie, id } = await start(t().app, s);
+    const hash = `${kind}-${'d'.repeat(40)}${tokens()}`;
+    const res = await checkpoint(t().app, s, id, cookie, { token: hash });
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(res.body.error).toMatch(message);
+    expect(res.body.error).toContain('Linkvertise');
+    const state = await call(t().app, 'GET', `/api/v1/public/key-system/${s.identifier}/sessions/${id}`, { headers: { cookie } });
+    expect(state.body.data).toMatchObject({ checkpoint: 0, key: null });
+    expect(await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute()).toEqual([]);
+    expect(
+      await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', digest(hash)).executeTakeFirst(),
+    ).toBeUndefined();
+  });
+
   it('a refused seller token is the provider’s problem (502), not the user’s', async () => {
     const s = await providerService('linkvertise', { providerToken: 'wrong-token' });
     const { cookie, id } = await start(t().app, s);
@@ -208,45 +249,120 @@ describe('Lootlabs', () => {
     const token = new URL(Buffer.from(new URL(res.body.data.next).searchParams.get('data')!, 'base64url').toString()).searchParams.get(
       'token',
     )!;
-    fake.lootlabsDown = true;
+    fake.lootlabsMode = 'down';
     try {
       const down = await checkpoint(t().app, s, id, cookie, { token });
       expect(down.status).toBe(502);
       expect(down.body.error).toContain('Lootlabs');
     } finally {
-      fake.lootlabsDown = false;
+      fake.lootlabsMode = 'ok';
     }
     expect((await checkpoint(t().app, s, id, cookie, { token })).body.data).toMatchObject({ checkpoint: 1, key: null });
   });
 
-  it('cannot start a session while Lootlabs is down (502), and makes no session', async () => {
+  it.each([
+    ['down', /answered 502/],
+    ['slow', /could not be reached/],
+    ['garbage', /could not be read/],
+  ] as const)('cannot start a session while Lootlabs is %s (502 naming it), and makes no session', async (mode, message) => {
     const s = await providerService('lootlabs');
-    fake.lootlabsDown = true;
+    fake.lootlabsMode = mode;
     try {
       const { res } = await start(t().app, s);
       expect(res.status).toBe(502);
       expect(res.body.code).toBe('PROVIDER_UNAVAILABLE');
+      expect(res.body.error).toMatch(message);
+      expect(res.body.error).toContain('Lootlabs');
     } finally {
-      fake.lootlabsDown = false;
+      fake.lootlabsMode = 'ok';
     }
     expect(await t().ctx.db.selectFrom('keySystemSessions').selectAll().where('serviceId', '=', s.id).execute()).toEqual([]);
   });
+
+  it('a seller token Lootlabs refuses ({ type: "error" }) is a 502 hinting at the token', async () => {
+    const s = await providerService('lootlabs', { providerToken: 'not-the-lootlabs-token' });
+    const { res } = await start(t().app, s);
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatch(/Lootlabs API token/);
+  });
 });
 
-describe('outbound rules', () => {
-  it('never calls a provider base that is not the provider’s own or an explicit override', async () => {
-    const s = await providerService('workink');
-    const saved = t().ctx.config.keySystem.workinkApiUrl;
-    // What an operator cannot do: the default base is work.ink; a loopback base only works as an explicit override.
-    t().ctx.config.keySystem.workinkApiUrl = 'http://169.254.169.254';
+describe('outbound rules (the SSRF-safe client every provider call goes through)', () => {
+  /** Points a provider back at its real public base for one test, with DNS answering `addresses`. */
+  async function withProviderDns<T>(
+    provider: 'workinkApiUrl' | 'linkvertiseApiUrl',
+    base: string,
+    addresses: string[],
+    body: (lookups: () => string[]) => Promise<T>,
+  ): Promise<T> {
+    const config = t().ctx.config.keySystem;
+    const saved = config[provider];
+    const asked: string[] = [];
+    config[provider] = base;
+    providerDns.resolve = async (hostname) => {
+      asked.push(hostname);
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
     try {
-      const { cookie, id } = await start(t().app, s);
-      const before = fake.requests.length;
-      const res = await checkpoint(t().app, s, id, cookie, { token: tokens() });
-      expect(res.status).toBe(502);
-      expect(fake.requests.length).toBe(before);
+      return await body(() => asked);
     } finally {
-      t().ctx.config.keySystem.workinkApiUrl = saved;
+      config[provider] = saved;
+      delete providerDns.resolve;
     }
+  }
+
+  it.each([
+    ['link-local (cloud metadata)', ['169.254.169.254']],
+    ['private 10/8', ['10.0.0.7']],
+    ['loopback', ['127.0.0.1']],
+    ['IPv6 unique-local', ['fd00:ec2::254']],
+    ['a public address mixed with a private one', ['93.184.216.34', '192.168.1.1']],
+  ])('work.ink resolving to %s: refused before connecting, a 502, no key, token given back', async (_label, addresses) => {
+    const s = await providerService('workink');
+    const { cookie, id } = await start(t().app, s);
+    const token = tokens();
+    fake.workinkTokens.add(token);
+    await withProviderDns('workinkApiUrl', 'https://work.ink', addresses, async (lookups) => {
+      const before = fake.requests.length;
+      const res = await checkpoint(t().app, s, id, cookie, { token });
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+      // Refused by the outbound rules, not a failed connection (which would read "could not be reached").
+      expect(res.body.error).toMatch(/^Work\.ink cannot be called from this server \(its address is not allowed\)/);
+      // The name was looked up (the check ran on its answer) and nothing was sent anywhere.
+      expect(lookups()).toContain('work.ink');
+      expect(fake.requests.length).toBe(before);
+    });
+    expect(await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute()).toEqual([]);
+    expect(
+      await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', digest(token)).executeTakeFirst(),
+    ).toBeUndefined();
+  });
+
+  it('publisher.linkvertise.com resolving to the metadata address is refused the same way', async () => {
+    const s = await providerService('linkvertise');
+    const { cookie, id } = await start(t().app, s);
+    const hash = 'e'.repeat(40) + tokens();
+    fake.linkvertiseHashes.add(hash);
+    await withProviderDns('linkvertiseApiUrl', 'https://publisher.linkvertise.com', ['169.254.169.254'], async (lookups) => {
+      const before = fake.requests.length;
+      const res = await checkpoint(t().app, s, id, cookie, { token: hash });
+      expect(res.status).toBe(502);
+      expect(res.body.code).toBe('PROVIDER_UNAVAILABLE');
+      expect(res.body.error).toMatch(/^Linkvertise cannot be called from this server/);
+      expect(lookups()).toEqual(['publisher.linkvertise.com']);
+      expect(fake.requests.length).toBe(before);
+    });
+  });
+
+  it('an answer over 16 KiB is cut at the cap and read as unreadable: a 502, never a key', async () => {
+    const s = await providerService('workink');
+    const { cookie, id } = await start(t().app, s);
+    // The fake says "valid, link 10345" (the seller's link) and pads the JSON to 64 KiB: uncapped, it would pass.
+    const res = await checkpoint(t().app, s, id, cookie, { token: `huge-${tokens()}` });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    expect(res.body.error).toMatch(/could not be read/);
+    expect(await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute()).toEqual([]);
   });
 });

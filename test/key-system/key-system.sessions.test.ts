@@ -99,7 +99,7 @@ describe('key-system sessions with provider none', () => {
     const mine = await start(t().app, s);
     const theirs = await start(t().app, s);
     await checkpoint(t().app, s, mine.id, mine.cookie);
-    for (const cookie of [theirs.cookie, '', `kw_keysystem=${mine.id}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`]) {
+    for (const cookie of [theirs.cookie, '', `kw_keysystem_${s.id}=${mine.id}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`]) {
       const res = await call(t().app, 'GET', sessionUrl(s.identifier, mine.id), { headers: cookie ? { cookie } : {} });
       expect(res.status).toBe(404);
       expect(JSON.stringify(res.body)).not.toContain('key"');
@@ -182,22 +182,45 @@ describe('key-system sessions with provider none', () => {
     }
   });
 
-  it('the sweep deletes expired sessions and spent tokens, and keeps live ones', async () => {
-    const s = await noneService({ minSecondsPerCheckpoint: 0 });
+  it('the sweep deletes expired sessions, spent tokens and day-old per-address grants, and keeps live ones', async () => {
+    const s = await noneService({ minSecondsPerCheckpoint: 0, maxKeysPerAddressPerDay: 1 });
+    // A key at 203.0.113.20 now: its grant is what holds the address at the limit for a day.
+    const early = await start(t().app, s, '203.0.113.20');
+    expect((await checkpoint(t().app, s, early.id, early.cookie)).body.data.key).not.toBeNull();
     const old = await start(t().app, s);
     t().clock.advance(HOUR_MS - 1);
     const fresh = await start(t().app, s);
+    // A key at 203.0.113.21 twenty-three hours later, still inside its day at sweep time.
+    t().clock.advance(22 * HOUR_MS);
+    const late = await start(t().app, s, '203.0.113.21');
+    expect((await checkpoint(t().app, s, late.id, late.cookie)).body.data.key).not.toBeNull();
     await t()
       .ctx.db.insertInto('keySystemTokens')
       .values({ provider: 'workink', tokenDigest: 'stale', expiresAt: t().clock.now })
       .execute();
-    t().clock.advance(1);
+    const grants = () =>
+      t()
+        .ctx.db.selectFrom('keySystemGrants')
+        .select('address')
+        .where('serviceId', '=', s.id)
+        .orderBy('address')
+        .execute()
+        .then((rows) => rows.map((r) => r.address));
+    expect(await grants()).toEqual(['203.0.113.20', '203.0.113.21']);
+    t().clock.advance(HOUR_MS + 1);
+    // `fresh` started 23 h ago and `late` finished 1 h ago: only sessions still alive would survive.
+    const alive = await start(t().app, s, '203.0.113.22');
     await sweepKeySystem(t().ctx);
     const ids = (await t().ctx.db.selectFrom('keySystemSessions').select('id').where('serviceId', '=', s.id).execute()).map((r) => r.id);
-    expect(ids).toEqual([fresh.id]);
+    expect(ids).toEqual([alive.id]);
     expect(ids).not.toContain(old.id);
+    expect(ids).not.toContain(fresh.id);
     expect(
       await t().ctx.db.selectFrom('keySystemTokens').selectAll().where('tokenDigest', '=', 'stale').executeTakeFirst(),
     ).toBeUndefined();
+    // The grant older than a day is gone (that address may earn a key again); the recent one stays.
+    expect(await grants()).toEqual(['203.0.113.21']);
+    expect((await start(t().app, s, '203.0.113.20')).res.status).toBe(201);
+    expect((await start(t().app, s, '203.0.113.21')).res.status).toBe(429);
   });
 });

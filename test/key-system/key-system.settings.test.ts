@@ -31,8 +31,8 @@ describe('GET/PUT /keys/api/key-system', () => {
       checkpoints: 2,
       keyHours: 12,
       minSecondsPerCheckpoint: 30,
-      provider: 'workink',
-      links: ['https://work.ink/abc/one', 'https://work.ink/abc/two'],
+      provider: 'linkvertise',
+      links: ['https://link-to.net/1/one', 'https://link-to.net/1/two'],
       providerToken: 'secret-provider-token',
       pageTitle: 'Free keys',
       maxKeysPerAddressPerDay: 5,
@@ -47,7 +47,7 @@ describe('GET/PUT /keys/api/key-system', () => {
 
     // A partial PUT keeps the rest; null clears the title; the provider needs the token, so clearing it is refused.
     const patched = await call(t().app, 'PUT', url, { key: s.serviceKey, body: { pageTitle: null, keyHours: 48 } });
-    expect(patched.body.data).toMatchObject({ pageTitle: null, keyHours: 48, provider: 'workink', providerToken: '****' });
+    expect(patched.body.data).toMatchObject({ pageTitle: null, keyHours: 48, provider: 'linkvertise', providerToken: '****' });
     const cleared = await call(t().app, 'PUT', url, { key: s.serviceKey, body: { providerToken: null } });
     expect(cleared.status).toBe(400);
     expect(cleared.body.field).toBe('providerToken');
@@ -57,7 +57,7 @@ describe('GET/PUT /keys/api/key-system', () => {
     const s = await seedService(t().ctx);
     await call(t().app, 'PUT', url, {
       key: s.serviceKey,
-      body: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: 'hush-hush-token' },
+      body: { enabled: true, provider: 'lootlabs', links: ['https://loot-link.com/s?a'], providerToken: 'hush-hush-token' },
     });
     const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=keySystem.update', { key: s.serviceKey });
     expect(audit.status).toBe(200);
@@ -66,7 +66,7 @@ describe('GET/PUT /keys/api/key-system', () => {
       action: 'keySystem.update',
       actor: { kind: 'service-key' },
       target: null,
-      details: { enabled: true, provider: 'workink', links: ['https://work.ink/a'], providerToken: '****' },
+      details: { enabled: true, provider: 'lootlabs', links: ['https://loot-link.com/s?a'], providerToken: '****' },
     });
     expect(JSON.stringify(audit.body)).not.toContain('hush-hush-token');
     // A refused change writes nothing.
@@ -89,12 +89,33 @@ describe('GET/PUT /keys/api/key-system', () => {
     expect(noToken.body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'providerToken' });
     const wrongCount = await call(t().app, 'PUT', url, {
       key: s.serviceKey,
-      body: { provider: 'workink', checkpoints: 3, links: ['https://work.ink/a'], providerToken: 'x' },
+      body: { provider: 'workink', checkpoints: 3, links: ['https://work.ink/a'], providerToken: '10345' },
     });
     expect(wrongCount.status).toBe(400);
     expect(wrongCount.body.field).toBe('links');
+    // Work.ink's check needs no key: its token setting is the seller's link ids, so a token can be bound to them.
+    for (const providerToken of ['an-api-key', '10345,', '10345;10346', 'abc,123']) {
+      const notIds = await call(t().app, 'PUT', url, {
+        key: s.serviceKey,
+        body: { provider: 'workink', links: ['https://work.ink/a'], providerToken },
+      });
+      expect({ providerToken, status: notIds.status, field: notIds.body.field }).toEqual({
+        providerToken,
+        status: 400,
+        field: 'providerToken',
+      });
+      expect(notIds.body.error).toMatch(/Work\.ink link ids/);
+    }
+
     // Nothing was saved by the refusals.
     expect((await call(t().app, 'GET', url, { key: s.serviceKey })).body.data.provider).toBe('none');
+    const w = await seedService(t().ctx);
+    const ids = await call(t().app, 'PUT', url, {
+      key: w.serviceKey,
+      body: { provider: 'workink', links: ['https://work.ink/a'], providerToken: '10345,10346' },
+    });
+    expect(ids.status).toBe(200);
+    expect(ids.body.data).toMatchObject({ provider: 'workink', providerToken: '****' });
   });
 
   it.each([
@@ -119,6 +140,7 @@ describe('GET/PUT /keys/api/key-system', () => {
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', field });
   });
 
+  // Contract §2 and §7: every GET outside /vss/api is ungated; §8's (allowManageKeys) gates the PUT. README, Key system.
   it('needs allowManageKeys to change, not to read; another account’s service is a 404', async () => {
     const s = await seedService(t().ctx);
     await call(t().app, 'PATCH', `/api/v1/services/${s.id}/permissions`, { key: s.account.accountKey, body: { allowManageKeys: false } });

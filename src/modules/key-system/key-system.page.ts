@@ -85,6 +85,16 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
     result.className = 'result ' + (ok ? 'ok' : 'fail');
     result.textContent = text;
   }
+  // Times are shown in the user's own time zone (the server sends UTC).
+  function localTime(iso) {
+    return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  }
+  function refusal(body) {
+    if (body.code === 'KEY_SYSTEM_LIMIT' && body.nextKeyAt) {
+      return 'You have earned the most keys allowed today; the next key can be earned at ' + localTime(body.nextKeyAt) + '.';
+    }
+    return body.error;
+  }
   function post(url, body) {
     return fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(function (r) { return r.json(); });
@@ -115,7 +125,7 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
       post(api, { captcha: payload })
         .then(function (body) {
           if (body.success) window.location.href = body.data.next;
-          else { show(false, body.error); mount(); }
+          else { show(false, refusal(body)); mount(); }
         })
         .catch(function () { show(false, 'The request failed; try again.'); mount(); });
     });
@@ -124,8 +134,7 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
 
   if (mode === 'done') {
     var expires = document.getElementById('expires');
-    var at = new Date(expires.getAttribute('datetime'));
-    expires.textContent = at.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    expires.textContent = localTime(expires.getAttribute('datetime'));
     document.getElementById('copy').addEventListener('click', function () {
       var key = document.getElementById('key').textContent;
       var done = function () { show(true, 'Key copied.'); };
@@ -160,7 +169,7 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
             return;
           }
           progress.textContent = 'Checkpoint not passed';
-          show(false, body.error);
+          show(false, refusal(body));
           if (body.reason === 'too-fast' || body.code === 'PROVIDER_UNAVAILABLE') retry.hidden = false;
           else { next.textContent = 'Back to the get-key page'; next.hidden = false; }
         })

@@ -27,8 +27,14 @@ export const TOKEN_PARAMS = ['token', 'hash'] as const;
 const DEFAULT_BASES: Record<Exclude<KeySystemProvider, 'none'>, string> = {
   workink: 'https://work.ink',
   linkvertise: 'https://publisher.linkvertise.com',
-  lootlabs: 'https://be.lootlabs.gg',
+  lootlabs: 'https://creators.lootlabs.gg',
 };
+
+/**
+ * Tests only: a stand-in for DNS on provider calls, so a test can make the provider's real name (work.ink…)
+ * answer a private address and watch the SSRF-safe client refuse it. Production leaves it unset (system resolver).
+ */
+export const providerDns: { resolve?: OutboundPolicy['resolve'] } = {};
 
 function baseOf(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>): string {
   const { keySystem } = ctx.config;
@@ -44,6 +50,7 @@ function policyFor(ctx: AppContext, provider: Exclude<KeySystemProvider, 'none'>
     explicitOrigins: base === platform ? [] : [base],
     timeoutMs: ctx.config.keySystem.providerTimeoutMs,
     maxResponseBytes: MAX_RESPONSE_BYTES,
+    ...(providerDns.resolve ? { resolve: providerDns.resolve } : {}),
   };
 }
 
@@ -63,7 +70,9 @@ async function ask(
       headers: { accept: 'application/json, text/plain' },
     });
   } catch (error) {
-    if (error instanceof OutboundNetworkError || error instanceof OutboundRefused) throw unavailable(provider);
+    // Refused by the SSRF rules (the provider's name answered a private address…): never sent, and said so.
+    if (error instanceof OutboundRefused) throw unavailable(provider, 'cannot be called from this server (its address is not allowed)');
+    if (error instanceof OutboundNetworkError) throw unavailable(provider);
     throw error;
   }
 }
@@ -79,19 +88,26 @@ function json(provider: KeySystemProvider, response: OutboundResponse): Record<s
   throw unavailable(provider, 'gave an answer that could not be read');
 }
 
+/** Work.ink's "token" setting: the seller's link ids, digits, comma-separated (`10345` or `10345,10346`). */
+export const WORKINK_LINK_IDS = /^\d{1,12}(,\d{1,12}){0,19}$/;
+
 /**
  * Work.ink: GET /_api/v2/token/isValid/<token>?deleteToken=1 → { valid, deleted, info: { linkId, … } }.
- * Work.ink vouches for a token of any link, a bypasser's own ad-free link included; when the seller's
- * token setting lists their link ids (digits, comma-separated), the token must come from one of them.
+ * The check needs no key and vouches for a token of any link, a bypasser's own ad-free link included,
+ * so the token must also come from one of the seller's links: `info.linkId` among the link ids of the
+ * token setting. A valid answer without a link id, or a setting that is not link ids, is never a pass.
  */
 async function verifyWorkink(ctx: AppContext, token: string, sellerToken: string): Promise<boolean> {
+  // Settings saved before link ids were required: refuse rather than accept any Work.ink token.
+  if (!WORKINK_LINK_IDS.test(sellerToken))
+    throw unavailable('workink', 'is not set up on this service (the seller must enter their Work.ink link ids)');
   const url = `${baseOf(ctx, 'workink')}/_api/v2/token/isValid/${encodeURIComponent(token)}?deleteToken=1`;
   const body = json('workink', await ask(ctx, 'workink', url, 'GET'));
   if (typeof body.valid !== 'boolean') throw unavailable('workink', 'gave an answer that could not be read');
   if (!body.valid) return false;
-  if (!/^\d+(,\d+)*$/.test(sellerToken)) return true;
   const linkId = (body.info as { linkId?: unknown } | undefined)?.linkId;
-  return sellerToken.split(',').map(Number).includes(Number(linkId));
+  if (typeof linkId !== 'number' && typeof linkId !== 'string') throw unavailable('workink', 'gave an answer that could not be read');
+  return sellerToken.split(',').includes(String(linkId));
 }
 
 /** Linkvertise: POST /api/v1/anti_bypassing?token=<seller token>&hash=<hash> → TRUE | FALSE (plain text). */
@@ -102,17 +118,19 @@ async function verifyLinkvertise(ctx: AppContext, hash: string, sellerToken: str
   const verdict = response.body.trim().replace(/^"|"$/g, '').toUpperCase();
   if (verdict === 'TRUE') return true;
   if (verdict === 'FALSE') return false;
-  // "Invalid token." and anything else: the seller's token is wrong or the API changed; the user is not at fault.
-  throw unavailable('linkvertise', 'refused the check (is the Linkvertise API token right?)');
+  // "Invalid token.": the seller's token is wrong; anything else: the API changed or is broken. Never the user's fault.
+  if (/invalid token/i.test(verdict)) throw unavailable('linkvertise', 'refused the check (is the Linkvertise API token right?)');
+  throw unavailable('linkvertise', 'gave an answer that could not be read');
 }
 
 /**
- * Lootlabs: the destination of each checkpoint carries a one-time token we made, and the destination
- * is encrypted by Lootlabs' url_encryptor with the seller's API token, so only someone who went through
- * the Lootlabs link learns it. GET /api/lootlabs/url_encryptor?destination_url=…&api_token=… → { message }.
+ * Lootlabs' Redirect API ("anti-bypass"): the destination of each checkpoint carries a one-time token we
+ * made, and the destination is encrypted by Lootlabs' url_encryptor with the seller's API token (AES-256,
+ * per creator), so only someone who went through the Lootlabs link learns it.
+ * GET https://creators.lootlabs.gg/api/public/url_encryptor?destination_url=…&api_token=… → { message }.
  */
 async function encryptLootlabsDestination(ctx: AppContext, destination: string, sellerToken: string): Promise<string> {
-  const url = `${baseOf(ctx, 'lootlabs')}/api/lootlabs/url_encryptor?destination_url=${encodeURIComponent(destination)}&api_token=${encodeURIComponent(sellerToken)}`;
+  const url = `${baseOf(ctx, 'lootlabs')}/api/public/url_encryptor?destination_url=${encodeURIComponent(destination)}&api_token=${encodeURIComponent(sellerToken)}`;
   const body = json('lootlabs', await ask(ctx, 'lootlabs', url, 'GET'));
   if (typeof body.message !== 'string' || body.message === '' || body.type === 'error') {
     throw unavailable('lootlabs', 'refused to prepare the link (is the Lootlabs API token right?)');

@@ -6,6 +6,7 @@ import { Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
+import type { ServiceRow } from '../services/services.repository.ts';
 import { htmlPage, PAGE_CSP } from '../reset-page/html.ts';
 import { KEY_SYSTEM_SCRIPT, keyPage, notFoundPage, returnPage } from './key-system.page.ts';
 import { TOKEN_PARAMS } from './key-system.providers.ts';
@@ -24,10 +25,10 @@ import {
 
 const tags = ['key-system'];
 
-function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string) {
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, service: ServiceRow, value: string) {
   const secure = request.server.ctx.config.baseUrl.startsWith('https:');
   // Lax, not Strict: the user comes back from the ad provider by a top-level navigation.
-  reply.setCookie(keySystem.SESSION_COOKIE, value, {
+  reply.setCookie(keySystem.sessionCookieName(service), value, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
@@ -36,7 +37,7 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: s
   });
 }
 
-const sessionCookie = (request: FastifyRequest) => request.cookies[keySystem.SESSION_COOKIE];
+const sessionCookie = (request: FastifyRequest, service: ServiceRow) => request.cookies[keySystem.sessionCookieName(service)];
 
 /** GET/PUT /api/v1/keys/api/key-system: the seller's settings (contract §8). */
 export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
@@ -51,7 +52,7 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Key-system settings',
         description:
-          "The service's key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set.",
+          'The service\'s key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set ("****"). Not gated by a permission flag: like every GET outside /vss/api (contract §2, §7), a read needs only the service key; allowManageKeys gates the PUT.',
         tags,
         response: Responses(KeySystemSettings),
       },
@@ -69,7 +70,7 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Change the key-system settings',
         description:
-          'Needs allowManageKeys. Only the fields sent change; a provider that needs a token (Linkvertise, Lootlabs) cannot be turned on without one. Audited as keySystem.update.',
+          "Needs allowManageKeys. Only the fields sent change. Every provider but none needs links (one per checkpoint) and providerToken: the Linkvertise anti-bypassing token, the Lootlabs API token, or for Work.ink the seller's Work.ink link ids (digits, comma-separated), since Work.ink's check needs no key and a token must come from one of those links. Audited as keySystem.update.",
         tags,
         body: KeySystemSettingsBody,
         response: Responses(KeySystemSettings),
@@ -105,7 +106,7 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const service = await serviceForClient(ctx, request.params.service);
       const started = await keySystem.startSession(ctx, service, { captcha: request.body.captcha, address: request.ip });
-      setSessionCookie(request, reply, started.cookie);
+      setSessionCookie(request, reply, service, started.cookie);
       return reply.status(201).send({ success: true as const, data: started.data });
     },
   );
@@ -131,7 +132,7 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
       const service = await serviceForClient(ctx, request.params.service);
       return {
         success: true as const,
-        data: await keySystem.passCheckpoint(ctx, service, request.params.id, sessionCookie(request), request.body.token),
+        data: await keySystem.passCheckpoint(ctx, service, request.params.id, sessionCookie(request, service), request.body.token),
       };
     },
   );
@@ -151,7 +152,10 @@ export async function publicKeySystemRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const service = await serviceForClient(ctx, request.params.service);
-      return { success: true as const, data: await keySystem.sessionState(ctx, service, request.params.id, sessionCookie(request)) };
+      return {
+        success: true as const,
+        data: await keySystem.sessionState(ctx, service, request.params.id, sessionCookie(request, service)),
+      };
     },
   );
 }
@@ -186,13 +190,16 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8');
 
-  app.get('/key/:service', { config, schema: { ...hide, params: ServiceParams } }, async (request, reply) => {
+  // ?restart=1 offers a fresh start to a user whose session is stuck (a new session replaces the cookie).
+  // Other parameters (an ad network's or a forum's tracking) are ignored, as on any page a user is linked to.
+  const PageQuery = Type.Object({ restart: Type.Optional(Type.String({ maxLength: 8, errorMessage: 'must be 1 to start over' })) });
+
+  app.get('/key/:service', { config, schema: { ...hide, params: ServiceParams, querystring: PageQuery } }, async (request, reply) => {
     html(reply);
     const found = await enabledService(request.params.service);
     if (!found) return reply.status(404).send(notFoundPage());
-    // ?restart=1 offers a fresh start to a user whose session is stuck (a new session replaces the cookie).
-    const restart = (request.query as { restart?: unknown }).restart === '1';
-    const session = restart ? null : await keySystem.findServiceSession(ctx, found.service, sessionCookie(request));
+    const restart = request.query.restart === '1';
+    const session = restart ? null : await keySystem.findServiceSession(ctx, found.service, sessionCookie(request, found.service));
     return reply.send(keyPage(found.service, found.settings, session));
   });
 
@@ -208,7 +215,7 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
       if (!found) return reply.status(404).send(notFoundPage());
       const query = request.query;
       // Work.ink and static Linkvertise links return without our session id: the browser's cookie names it.
-      const sessionId = query.session || keySystem.parseSessionCookie(sessionCookie(request))?.id;
+      const sessionId = query.session || keySystem.parseSessionCookie(sessionCookie(request, found.service))?.id;
       if (!sessionId) {
         return reply
           .status(404)

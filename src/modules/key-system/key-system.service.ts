@@ -9,7 +9,7 @@ import { insertGeneratedKeys } from '../keys/keys.repository.ts';
 import { newLicenseKey } from '../keys/keys.service.ts';
 import type { ServiceRow } from '../services/services.repository.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
-import { checkpointLink, providerVouches } from './key-system.providers.ts';
+import { checkpointLink, providerVouches, WORKINK_LINK_IDS } from './key-system.providers.ts';
 import * as repo from './key-system.repository.ts';
 import type { KeySystemProvider } from './key-system.tables.ts';
 
@@ -17,7 +17,11 @@ export const SESSION_TTL_MS = HOUR_MS;
 /** Spent tokens are remembered far longer than any provider keeps one valid. */
 export const SPENT_TOKEN_TTL_MS = 30 * DAY_MS;
 export const KEY_NOTE = 'key-system';
-export const SESSION_COOKIE = 'kw_keysystem';
+/**
+ * The cookie that binds a session to its browser, one per service (`kw_keysystem_<service id>`), so a
+ * second service's get-key page in the same browser never overwrites the first one's session.
+ */
+export const sessionCookieName = (service: Pick<ServiceRow, 'id'>) => `kw_keysystem_${service.id}`;
 
 export interface KeySystemSettings {
   enabled: boolean;
@@ -122,6 +126,13 @@ export async function updateSettings(ctx: AppContext, service: ServiceRow, patch
       throw invalid('links', `links must hold one https link per checkpoint (${next.checkpoints}), got ${next.links.length}`);
     }
     if (!next.providerTokenSealed) throw invalid('providerToken', `providerToken is required with provider ${name}`);
+    // Work.ink's check needs no key, so its "token" is the seller's link ids: a token must come from one of them.
+    if (name === 'workink' && !WORKINK_LINK_IDS.test(ctx.sealer.open(next.providerTokenSealed))) {
+      throw invalid(
+        'providerToken',
+        'providerToken must be your Work.ink link ids with provider workink (digits, comma-separated, e.g. 10345,10346)',
+      );
+    }
   }
   const now = ctx.clock();
   const row = {
@@ -171,6 +182,7 @@ async function nextKeyAllowedAt(ctx: AppContext, serviceId: string, address: str
 async function enforceLimit(ctx: AppContext, serviceId: string, address: string, settings: KeySystemSettings, now: number) {
   const at = await nextKeyAllowedAt(ctx, serviceId, address, settings.maxKeysPerAddressPerDay, now);
   if (at === null) return;
+  // The page shows nextKeyAt in the user's own time zone; API callers get the same instant in the sentence.
   throw new AppError('KEY_SYSTEM_LIMIT', `You have earned the most keys allowed today; the next key can be earned at ${iso(at)}`, {
     nextKeyAt: iso(at)!,
     retryAfter: Math.max(1, Math.ceil((at - now) / 1000)),

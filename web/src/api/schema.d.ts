@@ -7074,7 +7074,7 @@ export interface paths {
         };
         /**
          * Key-system settings
-         * @description The service's key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set.
+         * @description The service's key system (contract §8): on or off, provider, checkpoints, key hours, limits, page title, and the public get-key page address. Provider tokens are never shown, only whether one is set ("****"). Not gated by a permission flag: like every GET outside /vss/api (contract §2, §7), a read needs only the service key; allowManageKeys gates the PUT.
          */
         get: {
             parameters: {
@@ -7147,7 +7147,7 @@ export interface paths {
         };
         /**
          * Change the key-system settings
-         * @description Needs allowManageKeys. Only the fields sent change; a provider that needs a token (Linkvertise, Lootlabs) cannot be turned on without one. Audited as keySystem.update.
+         * @description Needs allowManageKeys. Only the fields sent change. Every provider but none needs links (one per checkpoint) and providerToken: the Linkvertise anti-bypassing token, the Lootlabs API token, or for Work.ink the seller's Work.ink link ids (digits, comma-separated), since Work.ink's check needs no key and a token must come from one of those links. Audited as keySystem.update.
          */
         put: {
             parameters: {
