@@ -45,8 +45,16 @@ export function setUnauthorizedHandler(handler: UnauthorizedHandler) {
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-// Sign-in routes answer 401 for wrong credentials: those are shown on the form, not redirected.
-const NO_REDIRECT = ['/api/v1/auth/login', '/api/v1/auth/register', '/api/v1/auth/session', '/api/v1/auth/logout'];
+// Sign-in routes answer 401 for wrong credentials: those are shown on the form, not redirected. The
+// vault answers 401 for an expired bearer token, which the page renews (account/vault.ts).
+const NO_REDIRECT = [
+  '/api/v1/auth/login',
+  '/api/v1/auth/register',
+  '/api/v1/auth/session',
+  '/api/v1/auth/logout',
+  '/api/v1/vault-v3/session/token',
+  '/api/v3/vault/',
+];
 
 const sessionMiddleware: Middleware = {
   onRequest({ request }) {

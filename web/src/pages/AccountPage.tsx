@@ -1,14 +1,16 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Code, Group, Image, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Code, Group, Image, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { api, messageOf, unwrap } from '../api/client';
+import { VaultSection } from '../account/VaultSection';
+import { forgetVaultToken } from '../account/vault';
 import { AuditTable } from '../audit/AuditTable';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { SecretKeyControls } from '../components/SecretKeyControls';
 import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
-import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
+import { ErrorState, Loading, PageHeader } from '../components/states';
 import { secretOf } from '../lib/otpauth';
 
 interface Account {
@@ -32,6 +34,8 @@ function AccountKey() {
     onSuccess: (d) => {
       setApiKey(d.apiKey);
       setConfirm(false);
+      // Vault tokens bought with the old key are refused from now on.
+      forgetVaultToken();
       notifySuccess('Account key regenerated: the old one and its vault tokens no longer work');
     },
     onError: notifyError,
@@ -148,76 +152,6 @@ function TwoFactor({ account }: { account: Account }) {
   );
 }
 
-interface VaultScript {
-  id: string;
-  name: string;
-  size: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/**
- * The vault takes a short-lived token obtained with the account key (contract: Vault), not the
- * session, so listing it means revealing the key first; it is only done when asked.
- */
-function Vault() {
-  const [open, setOpen] = useState(false);
-  const scripts = useQuery({
-    queryKey: ['vault'],
-    enabled: open,
-    queryFn: async () => {
-      const { apiKey } = await unwrap(await api.GET('/api/v1/account/api-key'));
-      const tokenResponse = await fetch('/api/v1/vault-v3/session/token', { method: 'POST', headers: { 'x-api-key': apiKey } });
-      const token = ((await tokenResponse.json()) as { data?: { token: string; apiBaseUrl: string } }).data;
-      if (!tokenResponse.ok || !token) throw new Error(`Could not open the vault (${tokenResponse.status})`);
-      const listResponse = await fetch(`${new URL(token.apiBaseUrl).pathname}/scripts`, {
-        headers: { authorization: `Bearer ${token.token}` },
-      });
-      const body = (await listResponse.json()) as {
-        data?: { items?: VaultScript[]; scripts?: VaultScript[] } | VaultScript[];
-        error?: string;
-      };
-      if (!listResponse.ok) throw new Error(body.error ?? `Could not list the vault (${listResponse.status})`);
-      const data = body.data;
-      return Array.isArray(data) ? data : (data?.items ?? data?.scripts ?? []);
-    },
-  });
-  return (
-    <Section title="Vault scripts">
-      {!open ? (
-        <Button variant="light" onClick={() => setOpen(true)}>
-          Show vault scripts
-        </Button>
-      ) : scripts.isPending ? (
-        <Loading label="Opening the vault" />
-      ) : scripts.isError ? (
-        <ErrorState error={scripts.error} retry={() => void scripts.refetch()} />
-      ) : scripts.data.length === 0 ? (
-        <Empty title="The vault is empty">Store scripts with the vault API (see /docs).</Empty>
-      ) : (
-        <Table aria-label="Vault scripts" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Size</Table.Th>
-              <Table.Th>Updated</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {scripts.data.map((s) => (
-              <Table.Tr key={s.id}>
-                <Table.Td>{s.name}</Table.Td>
-                <Table.Td>{s.size} B</Table.Td>
-                <Table.Td>{new Date(s.updatedAt).toLocaleString()}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-    </Section>
-  );
-}
-
 export default function AccountPage() {
   const account = useQuery({ queryKey: ['account'], queryFn: async () => unwrap(await api.GET('/api/v1/account')) });
   return (
@@ -235,7 +169,7 @@ export default function AccountPage() {
           </Text>
           <AccountKey />
           <TwoFactor account={account.data} />
-          <Vault />
+          <VaultSection accountId={account.data.id} />
           <Section title="Account audit log">
             <AuditTable label="Account audit log" />
           </Section>
