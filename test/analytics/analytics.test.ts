@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.ts';
 import { HOUR_MS } from '../../src/lib/time.ts';
 import { AnalyticsAggregator } from '../../src/modules/analytics/aggregator.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -103,6 +104,43 @@ describe('GET /keys/api/analytics', () => {
     // Exactly 1,000 buckets is allowed.
     const ok = await analytics(s, { from: '0', to: String(999 * HOUR_MS), interval: 'hour' });
     expect(ok.series).toHaveLength(1000);
+  });
+});
+
+describe('the flush job', () => {
+  const storedCodes = async (s: SeededService) =>
+    Object.fromEntries(
+      (await t().ctx.db.selectFrom('analyticsCodes').select(['code', 'count']).where('serviceId', '=', s.id).execute()).map((r) => [
+        r.code,
+        Number(r.count),
+      ]),
+    );
+
+  it('writes the counts by itself within one flush interval (at most 5 s), with no manual flush', async () => {
+    const first = t();
+    const s = await seedService(first.ctx);
+    const intervalMs = first.config.analyticsFlushMs;
+    expect(intervalMs).toBeLessThanOrEqual(5000);
+    // The job runner's timer is the only thing moved by hand; the database and the requests run for real.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let second: App | undefined;
+    try {
+      second = await anotherInstance(first);
+      await second.ctx.jobs.settled(); // the pass every job runs at start
+      for (let i = 0; i < 3; i++) await validate(s, { hwid: 'x' }, second);
+      await second.ctx.jobs.settled();
+      expect(await storedCodes(s)).toEqual({}); // the hot path writes nothing itself
+      vi.advanceTimersByTime(intervalMs - 1);
+      await second.ctx.jobs.settled();
+      expect(await storedCodes(s)).toEqual({});
+      vi.advanceTimersByTime(1); // one interval after the start: the job's tick
+      await second.ctx.jobs.settled();
+      expect(await storedCodes(s)).toEqual({ KEY_INCORRECT: 3 });
+      expect((await analytics(s, {})).series.at(-1)).toMatchObject({ validations: 3, refused: 3 });
+    } finally {
+      await second?.close();
+      vi.useRealTimers();
+    }
   });
 });
 
