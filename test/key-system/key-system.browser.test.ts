@@ -27,6 +27,15 @@ afterAll(async () => {
   await fake.close();
 });
 
+/** A new session of `s` in this browser that stops at the (fake) ad page, as if the user were still on it. */
+async function startAndStayOnAdPage(page: Page, s: SeededService) {
+  await page.context().clearCookies();
+  await page.route(`${fake.url}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>an ad</p>' }));
+  await solveAndStart(page, s);
+  await page.waitForURL(`${fake.url}/**`);
+  await page.unroute(`${fake.url}/**`);
+}
+
 async function solveAndStart(page: Page, s: SeededService) {
   await page.goto(`${baseUrl}/key/${s.identifier}`);
   await page.locator('altcha-widget input[type="checkbox"]').click();
@@ -42,7 +51,8 @@ async function workinkService() {
     maxKeysPerAddressPerDay: 0,
     provider: 'workink',
     links: ['https://work.ink/placeholder'],
-    providerToken: 'seller-token',
+    // The seller's Work.ink link ids; the fake's link page issues tokens of link 10345.
+    providerToken: '10345',
   });
   // The real link is on work.ink (https only); here the fake's link page stands in for it.
   const dest = `${baseUrl}/key/${s.identifier}/return?token={TOKEN}`;
@@ -121,16 +131,66 @@ describe('GET /key/:service in a real browser', () => {
       const spent = fake.lastWorkinkToken;
 
       // A new session in this browser that stops at the ad page; then a made-up token, then the spent one.
-      await page.context().clearCookies();
-      await page.route(`${fake.url}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>an ad</p>' }));
-      await solveAndStart(page, s);
-      await page.waitForURL(`${fake.url}/**`);
-      await page.unroute(`${fake.url}/**`);
+      await startAndStayOnAdPage(page, s);
       await page.goto(`${baseUrl}/key/${s.identifier}/return?token=made-up-token`);
       await expect.poll(() => page.locator('#result').textContent()).toMatch(/did not confirm this checkpoint/);
       await page.goto(`${baseUrl}/key/${s.identifier}/return?token=${spent}`);
       await expect.poll(() => page.locator('#result').textContent()).toMatch(/already used/);
       expect(await page.locator('#key').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a provider that is down as a clear message with "Try again", and no key', async () => {
+    const s = await workinkService();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await startAndStayOnAdPage(page, s);
+      // The fake Work.ink answers 503 to this token's check.
+      await page.goto(`${baseUrl}/key/${s.identifier}/return?token=down-${Date.now()}`);
+      await expect
+        .poll(() => page.locator('#result').textContent())
+        .toBe('Work.ink answered 503; your progress is kept, try again in a moment');
+      expect(await page.locator('#progress').textContent()).toBe('Checkpoint not passed');
+      await expect.poll(() => page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+      expect(await page.locator('#key').count()).toBe(0);
+      const keys = await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute();
+      expect(keys).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('over the per-address limit, says when the next key can be earned, in the user’s time zone', async () => {
+    const s = await seedService(t().ctx);
+    await configure(t().app, s, { enabled: true, minSecondsPerCheckpoint: 0, maxKeysPerAddressPerDay: 1 });
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    const page = await context.newPage();
+    try {
+      const issuedAt = t().clock.now;
+      await solveAndStart(page, s);
+      await page.locator('#key').waitFor();
+      // Another session from the same address (cookies cleared): refused at the start, with the time it may go again.
+      await context.clearCookies();
+      await solveAndStart(page, s);
+      await expect.poll(() => page.locator('#result').textContent()).toMatch(/next key can be earned at/);
+      const next = new Date(issuedAt + 24 * 3_600_000);
+      const tokyo = next.toLocaleString('en-US', {
+        timeZone: 'Asia/Tokyo',
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZoneName: 'short',
+      });
+      expect(await page.locator('#result').textContent()).toBe(
+        `You have earned the most keys allowed today; the next key can be earned at ${tokyo}.`,
+      );
+      expect(tokyo).toMatch(/GMT\+9/);
+      expect(page.url()).toBe(`${baseUrl}/key/${s.identifier}`);
     } finally {
       await context.close();
     }

@@ -2,24 +2,26 @@ import { useState } from 'react';
 import { Anchor, Button, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
+import type { paths } from '../api/schema';
 import { notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 
-interface KeySystem {
-  enabled: boolean;
-  checkpoints: number;
-  keyHours: number;
-  minSecondsPerCheckpoint: number;
-  provider: 'none' | 'linkvertise' | 'workink' | 'lootlabs';
-  links: string[];
-  providerToken: string | null;
-  pageTitle: string | null;
-  maxKeysPerAddressPerDay?: number;
-  pageUrl?: string;
-}
-
 const PATH = '/api/v1/keys/api/key-system' as const;
+/** The settings as the API answers them (the typed client's schema, generated from the server). */
+type KeySystem = paths[typeof PATH]['get']['responses'][200]['content']['application/json']['data'];
+type Provider = KeySystem['provider'];
+
+/** What "Provider API token" means for each provider (README, Key system → Provider setup). */
+const TOKEN_FIELD: Record<Exclude<Provider, 'none'>, { label: string; hint: string; placeholder?: string }> = {
+  linkvertise: { label: 'Linkvertise anti-bypassing token', hint: 'From Linkvertise’s anti-bypassing settings' },
+  workink: {
+    label: 'Work.ink link ids',
+    hint: 'Your Work.ink link ids, comma-separated (Work.ink’s check needs no key; a token must come from one of these links)',
+    placeholder: '10345,10346',
+  },
+  lootlabs: { label: 'Lootlabs API token', hint: 'From the Advanced tab of the Lootlabs panel' },
+};
 
 function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -31,7 +33,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
   const [links, setLinks] = useState<string[]>(settings.links);
   const [token, setToken] = useState('');
   const [pageTitle, setPageTitle] = useState(settings.pageTitle ?? '');
-  const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay ?? 0);
+  const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay);
   const count = Math.min(5, Math.max(1, Number(checkpoints) || 1));
   const save = useMutation({
     mutationFn: async () =>
@@ -48,7 +50,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
             // Write-only: an empty field keeps the stored token.
             ...(token.trim() ? { providerToken: token.trim() } : {}),
             pageTitle: pageTitle.trim() || null,
-            ...(settings.maxKeysPerAddressPerDay !== undefined ? { maxKeysPerAddressPerDay: Number(perAddress) } : {}),
+            maxKeysPerAddressPerDay: Number(perAddress),
           },
         }),
       ),
@@ -58,7 +60,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
       notifySuccess('Key system saved');
     },
   });
-  const publicUrl = settings.pageUrl ?? `${window.location.origin}/key/${serviceId}`;
+  const publicUrl = settings.pageUrl;
   return (
     <form
       onSubmit={(e) => {
@@ -88,21 +90,19 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
             allowDecimal={false}
           />
         </Group>
-        {settings.maxKeysPerAddressPerDay !== undefined && (
-          <NumberInput
-            label="Keys per address per day"
-            description="0: no limit"
-            min={0}
-            max={1000}
-            value={perAddress}
-            onChange={setPerAddress}
-            allowDecimal={false}
-          />
-        )}
+        <NumberInput
+          label="Keys per address per day"
+          description="0: no limit"
+          min={0}
+          max={1000}
+          value={perAddress}
+          onChange={setPerAddress}
+          allowDecimal={false}
+        />
         <NativeSelect
           label="Ad provider"
           value={provider}
-          onChange={(e) => setProvider(e.currentTarget.value as KeySystem['provider'])}
+          onChange={(e) => setProvider(e.currentTarget.value as Provider)}
           data={[
             { value: 'none', label: 'None (no ads)' },
             { value: 'linkvertise', label: 'Linkvertise' },
@@ -130,8 +130,13 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
               />
             ))}
             <PasswordInput
-              label="Provider API token"
-              description={settings.providerToken ? 'Stored; leave empty to keep it' : 'Needed to verify checkpoints with the provider'}
+              label={TOKEN_FIELD[provider].label}
+              placeholder={TOKEN_FIELD[provider].placeholder}
+              description={
+                settings.providerToken && provider === settings.provider
+                  ? `Stored; leave empty to keep it. ${TOKEN_FIELD[provider].hint}`
+                  : TOKEN_FIELD[provider].hint
+              }
               value={token}
               onChange={(e) => setToken(e.currentTarget.value)}
               autoComplete="off"
