@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { createService } from '../../src/modules/services/services.service.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { solveCaptcha, useDashboard } from './browser.ts';
 
-/** A seller signs in with the account key, creates a service, uploads a script, changes settings and the service key. */
+/**
+ * A seller signs in with the account key, creates a service by keyboard alone, renames and deletes services, uploads a
+ * script, changes settings, the service key, its permissions and IP allowlist.
+ */
 const d = useDashboard();
 
 describe('dashboard service pages in a real browser', () => {
-  it('signs in with the account key, creates a service, uploads a script, copies its loadstring, saves settings, regenerates the service key', async () => {
+  it('signs in with the account key, creates a service by keyboard, renames and deletes services, uploads a script, copies its loadstring, saves settings, regenerates the service key, sets permissions and the IP allowlist', async () => {
     const { ctx } = d.app();
     const account = await seedAccount(ctx);
+    const spare = await createService(ctx, account.id, { name: 'Spare Game' });
     const page = await d.newPage();
 
     await page.goto(d.url('/login'));
@@ -17,11 +22,37 @@ describe('dashboard service pages in a real browser', () => {
     await solveCaptcha(page);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
-    await page.getByRole('button', { name: 'New service' }).click();
+    // The main action by keyboard alone: Tab reaches "New service", Enter opens it, the form is typed and sent.
+    const newService = page.getByRole('button', { name: 'New service' });
+    await newService.waitFor();
+    let tabs = 0;
+    while (!(await newService.evaluate((el) => el === document.activeElement))) {
+      expect(tabs++, 'Tab reaches "New service" within 30 presses').toBeLessThan(30);
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
     const create = page.getByRole('dialog', { name: 'New service' });
-    await create.getByRole('textbox', { name: 'Name' }).fill('My Game');
-    await create.getByRole('textbox', { name: 'Identifier' }).fill('my-game');
-    await create.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => create.getByRole('textbox', { name: 'Name' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('Draft Game');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('my-game');
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Draft Game' }).waitFor();
+
+    // Rename it from its row's menu, and delete the spare service (confirmed).
+    await page.getByRole('button', { name: 'Actions for Draft Game' }).click();
+    await page.getByRole('menuitem', { name: 'Rename' }).click();
+    const rename = page.getByRole('dialog', { name: 'Rename Draft Game' });
+    await rename.getByRole('textbox', { name: 'Name' }).fill('My Game');
+    await rename.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('link', { name: 'My Game' }).waitFor();
+    await page.getByRole('button', { name: 'Actions for Spare Game' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Spare Game' }).count()).toBe(0);
+    expect(await ctx.db.selectFrom('services').select('id').where('id', '=', spare.id).execute()).toEqual([]);
+    expect(await ctx.db.selectFrom('services').select('name').where('identifier', '=', 'my-game').execute()).toEqual([{ name: 'My Game' }]);
+
     await page.getByRole('link', { name: 'My Game' }).click();
     const service = await ctx.db.selectFrom('services').select(['id']).where('identifier', '=', 'my-game').executeTakeFirstOrThrow();
 
@@ -68,6 +99,40 @@ describe('dashboard service pages in a real browser', () => {
     const status = await fetch(d.url('/api/v1/keys/api/service/status'), { headers: { 'x-api-key': after } });
     expect(status.status).toBe(200);
     expect((await fetch(d.url('/api/v1/keys/api/service/status'), { headers: { 'x-api-key': before } })).status).toBe(401);
+
+    // Permissions: switching "Scripts" off is stored, and the switch shows the server's answer.
+    const flags = () =>
+      ctx.db
+        .selectFrom('services')
+        .select(['allowManageKeys', 'allowVss', 'allowUrlShortener'])
+        .where('id', '=', service.id)
+        .executeTakeFirstOrThrow();
+    const scripts = page.getByRole('switch', { name: 'Scripts' });
+    const vssBefore = Boolean((await flags()).allowVss);
+    await expect.poll(() => scripts.isChecked()).toBe(vssBefore);
+    await scripts.click({ force: true });
+    await expect.poll(async () => Boolean((await flags()).allowVss)).toBe(!vssBefore);
+    await expect.poll(() => scripts.isChecked()).toBe(!vssBefore);
+    const shortener = page.getByRole('switch', { name: 'URL shortener' });
+    const shortenerBefore = Boolean((await flags()).allowUrlShortener);
+    await shortener.click({ force: true });
+    await expect.poll(async () => Boolean((await flags()).allowUrlShortener)).toBe(!shortenerBefore);
+
+    // IP allowlist: a bad entry is named on the page and nothing is saved; good entries are, and the key is then
+    // refused from this test's address (127.0.0.1 is not on the list).
+    const allowlist = page.getByRole('textbox', { name: 'Allowed addresses' });
+    const storedAllowlist = async () =>
+      (await ctx.db.selectFrom('services').select('ipAllowlist').where('id', '=', service.id).executeTakeFirstOrThrow()).ipAllowlist;
+    const emptyAllowlist = await storedAllowlist();
+    await allowlist.fill('10.0.0.0/8\nnot-an-address');
+    await page.getByRole('button', { name: 'Save allowlist' }).click();
+    await expect.poll(() => page.getByRole('alert', { name: 'Allowlist problems' }).innerText()).toContain('not-an-address');
+    expect(await storedAllowlist()).toBe(emptyAllowlist);
+    await allowlist.fill('10.0.0.0/8\n203.0.113.7');
+    await page.getByRole('button', { name: 'Save allowlist' }).click();
+    await page.getByText('Allowlist saved').waitFor();
+    expect(JSON.parse(await storedAllowlist())).toEqual(['10.0.0.0/8', '203.0.113.7']);
+    expect((await fetch(d.url('/api/v1/keys/api/service/status'), { headers: { 'x-api-key': after } })).status).toBe(403);
     await page.context().close();
   }, 60_000);
 });
