@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedService } from '../helpers/seed.ts';
 import { uploadScript } from '../scripts/script-helpers.ts';
 import { FakePlatform } from '../webhook/fake-platform.ts';
 import { signInWithPassword, useDashboard } from './browser.ts';
 
-/** Settings (webhook with a test message to a fake chat platform, chat binding) and script editing, in Debian's Chromium. */
+/** Settings (webhook with a test message to a fake chat platform, its outbox, chat binding) and script editing, in Debian's Chromium. */
 const platform = new FakePlatform();
 beforeAll(async () => {
   await platform.start();
@@ -15,9 +16,28 @@ afterAll(async () => {
 const d = useDashboard(() => ({ CHAT_WEBHOOK_ORIGINS: platform.origin }));
 
 describe('dashboard settings and scripts in a real browser', () => {
-  it('saves and reveals the webhook, sends a test message, toggles it off, binds a chat server and saves its public key', async () => {
+  it('lists a failed webhook message in the outbox, saves and reveals the webhook, sends a test message, toggles it off, binds a chat server and saves its public key', async () => {
     const { ctx } = d.app();
     const s = await seedService(ctx);
+    // A message the worker gave up on: the seller sees it in the outbox with the platform's last answer.
+    const now = Date.now();
+    await ctx.db
+      .insertInto('webhookOutbox')
+      .values({
+        id: randomUUID(),
+        serviceId: s.id,
+        url: 'https://discord.com/api/webhooks/1/gone',
+        payload: JSON.stringify({ content: 'key redeemed' }),
+        status: 'failed',
+        attempts: 8,
+        nextAttemptAt: now,
+        claimToken: null,
+        leaseUntil: null,
+        lastError: 'HTTP 404: Unknown Webhook',
+        createdAt: now - 60_000,
+        deliveredAt: null,
+      })
+      .execute();
     const service = () =>
       ctx.db
         .selectFrom('services')
@@ -32,6 +52,9 @@ describe('dashboard settings and scripts in a real browser', () => {
       s.account.password,
     );
     const webhook = page.getByRole('region', { name: 'Webhook' });
+    const failed = webhook.getByRole('table', { name: 'Webhook outbox' }).getByRole('row').filter({ hasText: 'HTTP 404: Unknown Webhook' });
+    await failed.waitFor();
+    expect((await failed.getByRole('cell').allInnerTexts()).slice(0, 2)).toEqual(['failed', '8']);
 
     // A URL outside the allowed chat origins is refused on the page, and nothing is stored.
     await webhook.getByRole('textbox', { name: 'Webhook URL' }).fill('https://example.invalid/api/webhooks/1/x');
