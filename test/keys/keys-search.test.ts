@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.ts';
+import { call, type SeededService } from '../helpers/seed.ts';
+import { DAY_MS, serviceSeeder } from '../helpers/records.ts';
+import { seedKeys, type SeedKey } from './keys-data.fixtures.ts';
+
+// Contract §7.2 `search`: a case-insensitive substring of key, note, any HWID or chat id, `%` and `_` literal.
+// Terms of 3 characters or more go through the trigram indexes of migration 0012 (pg_trgm, FTS5 trigram), shorter
+// ones read the rows: both must give the same answers, and the index must follow every change to a key.
+const t = useTestApp();
+const newService = serviceSeeder(t);
+
+const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, s: SeededService, body?: unknown) =>
+  call(t().app, method, `/api/v1${path}`, { key: s.serviceKey, body });
+const PREFIX_LENGTH = 4;
+let services = 0;
+
+/** Searches and answers the matching keys (prefix dropped), newest first, after checking total agrees. */
+async function search(s: SeededService, term: string, extra: Record<string, string> = {}) {
+  const res = await api('GET', `/keys/api/keys?${new URLSearchParams({ search: term, ...extra })}`, s);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const keys = (res.body.data.items as Array<{ key: string }>).map((i) => i.key.slice(PREFIX_LENGTH));
+  expect(res.body.data.total).toBe(keys.length);
+  return keys;
+}
+
+/** Five keys, oldest first; every key string carries a service prefix of its own ("Q" and 3 digits). */
+async function searchService() {
+  const s = await newService();
+  const now = t().clock.now;
+  const prefix = `Q${String(++services).padStart(PREFIX_LENGTH - 1, '0')}`;
+  const keys: SeedKey[] = [
+    {
+      key: 'ACTIVEalpha00001',
+      type: 'active',
+      createdAt: now - 5 * DAY_MS,
+      note: 'Gift 50%_OFF',
+      hwids: ['HWID-Red-1', 'hwid-blue-2'],
+      chatId: '111222333444555666',
+    },
+    { key: 'ACTIVEbeta000002', type: 'active', createdAt: now - 4 * DAY_MS, note: 'reseller', hwids: ['HW_X'], status: 'banned' },
+    { key: 'ACTIVEgamma00003', type: 'active', createdAt: now - 3 * DAY_MS, note: 'say "hi" now' },
+    { key: 'GENERATEDdelta04', type: 'generated', createdAt: now - 2 * DAY_MS, note: '50% off', chatId: '999888777666555444' },
+    { key: 'GENERATEDeps0005', type: 'generated', createdAt: now - DAY_MS, note: 'RESELLER batch', status: 'banned' },
+  ];
+  await seedKeys(
+    t().ctx,
+    s.id,
+    keys.map((k) => ({ ...k, key: prefix + k.key })),
+  );
+  return { s, key: (suffix: string) => prefix + suffix };
+}
+
+describe('GET /keys/api/keys?search=', () => {
+  it.each([
+    // 1 and 2 characters: no trigram, the rows are read.
+    ['z', []],
+    ['%', ['GENERATEDdelta04', 'ACTIVEalpha00001']],
+    ['_', ['ACTIVEbeta000002', 'ACTIVEalpha00001']],
+    ['0%', ['GENERATEDdelta04', 'ACTIVEalpha00001']],
+    ['TA', ['GENERATEDdelta04', 'ACTIVEbeta000002']],
+    ['"h', ['ACTIVEgamma00003']],
+    // 3 characters and more: through the trigram index.
+    ['mma', ['ACTIVEgamma00003']],
+    ['ALPHA0', ['ACTIVEalpha00001']],
+    ['generatedDELTA', ['GENERATEDdelta04']],
+    ['RED-1', ['ACTIVEalpha00001']],
+    ['BLUE-2', ['ACTIVEalpha00001']],
+    ['hw_x', ['ACTIVEbeta000002']],
+    ['hw%', []],
+    ['%_of', ['ACTIVEalpha00001']],
+    ['0% o', ['GENERATEDdelta04']],
+    ['ReSeLLeR', ['GENERATEDeps0005', 'ACTIVEbeta000002']],
+    ['22233344', ['ACTIVEalpha00001']],
+    ['8887776', ['GENERATEDdelta04']],
+    ['"hi"', ['ACTIVEgamma00003']],
+    ['hi" now', ['ACTIVEgamma00003']],
+    ['missing', []],
+  ])('%j finds exactly %j', async (term, expected) => {
+    const { s } = await searchService();
+    expect(await search(s, term)).toEqual(expected);
+  });
+
+  it('combines with the other filters, the count included', async () => {
+    const { s } = await searchService();
+    expect(await search(s, 'reseller', { status: 'banned' })).toEqual(['GENERATEDeps0005', 'ACTIVEbeta000002']);
+    expect(await search(s, 'reseller', { status: 'banned', type: 'active' })).toEqual(['ACTIVEbeta000002']);
+    expect(await search(s, 'reseller', { status: 'active' })).toEqual([]);
+    expect(await search(s, 'hwid-', { bound: 'true' })).toEqual(['ACTIVEalpha00001']);
+    const page = await api(
+      'GET',
+      `/keys/api/keys?${new URLSearchParams({ search: 'reseller', sort: 'createdAt', order: 'asc', limit: '1' })}`,
+      s,
+    );
+    expect(page.status).toBe(200);
+    expect(page.body.data).toMatchObject({ total: 2, totalPages: 2, items: [{ type: 'active', note: 'reseller', status: 'banned' }] });
+  });
+
+  it("never finds another service's keys", async () => {
+    const { s } = await searchService();
+    const other = await searchService();
+    expect(await search(s, 'reseller')).toEqual(['GENERATEDeps0005', 'ACTIVEbeta000002']);
+    expect(await search(other.s, 'reseller')).toEqual(['GENERATEDeps0005', 'ACTIVEbeta000002']);
+    expect(await search(s, other.key('ACTIVEalpha'))).toEqual([]);
+  });
+
+  it('follows edits of note, chat id and HWIDs, deletes, resets and bulk notes', async () => {
+    const { s, key } = await searchService();
+    const gamma = key('ACTIVEgamma00003');
+    expect(
+      (await api('PUT', '/keys/api/key', s, { key: gamma, note: 'Renamed Label', chatId: '424242424242424242', hwid: 'NEW-PC-77' })).status,
+    ).toBe(200);
+    expect(await search(s, 'say "hi"')).toEqual([]);
+    expect(await search(s, 'named lab')).toEqual(['ACTIVEgamma00003']);
+    expect(await search(s, '4242424')).toEqual(['ACTIVEgamma00003']);
+    expect(await search(s, 'new-pc')).toEqual(['ACTIVEgamma00003']);
+
+    expect((await api('POST', '/keys/reset-hwid', s, { key: key('ACTIVEalpha00001') })).status).toBe(200);
+    expect(await search(s, 'red-1')).toEqual([]);
+    expect(await search(s, 'blue')).toEqual([]);
+
+    expect((await api('PUT', '/keys/api/generated-key', s, { key: key('GENERATEDdelta04'), note: 'spring sale' })).status).toBe(200);
+    expect(await search(s, '50% off')).toEqual([]);
+    expect(await search(s, 'spring')).toEqual(['GENERATEDdelta04']);
+
+    const bulk = await api('POST', '/keys/api/keys/bulk', s, {
+      action: 'setNote',
+      keys: [key('ACTIVEbeta000002'), key('GENERATEDeps0005')],
+      note: 'wholesale',
+    });
+    expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
+    expect(await search(s, 'reseller')).toEqual([]);
+    expect(await search(s, 'WHOLESALE')).toEqual(['GENERATEDeps0005', 'ACTIVEbeta000002']);
+
+    expect((await api('DELETE', `/keys/api/key?${new URLSearchParams({ key: gamma })}`, s)).status).toBe(200);
+    expect(await search(s, 'named lab')).toEqual([]);
+    expect(await search(s, 'new-pc')).toEqual([]);
+  });
+
+  it('finds a generated key by its new HWID once it is redeemed', async () => {
+    const { s, key } = await searchService();
+    const delta = key('GENERATEDdelta04');
+    const validated = await call(
+      t().app,
+      'GET',
+      `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key: delta, hwid: 'Redeemer-PC-9' })}`,
+    );
+    expect(validated.body.data.code).toBe('KEY_VALID');
+    expect(await search(s, 'redeemer-pc', { type: 'active' })).toEqual(['GENERATEDdelta04']);
+    expect(await search(s, '50% off', { type: 'generated' })).toEqual([]);
+    expect(await search(s, '50% off')).toEqual(['GENERATEDdelta04']);
+  });
+});
