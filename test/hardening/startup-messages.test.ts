@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { seedAccount } from '../helpers/seed.ts';
+import { startServerProcess } from '../helpers/server-process.ts';
 
 /** New-user frictions of issue 8: BASE_URL follows PORT, a wrong BASE_URL is reported, the first-account hint only when needed. */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let t: TestApp;
 
 beforeAll(async () => {
@@ -27,32 +24,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `npm start`'s entry until it has said whether BASE_URL reaches it; answers what it printed. */
+/** Runs the server until it has said whether BASE_URL reaches it; answers what it printed. */
 async function startupOutput(env: Record<string, string>): Promise<{ out: string[]; err: string; library: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, BASE_URL: '', KEYWARD_SECRET: TEST_SECRET, HOST: '127.0.0.1', PORT: String(port), ...t.database.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (chunk) => (err += String(chunk)));
-  const out: string[] = [];
+  const server = await startServerProcess({ BASE_URL: '', KEYWARD_SECRET: TEST_SECRET, PORT: String(port), ...t.database.env, ...env });
   try {
-    await new Promise<void>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        out.push(line);
-        if (line.startsWith('BASE_URL ')) resolve();
-      });
-      child.stderr!.on('data', () => /BASE_URL .* does not reach/.test(err) && resolve());
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${err}`)));
-    });
+    await server.waitFor(
+      (lines, stderr) => lines.some((line) => line.startsWith('BASE_URL ')) || /BASE_URL .* does not reach/.test(stderr),
+    );
     const library = await (await fetch(`http://127.0.0.1:${port}/api/v1/lua/library.lua`)).text();
-    return { out, err, library };
+    return { out: server.lines, err: server.stderr(), library };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 }
 

@@ -1,8 +1,7 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -11,6 +10,7 @@ import { createAccount } from '../../src/modules/accounts/accounts.service.ts';
 import { createService } from '../../src/modules/services/services.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
+import { compiled, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 /**
  * `npm start` as production runs it: the sources compiled by tsconfig.build.json (into a directory of this
@@ -21,30 +21,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = `${ROOT}.build-test-${process.pid}-${process.env.KEYWARD_TEST_DB ?? 'sqlite'}`;
 
 let database: TestDatabase;
-let server: ChildProcess;
+let server: ServerProcess;
 let base = '';
 let serviceId = '';
 let serviceKey = '';
-const logLines: string[] = [];
-const exited = () =>
-  new Promise<number | null>((resolve) =>
-    server.exitCode !== null ? resolve(server.exitCode) : server.once('exit', (code) => resolve(code)),
-  );
-
-/** Resolves once the server's log (stdout lines so far) satisfies `test`; checked again on every new line. */
-function logShows(test: (lines: string[]) => boolean): Promise<void> {
-  if (test(logLines)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!test(logLines)) return;
-      server.stdout!.off('data', onData);
-      resolve();
-    };
-    // After the line reader has taken the chunk in: readline handles 'data' first (it was attached first).
-    const onData = () => setImmediate(check);
-    server.stdout!.on('data', onData);
-  });
-}
 
 beforeAll(async () => {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -64,32 +44,24 @@ beforeAll(async () => {
   serviceKey = ctx.sealer.open(service.apiKeySealed);
   await ctx.close();
 
-  server = spawn(process.execPath, ['--enable-source-maps', `${OUT}/server.js`], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
+  server = await startServerProcess(
+    {
       ...database.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      BASE_URL: 'http://keyward.test',
       KEYWARD_SECRET: TEST_SECRET,
-      LOG_LEVEL: 'info',
       RATE_LIMIT_CLIENT_PER_MINUTE: '0',
       RATE_LIMIT_API_PER_MINUTE: '0',
       // The longest flush interval allowed: a count made just before SIGTERM is still in memory then.
       ANALYTICS_FLUSH_MS: '5000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  createInterface({ input: server.stdout! }).on('line', (line) => logLines.push(line));
-  await logShows((lines) => lines.some((line) => line.startsWith('Keyward listening on ')));
-  base = /^Keyward listening on (http:\/\/\S+)/.exec(logLines.find((line) => line.startsWith('Keyward listening on '))!)![1]!;
+    { command: compiled(`${OUT}/server.js`) },
+  );
+  base = server.url;
 }, 120_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    server.kill('SIGKILL');
-    await exited();
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited();
   }
   rmSync(OUT, { recursive: true, force: true });
   await database?.drop();
@@ -131,7 +103,7 @@ describe('the production build', () => {
 
     const generateRequests = (lines: string[]) =>
       lines.filter((line) => line.includes('"incoming request"') && line.includes('/api/v1/keys/api/generate')).length;
-    const seen = generateRequests(logLines);
+    const seen = generateRequests(server.lines);
     // A request whose body is half sent: in flight until the rest arrives.
     const { port } = new URL(base);
     const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
@@ -147,10 +119,10 @@ describe('the production build', () => {
         `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
     );
     // The server has the request once it logs it.
-    await logShows((lines) => generateRequests(lines) > seen);
+    await server.waitFor((lines) => generateRequests(lines) > seen);
 
-    server.kill('SIGTERM');
-    await logShows((lines) => lines.some((line) => line.includes('"shutting down"')));
+    server.child.kill('SIGTERM');
+    await server.waitFor((lines) => lines.some((line) => line.includes('"shutting down"')));
     // No new connection is accepted (polled until the listener is gone; the test's own timeout bounds it).
     for (;;) {
       const refused = await new Promise<boolean>((resolve) => {
@@ -165,7 +137,7 @@ describe('the production build', () => {
     const response = await answer;
     expect(response).toMatch(/^HTTP\/1\.1 201 /);
     expect(response).toContain('sent across a shutdown');
-    expect(await exited()).toBe(0);
+    expect(await server.exited()).toBe(0);
 
     const counted = await database.handle.db
       .selectFrom('analyticsBuckets')
