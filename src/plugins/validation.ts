@@ -85,18 +85,24 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
 // A NUL (PostgreSQL cannot store it in text) or a lone surrogate (not encodable as UTF-8; the dialects disagree).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The path of the first string (value or property name) in `value` the databases cannot store, else null. */
+/**
+ * The path of the first string (value or property name) in `value` the databases cannot store, else null.
+ * Inside an object that is not plain JSON (an uploaded script's code, decoded by its own parser into byte
+ * chunks) the object's own path is the field: the sender wrote `code`, not `code.chunks.3`.
+ */
 function unstorableAt(value: unknown, path: string, depth = 0): string | null {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
   if (value === null || typeof value !== 'object' || depth > 32) return null;
-  // Bytes hold no text to check: an uploaded script's code arrives as byte chunks (its own parser decodes it),
-  // and walking a Buffer's indexes one by one cost seconds and hundreds of MB on a 40 MB upload.
-  if (ArrayBuffer.isView(value)) return null;
+  // Decoded text as UTF-8 bytes: only a NUL byte matters (a lone surrogate was already replaced while
+  // decoding). One native search: walking a Buffer's indexes cost seconds and hundreds of MB on 40 MB.
+  if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).includes(0) ? path : null;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  const opaque = !Array.isArray(value) && prototype !== Object.prototype && prototype !== null;
   for (const [name, child] of Object.entries(value)) {
     const at = path ? `${path}.${name}` : name;
-    if (UNSTORABLE.test(name)) return at;
+    if (UNSTORABLE.test(name)) return opaque && path ? path : at;
     const found = unstorableAt(child, at, depth + 1);
-    if (found !== null) return found;
+    if (found !== null) return opaque && path ? path : found;
   }
   return null;
 }
