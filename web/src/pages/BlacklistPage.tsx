@@ -114,19 +114,19 @@ function CheckHwid({ serviceId }: { serviceId: string }) {
         </Text>
       )}
       {check.data && (
-        <Alert
-          mt="sm"
-          role="status"
-          aria-label="Check result"
-          color={check.data.blacklisted ? 'red' : 'green'}
-          title={check.data.blacklisted ? `${check.data.hwid} is blacklisted` : `${check.data.hwid} is not blacklisted`}
-        >
-          {check.data.blacklisted
-            ? `${check.data.reason ? `Reason: ${check.data.reason}. ` : 'No reason given. '}${
-                check.data.expiresAt ? `In force until ${new Date(check.data.expiresAt).toLocaleString()}.` : 'Permanent.'
-              }`
-            : 'It validates normally (an expired entry no longer counts).'}
-        </Alert>
+        <div role="status" aria-label="Check result">
+          <Alert
+            mt="sm"
+            color={check.data.blacklisted ? 'red' : 'green'}
+            title={check.data.blacklisted ? `${check.data.hwid} is blacklisted` : `${check.data.hwid} is not blacklisted`}
+          >
+            {check.data.blacklisted
+              ? `${check.data.reason ? `Reason: ${check.data.reason}. ` : 'No reason given. '}${
+                  check.data.expiresAt ? `In force until ${new Date(check.data.expiresAt).toLocaleString()}.` : 'Permanent.'
+                }`
+              : 'It validates normally (an expired entry no longer counts).'}
+          </Alert>
+        </div>
       )}
     </Section>
   );
