@@ -124,4 +124,54 @@ describe('dashboard keys page in a real browser', () => {
     expect({ hwid: imported.hwid, executions: Number(imported.executions) }).toEqual({ hwid: 'pc-77', executions: 5 });
     await page.context().close();
   }, 60_000);
+
+  it('works at 375 px: no sideways scrolling, the sections behind the menu button; and the theme switches between dark and light', async () => {
+    const { ctx, app } = d.app();
+    const s = await seedService(ctx);
+    const [key] = await generateKeys(app, s.serviceKey, {
+      expirationType: 'byDays',
+      days: 30,
+      count: 5,
+      note: 'a fairly long note on a phone',
+    });
+    const page = await d.newPage({ width: 375, height: 812 });
+    await signInWithPassword(
+      page,
+      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
+      s.account.username,
+      s.account.password,
+    );
+    await page.getByRole('table', { name: 'Keys' }).getByText(key!).waitFor();
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBe(0);
+    for (const name of ['Generate keys', 'Export']) expect(await page.getByRole('button', { name }).isVisible(), name).toBe(true);
+
+    // The sections sit behind the menu button on a phone; it opens them and a section is one tap away.
+    const blacklist = page.getByRole('link', { name: 'Blacklist' });
+    const onScreen = async () => {
+      const box = await blacklist.boundingBox();
+      return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= 375 && (await blacklist.isVisible());
+    };
+    expect(await onScreen()).toBe(false);
+    await page.getByRole('button', { name: 'Sections' }).click();
+    await expect.poll(onScreen).toBe(true);
+    await blacklist.click();
+    await page.waitForURL((url) => url.pathname === `/services/${s.id}/blacklist`);
+    expect(await overflow()).toBe(0);
+
+    // Dark and light: the toggle switches the scheme, which stays after a reload, and switches back.
+    const scheme = () => page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme'));
+    expect(await scheme()).toBe('light');
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await expect.poll(scheme).toBe('dark');
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const dark = await background();
+    await page.reload();
+    await page.getByRole('button', { name: 'Switch to light theme' }).waitFor();
+    expect(await scheme()).toBe('dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await expect.poll(scheme).toBe('light');
+    expect(await background()).not.toBe(dark);
+    await page.context().close();
+  }, 60_000);
 });
