@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Alert, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, serviceHeaders, unwrap } from '../api/client';
@@ -71,6 +72,8 @@ function LiveCounts({ serviceId }: { serviceId: string }) {
 
 export default function AnalyticsPage() {
   const serviceId = useServiceId();
+  // At 375 px the five ranges fit only in the small size.
+  const narrow = useMediaQuery('(max-width: 36em)') ?? false;
   const [range, setRange] = useState<RangeChoice>('7d');
   const [interval, setIntervalName] = useState<Interval>('day');
   // The window is fixed when it is picked, so the query key (and cache) stays stable.
@@ -111,12 +114,14 @@ export default function AnalyticsPage() {
       <PageHeader title="Analytics">
         <SegmentedControl
           aria-label="Range"
+          size={narrow ? 'xs' : 'sm'}
           value={range}
           onChange={(v) => pickRange(v as RangeChoice)}
           data={[...Object.entries(RANGES).map(([value, r]) => ({ value, label: r.label })), { value: 'custom', label: 'Custom' }]}
         />
         <SegmentedControl
           aria-label="Interval"
+          size={narrow ? 'xs' : 'sm'}
           value={interval}
           onChange={(v) => setIntervalName(v as Interval)}
           data={[

@@ -141,7 +141,7 @@ function LinkList({ serviceId }: { serviceId: string }) {
               {list.data.items.map((link) => (
                 <Table.Tr key={link.slug}>
                   <Table.Td ff="monospace">{link.shortUrl}</Table.Td>
-                  <Table.Td maw={320} style={{ overflowWrap: 'anywhere' }}>
+                  <Table.Td miw={200} maw={320} style={{ overflowWrap: 'anywhere' }}>
                     <Anchor href={link.url} target="_blank" rel="noreferrer noopener" size="sm">
                       {link.url}
                     </Anchor>
