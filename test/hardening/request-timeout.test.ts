@@ -33,6 +33,37 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
     expect(answer === '' || /^HTTP\/1\.1 408/.test(answer)).toBe(true);
   });
 
+  it('keeps an idle keep-alive connection only for the configured time, then closes it', async () => {
+    const { app } = t();
+    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const answers = (n: number) => received.split('HTTP/1.1 200').length - 1 >= n;
+    const waiters: Array<() => void> = [];
+    socket.on('data', (chunk) => {
+      received += String(chunk);
+      waiters.splice(0).forEach((wake) => wake());
+    });
+    const answered = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (answers(n) ? resolve() : waiters.push(check));
+        check();
+      });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise((resolve) => socket.once('connect', resolve));
+
+    // Two requests on one connection: it is kept alive, and the server says for how long (the configured 1 s).
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answered(1);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answered(2);
+    expect(received.match(/^keep-alive: timeout=\d+/gim)).toEqual(['Keep-Alive: timeout=1', 'Keep-Alive: timeout=1']);
+    // Then idle: the server closes it (the test's own timeout bounds the wait), with nothing more sent.
+    await closed;
+    expect(received.split('HTTP/1.1 ').length - 1).toBe(2);
+  });
+
   it('refuses a timeout of 0 or garbage at start', async () => {
     const { loadConfig } = await import('../../src/config.ts');
     for (const value of ['0', 'soon'])

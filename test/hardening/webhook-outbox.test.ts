@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { webhookDeliveryJob } from '../../src/modules/webhook/webhook.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 import { MAX_ATTEMPTS, runWebhookWorkerPass, type GivenUp } from '../../src/modules/webhook/webhook.service.ts';
@@ -79,5 +82,54 @@ describe('GET /keys/api/webhook/outbox', () => {
     // A pass with nothing due reports nothing.
     expect(await runWebhookWorkerPass(t.ctx, (message) => given.push(message))).toEqual({ claimed: 0, delivered: 0 });
     expect(given).toHaveLength(1);
+  });
+
+  it('logs a warning naming the message, its service and the last error when the delivery job gives one up', async () => {
+    // An instance over the same database and clock whose log is captured: the job logs through its context.
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = await buildApp({
+      config: t.config,
+      database: t.database.handle,
+      clock: t.clock.read,
+      logger: { level: 'info', stream },
+    });
+    try {
+      const s = await seedService(t.ctx);
+      const token = 'GiVeN-uP_ToKeN_42';
+      await call(t.app, 'PUT', '/api/v1/keys/api/settings', {
+        key: s.serviceKey,
+        body: { webhookUrl: `${platform.origin}/api/webhooks/123456789012345678/${token}`, webhookEnabled: true },
+      });
+      platform.answer({ status: 500 });
+      expect((await call(t.app, 'POST', '/api/v1/keys/api/webhook', { key: s.serviceKey, body: { content: 'doomed' } })).status).toBe(202);
+      await t.ctx.db
+        .updateTable('webhookOutbox')
+        .set({ attempts: MAX_ATTEMPTS - 1 })
+        .where('serviceId', '=', s.id)
+        .execute();
+      t.clock.advance(3_600_000);
+      platform.answer({ status: 503 });
+
+      await webhookDeliveryJob.run(logged.ctx, new AbortController().signal);
+      const row = await t.ctx.db
+        .selectFrom('webhookOutbox')
+        .select(['id', 'status'])
+        .where('serviceId', '=', s.id)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('failed');
+      const warnings = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.msg === 'webhook message given up');
+      expect(warnings).toEqual([expect.objectContaining({ level: 40, messageId: row.id, serviceId: s.id, lastError: 'HTTP 503' })]);
+      expect(lines.join('')).not.toContain(token);
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -26,6 +26,31 @@ describe('extending a key', () => {
     expect(audit).toHaveLength(20);
   });
 
+  it('counts every one of many extensions of an active (redeemed) key sent at once', async () => {
+    const s = await seedService(t().ctx);
+    const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 1 });
+    // The first validation redeems the generated key: from then on it is an active key.
+    const redeemed = await call(t().app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=pc-1`);
+    expect(redeemed.status).toBe(200);
+    const before = await t().ctx.db.selectFrom('activeKeys').select('expiresAt').where('key', '=', key!).executeTakeFirstOrThrow();
+    expect(await t().ctx.db.selectFrom('generatedKeys').select('key').where('key', '=', key!).executeTakeFirst()).toBeUndefined();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(t().app, 'POST', EXTEND, { key: s.serviceKey, body: { key, days: 2 } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const after = await t().ctx.db.selectFrom('activeKeys').select('expiresAt').where('key', '=', key!).executeTakeFirstOrThrow();
+    expect(after.expiresAt).toBe(before.expiresAt! + 20 * 2 * DAY_MS);
+    const audit = await t()
+      .ctx.db.selectFrom('auditLog')
+      .select('details')
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'key.extend')
+      .execute();
+    expect(audit).toHaveLength(20);
+    const details = audit.map((row) => (typeof row.details === 'string' ? JSON.parse(row.details) : row.details) as { type: string });
+    expect(details.map((d) => d.type)).toEqual(Array(20).fill('active'));
+  });
+
   it('leaves the key and the audit log as they were when the extension would pass the latest time', async () => {
     const s = await seedService(t().ctx);
     const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 1 });
