@@ -1,23 +1,9 @@
 import { useState } from 'react';
-import {
-  Button,
-  Code,
-  CopyButton,
-  FileInput,
-  Group,
-  Modal,
-  Pagination,
-  ScrollArea,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Textarea,
-  Tooltip,
-} from '@mantine/core';
+import { Button, Code, FileInput, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyAction } from '../components/CopyAction';
 import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading } from '../components/states';
@@ -190,23 +176,7 @@ function ViewDialog({ accountId, script, onClose }: { accountId: string; script:
               {full.data.code}
             </Code>
           </ScrollArea.Autosize>
-          <CopyButton value={full.data.code}>
-            {({ copied, copy }) => (
-              <Tooltip label="Copied" opened={copied} withArrow position="right">
-                <Button
-                  size="xs"
-                  variant="light"
-                  w="fit-content"
-                  onClick={() => {
-                    copy();
-                    notifySuccess('Code copied');
-                  }}
-                >
-                  Copy code
-                </Button>
-              </Tooltip>
-            )}
-          </CopyButton>
+          <CopyAction value={full.data.code} label="Copy code" size="xs" w="fit-content" copiedMessage="Code copied" />
         </Stack>
       )}
     </Modal>

@@ -1,4 +1,5 @@
-import { Button, Code, CopyButton, Group } from '@mantine/core';
+import { Button, Code, Group } from '@mantine/core';
+import { CopyAction } from './CopyAction';
 
 /**
  * A stored secret (account or service key): hidden until "Reveal", then shown with a copy button; "Regenerate"
@@ -23,13 +24,7 @@ export function SecretKeyControls({
       {value && (
         <Group gap="xs" mb="xs">
           <Code aria-label={valueLabel}>{value}</Code>
-          <CopyButton value={value}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyAction value={value} label="Copy" size="xs" copiedMessage="Copied to the clipboard" />
         </Group>
       )}
       <Group gap="xs">

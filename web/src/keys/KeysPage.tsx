@@ -40,6 +40,7 @@ import {
   type KeyFilters,
 } from './filters';
 import { describeExpiry, filenameOf, formatTime, type BulkAction, type KeyRecord, type Page } from './types';
+import { CopyAction } from '../components/CopyAction';
 
 function useKeyFilters(): [KeyFilters, (change: Partial<KeyFilters>) => void] {
   const [params, setParams] = useSearchParams();
@@ -127,9 +128,12 @@ function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean; onClo
           <Text size="sm">New keys (they are also in the table):</Text>
           <Textarea aria-label="New keys" readOnly autosize maxRows={12} value={created.join('\n')} ff="monospace" />
           <Group justify="flex-end">
-            <CopyButton value={created.join('\n')}>
-              {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : created.length === 1 ? 'Copy key' : 'Copy keys'}</Button>}
-            </CopyButton>
+            <CopyAction
+              value={created.join('\n')}
+              label={created.length === 1 ? 'Copy key' : 'Copy keys'}
+              variant="filled"
+              copiedMessage={created.length === 1 ? 'Key copied' : `${created.length} keys copied`}
+            />
             <Button variant="default" onClick={close}>
               Done
             </Button>
@@ -436,13 +440,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
     <Stack>
       <Group gap="xs">
         <Badge variant="light">{record.type}</Badge>
-        <CopyButton value={record.key}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" onClick={copy}>
-              {copied ? 'Copied' : 'Copy key'}
-            </Button>
-          )}
-        </CopyButton>
+        <CopyAction value={record.key} label="Copy key" size="xs" copiedMessage="Key copied" />
       </Group>
       <Table fz="sm" variant="vertical" aria-label="Key details">
         <Table.Tbody>

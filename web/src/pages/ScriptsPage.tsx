@@ -3,7 +3,6 @@ import {
   Badge,
   Button,
   Code,
-  CopyButton,
   FileInput,
   Group,
   Modal,
@@ -17,11 +16,11 @@ import {
   Text,
   TextInput,
   Textarea,
-  Tooltip,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyAction } from '../components/CopyAction';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
@@ -367,24 +366,13 @@ end`;
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <CopyButton value={script.loadstring}>
-                          {({ copied, copy }) => (
-                            // The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast.
-                            <Tooltip label="Copied" opened={copied} withArrow>
-                              <Button
-                                size="compact-xs"
-                                variant="light"
-                                color={copied ? 'teal' : undefined}
-                                onClick={() => {
-                                  copy();
-                                  notifySuccess(`Loadstring of “${script.name}” copied`);
-                                }}
-                              >
-                                Copy loadstring
-                              </Button>
-                            </Tooltip>
-                          )}
-                        </CopyButton>
+                        {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
+                        <CopyAction
+                          value={script.loadstring}
+                          label="Copy loadstring"
+                          size="compact-xs"
+                          copiedMessage={`Loadstring of “${script.name}” copied`}
+                        />
                         <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
                           Edit
                         </Button>
@@ -408,23 +396,7 @@ end`;
           <Code block aria-label="Lua library snippet">
             {librarySnippet}
           </Code>
-          <CopyButton value={librarySnippet}>
-            {({ copied, copy }) => (
-              <Tooltip label="Copied" opened={copied} withArrow position="right">
-                <Button
-                  size="xs"
-                  variant="light"
-                  w="fit-content"
-                  onClick={() => {
-                    copy();
-                    notifySuccess('Snippet copied');
-                  }}
-                >
-                  Copy snippet
-                </Button>
-              </Tooltip>
-            )}
-          </CopyButton>
+          <CopyAction value={librarySnippet} label="Copy snippet" size="xs" w="fit-content" copiedMessage="Snippet copied" />
         </Stack>
       </Stack>
       <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />

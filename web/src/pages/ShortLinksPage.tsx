@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Alert, Anchor, Button, CopyButton, Group, Pagination, ScrollArea, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ApiError, api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyAction } from '../components/CopyAction';
 import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
@@ -150,23 +151,13 @@ function LinkList({ serviceId }: { serviceId: string }) {
                   <Table.Td>{new Date(link.createdAt).toLocaleDateString()}</Table.Td>
                   <Table.Td>
                     <Group gap={4} wrap="nowrap">
-                      <CopyButton value={link.shortUrl}>
-                        {({ copied, copy }) => (
-                          <Tooltip label="Copied" opened={copied} withArrow>
-                            <Button
-                              size="compact-xs"
-                              variant="light"
-                              aria-label={`Copy ${link.slug}`}
-                              onClick={() => {
-                                copy();
-                                notifySuccess('Short link copied');
-                              }}
-                            >
-                              Copy
-                            </Button>
-                          </Tooltip>
-                        )}
-                      </CopyButton>
+                      <CopyAction
+                        value={link.shortUrl}
+                        label="Copy"
+                        ariaLabel={`Copy ${link.slug}`}
+                        size="compact-xs"
+                        copiedMessage="Short link copied"
+                      />
                       <Button
                         size="compact-xs"
                         variant="subtle"
