@@ -60,8 +60,8 @@ function textSearch(db: Db, table: KeyTable, search: string): Expression<SqlBool
 
 /**
  * Active keys matching `search` on key, note, chat id or any HWID. Short terms: one pass over the service's
- * HWIDs, not one lookup per key. Longer ones: the keys each trigram index finds, as one set (a semi-join on
- * the union), so neither database reads the service's every key.
+ * HWIDs, not one lookup per key. Longer ones: only the keys the trigram indexes find, so neither database reads
+ * the service's every key.
  */
 function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, serviceId: string, search: string) {
   const hwidMatch = (qb: ExpressionBuilder<Database, 'keyHwids'>) => {
@@ -70,6 +70,9 @@ function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, ser
   };
   const byHwid = db.selectFrom('keyHwids').select('keyHwids.key').where('keyHwids.serviceId', '=', serviceId).where(hwidMatch);
   if (!trigramSearchable(search)) return eb.or([...textMatches('activeKeys', search), eb('activeKeys.key', 'in', byHwid)]);
+  // SQLite answers this OR from both indexes at once (a multi-index OR), each row read once.
+  if (isSqlite(db)) return eb.or([textSearch(db, 'activeKeys', search), eb('activeKeys.key', 'in', byHwid)]);
+  // PostgreSQL cannot combine a bitmap scan with a subquery under one OR: one semi-join on the union instead.
   const byText = db
     .selectFrom('activeKeys')
     .select('activeKeys.key')
