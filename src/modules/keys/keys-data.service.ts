@@ -1,6 +1,5 @@
 import type { Insertable } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
@@ -225,22 +224,39 @@ export function csvValues(record: ExportRecord): string[] {
   ];
 }
 
-/** The export as text chunks, one batch of keys at a time: nothing holds the whole set. */
-export async function* exportChunks(records: AsyncIterable<ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<string> {
+/** One CSV cell as csv-stringify writes it by default: quoted (quotes doubled) when it holds `"`, `,`, CR or LF. */
+const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** One CSV line (CRLF-terminated) of a record, in EXPORT_COLUMNS order. */
+export const csvLine = (record: ExportRecord) => csvValues(record).map(csvCell).join(',') + '\r\n';
+
+/**
+ * The export as bytes, one batch of keys at a time: nothing holds the whole set. Each batch leaves as one Buffer,
+ * whose bytes live outside the JS heap and are released once the socket has sent them. Lines are built by hand
+ * (csvLine) rather than through csv-stringify: same bytes, a fraction of the garbage per key, which is most of
+ * what a million-key export costs the collector.
+ */
+export async function* exportChunks(records: AsyncIterable<ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<Buffer> {
   if (format === 'csv') {
-    yield stringify([[...EXPORT_COLUMNS]], { record_delimiter: 'windows' });
-    for await (const batch of records) yield stringify(batch.map(csvValues), { record_delimiter: 'windows' });
+    yield Buffer.from(EXPORT_COLUMNS.join(',') + '\r\n');
+    for await (const batch of records) {
+      let text = '';
+      for (const record of batch) text += csvLine(record);
+      yield Buffer.from(text);
+    }
     return;
   }
   let first = true;
-  yield '[';
+  yield Buffer.from('[');
   for await (const batch of records) {
+    let text = '';
     for (const record of batch) {
-      yield (first ? '' : ',') + JSON.stringify(record);
+      text += (first ? '' : ',') + JSON.stringify(record);
       first = false;
     }
+    yield Buffer.from(text);
   }
-  yield ']';
+  yield Buffer.from(']');
 }
 
 export const exportFileName = (identifier: string, format: 'csv' | 'json', now: number) =>
