@@ -1,10 +1,14 @@
-import jsQR from 'jsqr';
+import { createRequire } from 'node:module';
+import type jsQRTyped from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seedAccount } from '../helpers/seed.ts';
 import { totpCode } from '../signin/helpers.ts';
 import { signInWithPassword, solveCaptcha, useDashboard } from './browser.ts';
+
+// jsqr is CommonJS whose module.exports is the decoder (its typings describe an ES default export).
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof jsQRTyped.default;
 
 /** Account page (account key, two-factor with the QR code), sign-in errors, sign out and a staff action, in Debian's Chromium. */
 const d = useDashboard();

@@ -15,7 +15,7 @@ describe('safeNext: where sign-in returns to', () => {
     expect(safeNext(next)).toBe(expected);
   });
 
-  it.each([
+  it.each<[string | null, string]>([
     [null, 'no next'],
     ['', 'an empty next'],
     ['https://evil.example/phish', 'an absolute URL'],
@@ -34,7 +34,7 @@ describe('filenameOf: the download name from Content-Disposition', () => {
     expect(filenameOf('attachment; filename="my-game-keys-2026-11-25.csv"', 'keys.csv')).toBe('my-game-keys-2026-11-25.csv');
   });
 
-  it.each([
+  it.each<[string | null, string]>([
     [null, 'no header'],
     ['attachment', 'no filename'],
     ['attachment; filename=""', 'an empty filename'],
