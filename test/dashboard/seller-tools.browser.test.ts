@@ -12,6 +12,9 @@ import { signInWithPassword, useDashboard } from './browser.ts';
  */
 const d = useDashboard();
 
+/** Polls a page read for as long as a locator waits (vitest's own default is 1 s, too short on a busy machine). */
+const WAIT = { timeout: 20_000 };
+
 describe('dashboard seller tools in a real browser', () => {
   it('checks an HWID against the blacklist, shows why obfuscation failed, refuses a 40 MB+ file before sending it, and keeps "Copy loadstring" named after a click', async () => {
     const { ctx, app } = d.app();
@@ -30,11 +33,11 @@ describe('dashboard seller tools in a real browser', () => {
     const check = page.getByRole('region', { name: 'Check an HWID' });
     await check.getByRole('textbox', { name: 'HWID to check' }).fill('bad-pc');
     await check.getByRole('button', { name: 'Check', exact: true }).click();
-    await expect.poll(() => check.getByRole('status', { name: 'Check result' }).innerText()).toContain('bad-pc is blacklisted');
+    await expect.poll(() => check.getByRole('status', { name: 'Check result' }).innerText(), WAIT).toContain('bad-pc is blacklisted');
     expect(await check.getByRole('status', { name: 'Check result' }).innerText()).toContain('Reason: chargeback');
     await check.getByRole('textbox', { name: 'HWID to check' }).fill('good-pc');
     await check.getByRole('button', { name: 'Check', exact: true }).click();
-    await expect.poll(() => check.getByRole('status', { name: 'Check result' }).innerText()).toContain('good-pc is not blacklisted');
+    await expect.poll(() => check.getByRole('status', { name: 'Check result' }).innerText(), WAIT).toContain('good-pc is not blacklisted');
 
     // A script whose obfuscation failed shows the reason the API gives.
     const uploaded = await call(app, 'POST', '/api/v1/vss/api/scripts', {
@@ -50,7 +53,7 @@ describe('dashboard seller tools in a real browser', () => {
     await page.getByRole('link', { name: 'Scripts' }).click();
     const table = page.getByRole('table', { name: 'Scripts' });
     await expect
-      .poll(() => table.getByLabel('Failure reason: broken').innerText())
+      .poll(() => table.getByLabel('Failure reason: broken').innerText(), WAIT)
       .toContain('the obfuscator exited with code 3: syntax error near line 1');
 
     // "Copy loadstring" copies and keeps its name (contract §9); "Copied" is a tooltip.
@@ -117,7 +120,7 @@ describe('dashboard seller tools in a real browser', () => {
     // 90 days of hours is over the server's 1,000 buckets: said in the page, not sent.
     await custom.getByLabel('From').fill('2026-01-01T00:00');
     await custom.getByLabel('To').fill('2026-04-01T00:00');
-    await expect.poll(() => custom.getByRole('alert').innerText()).toContain('at most 1,000 fit in one chart');
+    await expect.poll(() => custom.getByRole('alert').innerText(), WAIT).toContain('at most 1,000 fit in one chart');
     expect(await custom.getByRole('button', { name: 'Show range' }).isDisabled()).toBe(true);
     const byDay = page.waitForRequest(
       (r) => r.url().includes('/keys/api/analytics') && new URL(r.url()).searchParams.get('interval') === 'day',
@@ -142,11 +145,13 @@ describe('dashboard seller tools in a real browser', () => {
     await page.getByText('The URL shortener is off for this service').waitFor();
     await page.getByRole('button', { name: 'Turn on the URL shortener' }).click();
     await expect
-      .poll(async () =>
-        Number(
-          (await ctx.db.selectFrom('services').select('allowUrlShortener').where('id', '=', s.id).executeTakeFirstOrThrow())
-            .allowUrlShortener,
-        ),
+      .poll(
+        async () =>
+          Number(
+            (await ctx.db.selectFrom('services').select('allowUrlShortener').where('id', '=', s.id).executeTakeFirstOrThrow())
+              .allowUrlShortener,
+          ),
+        WAIT,
       )
       .toBe(1);
 
@@ -190,7 +195,7 @@ describe('dashboard seller tools in a real browser', () => {
     const section = page.getByRole('region', { name: 'Vault scripts' });
     await section.getByRole('button', { name: 'Show vault scripts' }).click();
     const table = section.getByRole('table', { name: 'Vault scripts' });
-    await expect.poll(() => table.getByRole('row').count()).toBe(21);
+    await expect.poll(() => table.getByRole('row').count(), WAIT).toBe(21);
 
     await section.getByRole('button', { name: 'New vault script' }).click();
     const create = page.getByRole('dialog', { name: 'New vault script' });
@@ -200,17 +205,17 @@ describe('dashboard seller tools in a real browser', () => {
     await page.getByText('Vault script “my-lib.lua” stored').waitFor();
     // 21 scripts: a second page.
     await section.getByRole('button', { name: '2', exact: true }).click();
-    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    await expect.poll(() => table.getByRole('row').count(), WAIT).toBe(2);
 
     await section.getByRole('searchbox', { name: 'Search vault' }).fill('my-lib');
     await table.getByRole('button', { name: 'View my-lib.lua' }).click();
     const view = page.getByRole('dialog', { name: 'my-lib.lua' });
-    await expect.poll(() => view.getByLabel('Code of my-lib.lua').innerText()).toBe('return { version = 1 }');
+    await expect.poll(() => view.getByLabel('Code of my-lib.lua').innerText(), WAIT).toBe('return { version = 1 }');
     await page.keyboard.press('Escape');
 
     await table.getByRole('button', { name: 'Edit my-lib.lua' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit my-lib.lua' });
-    await expect.poll(() => edit.getByRole('textbox', { name: 'Code' }).inputValue()).toBe('return { version = 1 }');
+    await expect.poll(() => edit.getByRole('textbox', { name: 'Code' }).inputValue(), WAIT).toBe('return { version = 1 }');
     await edit.getByRole('textbox', { name: 'Code' }).fill('return { version = 2 }');
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Vault script “my-lib.lua” saved').waitFor();
@@ -244,7 +249,7 @@ describe('dashboard seller tools in a real browser', () => {
       s.account.password,
     );
     const webhook = page.getByRole('region', { name: 'Webhook' });
-    await expect.poll(() => webhook.getByRole('alert').innerText()).toContain('The database is unavailable');
+    await expect.poll(() => webhook.getByRole('alert').innerText(), WAIT).toContain('The database is unavailable');
     failOutbox = false;
     await webhook.getByRole('button', { name: 'Try again' }).click();
     await webhook.getByText('Nothing waiting: every message was delivered.').waitFor();
