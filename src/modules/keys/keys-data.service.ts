@@ -233,8 +233,8 @@ export const csvLine = (record: ExportRecord) => csvValues(record).map(csvCell).
 /**
  * The export as bytes, one batch of keys at a time: nothing holds the whole set. Each batch leaves as one Buffer,
  * whose bytes live outside the JS heap and are released once the socket has sent them. Lines are built by hand
- * (csvLine) rather than through csv-stringify: same bytes, a fraction of the garbage per key, which is most of
- * what a million-key export costs the collector.
+ * (csvLine) rather than through csv-stringify: same bytes, less garbage per key. What a million-key export adds
+ * to the server's peak memory does not grow with the number of keys (README, "Measured: 1,000,000 keys").
  */
 export async function* exportChunks(records: AsyncIterable<ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<Buffer> {
   if (format === 'csv') {
