@@ -37,6 +37,8 @@ export interface Config {
   auditRetentionDays: number;
   /** Memory each instance may spend on script code it serves (whole blobs, least recently used out). */
   scriptCacheBytes: number;
+  /** How long an instance may answer from its copy of a key's verdict inputs; 0 reads every time. */
+  verdictCacheMs: number;
   /** Applies migrations when the app starts; the CLI's `migrate` sets it too. */
   migrateOnStart: boolean;
   /** Script obfuscation providers (see src/obfuscation): a command per type, and Luraph's HTTP API. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     analyticsFlushMs: int(env, 'ANALYTICS_FLUSH_MS', 2000, 100, 5000),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     scriptCacheBytes: int(env, 'SCRIPT_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    verdictCacheMs: int(env, 'VERDICT_CACHE_MS', 1000, 0, 1000),
     migrateOnStart: true,
     obfuscation: {
       commands: Object.fromEntries(

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import type { Db, DbHandle, Dialect, PoolUse } from './db/database.ts';
+import { writesOf, type Db, type DbHandle, type Dialect, type PoolUse } from './db/database.ts';
 import { jobs } from './jobs.ts';
 import { publishingBus, startInvalidationBus, type InvalidationBus } from './lib/invalidation.ts';
 import { JobRunner } from './lib/jobs.ts';
@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './lib/time.ts';
 import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
 import { DeliveryCache } from './modules/loader/delivery-cache.ts';
 import { ServiceLookup } from './modules/services/service-lookup.ts';
+import { VerdictCache } from './modules/validation/verdict-cache.ts';
 import { outboundPolicy } from './modules/webhook/webhook.service.ts';
 import { providersFrom, type ObfuscatedType, type ObfuscationProvider } from './obfuscation/index.ts';
 
@@ -46,6 +47,8 @@ export interface AppContext {
   services: ServiceLookup;
   /** Script rows and code the loader serves. */
   delivery: DeliveryCache;
+  /** What judging a key read lately, dropped on every write to it (modules/validation/verdict-cache.ts). */
+  verdicts: VerdictCache;
   /** The obfuscators this server has configured, by type. */
   obfuscators: Partial<Record<ObfuscatedType, ObfuscationProvider>>;
   /** Where the webhook may post and how long it waits (tests swap DNS through it). */
@@ -98,12 +101,14 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     keys: { captchaHmac: derivedKey(config.secret, 'captcha').toString('hex'), vaultTokenMac: derivedKey(config.secret, 'vault-token') },
     services: new ServiceLookup(database.db, clock),
     delivery: new DeliveryCache({ db: database.db, bus, clock }, config.scriptCacheBytes),
+    verdicts: new VerdictCache({ bus, clock, writes: writesOf(database.db), log }, server ? config.verdictCacheMs : 0),
     obfuscators: providersFrom(config.obfuscation),
     outbound: { webhook: outboundPolicy(config) },
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     jobs: undefined as unknown as JobRunner,
     close: async () => {
       await ctx.jobs.stop();
+      ctx.verdicts.close();
       await bus.close();
       redis?.disconnect();
       if (options.ownsDatabase) await database.close();

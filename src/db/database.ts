@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import type { Database } from './types.ts';
 import { migrations } from './migrations/index.ts';
+import { WriteObserver } from './write-observer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -48,7 +49,9 @@ export interface DbOptions {
 }
 
 export function openDatabase(options: DbOptions): DbHandle {
-  const plugins = [new CamelCasePlugin()];
+  const writes = new WriteObserver();
+  const plugins = [writes, new CamelCasePlugin()];
+  const observe = (db: Db) => (observers.set(db, writes), db);
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client can error (server restart); without a listener that would crash the process.
@@ -56,7 +59,7 @@ export function openDatabase(options: DbOptions): DbHandle {
     // A connection cut while a query runs fails that query (answered 503 by the error handler), but pg also
     // emits 'error' on the checked-out client, where the pool has no listener: unhandled, it would end the process.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins });
+    const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins }));
     directRunners.set(db, async (sql, parameters) => {
       const result = await pool.query({ name: namedStatements.get(sql), text: sql, values: [...parameters] });
       return result.rows;
@@ -77,7 +80,7 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins });
+  const db = observe(new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
   // an error could abort) that transaction, so the query then goes through Kysely's queue instead.
   directRunners.set(db, (sql, parameters) =>
@@ -85,6 +88,10 @@ export function openDatabase(options: DbOptions): DbHandle {
   );
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
+
+const observers = new WeakMap<Db, WriteObserver>();
+/** Every write the queries of a database opened here make, as they are sent (caches listen here). */
+export const writesOf = (db: Db): WriteObserver | undefined => observers.get(db);
 
 /**
  * Runs a fixed SQL text straight on the driver (rows with the database's column names), or answers

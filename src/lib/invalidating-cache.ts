@@ -18,11 +18,14 @@ export class InvalidatingCache<T> {
     private readonly limit: number,
     private readonly clock: Clock = owner.clock,
   ) {
-    owner.bus.subscribe(topic, (key) => {
-      this.generation++;
-      if (key === '*') this.entries.clear();
-      else this.entries.delete(key);
-    });
+    owner.bus.subscribe(topic, (key) => this.invalidate(key));
+  }
+
+  /** Drops `key` ('*': everything) here and now; a read in flight is not stored. */
+  invalidate(key: string): void {
+    this.generation++;
+    if (key === '*') this.entries.clear();
+    else this.entries.delete(key);
   }
 
   /** The cached value, or `load`'s; undefined (nothing found) is not cached, so a new row shows at once. */
@@ -30,6 +33,7 @@ export class InvalidatingCache<T> {
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) return hit.value;
+    if (this.ttlMs <= 0) return load();
     const generation = this.generation;
     const value = await load();
     if (value !== undefined && generation === this.generation) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -52,6 +52,62 @@ const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequ
   login: (request) => `login:${request.ip}`,
 });
 
+const WINDOW_MS = 60_000;
+
+/**
+ * Fixed one-minute windows counted in this process, with bounded memory: a flood of addresses drops
+ * ended windows first, then everything (a reset window errs toward letting requests through).
+ */
+export class WindowCounter {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  /** Counts one hit; the window's count including it, and when the window ends. */
+  hit(key: string, now: number): { count: number; resetAt: number } {
+    const entry = this.windows.get(key);
+    if (entry && entry.resetAt > now) {
+      entry.count += 1;
+      return entry;
+    }
+    if (!entry && this.windows.size >= this.maxEntries) {
+      for (const [k, e] of this.windows) if (e.resetAt <= now) this.windows.delete(k);
+      if (this.windows.size >= this.maxEntries) this.windows.clear();
+    }
+    const fresh = { count: 1, resetAt: now + WINDOW_MS };
+    this.windows.set(key, fresh);
+    return fresh;
+  }
+
+  /** The window's count without counting, 0 when none is open. */
+  peek(key: string, now: number): { count: number; resetAt: number } {
+    const entry = this.windows.get(key);
+    return entry && entry.resetAt > now ? entry : { count: 0, resetAt: now };
+  }
+}
+
+/**
+ * The client budget without Redis: the hot path of every executor call, so it is a Map lookup and three
+ * headers rather than the plugin's promise chain (bench/cpu-cost.ts: about a sixth of a validation's CPU).
+ * Same answers as the plugin gives the other kinds: RateLimit-* headers, 429 with Retry-After.
+ */
+function localClientLimiter(ctx: AppContext, max: number) {
+  const counter = new WindowCounter();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = Date.now();
+    const { count, resetAt } = counter.hit(`${request.ip}:${await clientTarget(ctx, request)}`, now);
+    const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    reply
+      .header('ratelimit-limit', max)
+      .header('ratelimit-remaining', Math.max(0, max - count))
+      .header('ratelimit-reset', resetSeconds);
+    if (count > max) {
+      reply.header('retry-after', resetSeconds);
+      throw new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`);
+    }
+  };
+}
+
 /**
  * Must be installed before routes are added. Each kind of budget is ONE limiter shared by every route
  * that names it in `config.limit`: the plugin's per-route `config.rateLimit` would give each route its
@@ -74,9 +130,11 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
   });
   const keyFor = keyGenerators(ctx);
-  const limiters = new Map<LimitKind, ReturnType<FastifyInstance['rateLimit']>>();
+  const limiters = new Map<LimitKind, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>();
   for (const kind of ['client', 'api', 'login'] as const) {
-    if (perMinute[kind] > 0) limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: 60_000, keyGenerator: keyFor[kind] }));
+    if (perMinute[kind] <= 0) continue;
+    if (kind === 'client' && !ctx.redis) limiters.set(kind, localClientLimiter(ctx, perMinute[kind]));
+    else limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: WINDOW_MS, keyGenerator: keyFor[kind] }));
   }
   if (ctx.config.rateLimit.authFailuresPerMinute > 0) installAuthFailureBudget(app, ctx, ctx.config.rateLimit.authFailuresPerMinute);
   app.addHook('onRoute', (route) => {
@@ -90,8 +148,6 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
   });
 }
 
-const WINDOW_MS = 60_000;
-
 /**
  * Failed authentication spends the caller address's budget (contract §10): every 401 counts, and once
  * the budget is spent the address's requests to routes that check credentials (and sign-in) are 429s
@@ -99,7 +155,7 @@ const WINDOW_MS = 60_000;
  * Counted in Redis when configured (all instances agree), else per instance.
  */
 function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: number): void {
-  const local = new Map<string, { count: number; resetAt: number }>();
+  const local = new WindowCounter();
   const counterKey = (ip: string) => `keyward:authfail:${ip}`;
 
   async function spent(ip: string): Promise<number> {
@@ -111,9 +167,8 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
         return 0; // Like the other limits: a Redis outage does not take the service down.
       }
     }
-    const entry = local.get(ip);
     const now = Date.now();
-    if (!entry || entry.resetAt <= now) return 0;
+    const entry = local.peek(ip, now);
     return entry.count >= max ? Math.max(1, Math.ceil((entry.resetAt - now) / 1000)) : 0;
   }
 
@@ -126,31 +181,27 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
       }
       return;
     }
-    const now = Date.now();
-    const entry = local.get(ip);
-    if (!entry || entry.resetAt <= now) {
-      // Bounded memory: a flood of addresses drops old windows rather than growing without end.
-      if (local.size >= 100_000) {
-        for (const [address, e] of local) if (e.resetAt <= now) local.delete(address);
-        if (local.size >= 100_000) local.clear();
-      }
-      local.set(ip, { count: 1, resetAt: now + WINDOW_MS });
-    } else entry.count += 1;
+    local.hit(ip, Date.now());
   }
 
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config;
-    if (!config?.auth && config?.limit !== 'login') return;
+  const check = async (request: FastifyRequest) => {
     const retryAfter = await spent(request.ip);
     if (retryAfter > 0) {
       throw new AppError('RATE_LIMITED', `Too many failed authentications from this address; try again in ${retryAfter} seconds`, {
         retryAfter,
       });
     }
+  };
+  // Only routes that check credentials refuse a spent address, before their auth hook (installed first,
+  // so this one is put in front of it); public routes carry no such hook at all.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.auth && route.config?.limit !== 'login') return;
+    const existing = route.onRequest;
+    route.onRequest = [check, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
   });
-  // Counted before the answer leaves, so the caller's next request already sees it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode === 401) await count(request.ip);
-    return payload;
+  // Any 401 counts, whichever route gave it; counted before the answer leaves, so the next request sees it.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 401) return done(null, payload);
+    count(request.ip).then(() => done(null, payload), done);
   });
 }

@@ -75,7 +75,11 @@ async function checkActive(
     if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
     if (outcome === 'bound') return verdict('KEY_VALID', row);
   }
-  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS) await keys.touchKey(ctx.db, serviceId, row.key, now);
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS) {
+    await keys.touchKey(ctx.db, serviceId, row.key, now);
+    // The row may be this instance's cached copy: the next call within the interval then writes nothing.
+    row.lastUsedAt = now;
+  }
   return verdict('KEY_VALID', row);
 }
 
@@ -125,7 +129,7 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
 
   // The common case (a redeemed key) costs one query; everything else takes the general path below.
   if (key) {
-    const found = await findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now);
+    const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now));
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
     if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
   }

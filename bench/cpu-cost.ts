@@ -1,0 +1,123 @@
+/**
+ * CPU time the server spends per request, for one target at a time: steadier than req/s on a shared
+ * machine (it counts the server process's user+system time over a fixed number of requests).
+ * npx tsx bench/cpu-cost.ts [validate|fetch|hello] [requests]
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.ts';
+import { migrate, openDatabase } from '../src/db/database.ts';
+import { createContext, silentLog } from '../src/context.ts';
+import { createAccount } from '../src/modules/accounts/accounts.service.ts';
+import { createService } from '../src/modules/services/services.service.ts';
+
+const what = process.argv[2] ?? 'validate';
+const requests = Number(process.argv[3] ?? 100000);
+const SECRET = 'bench-secret-0123456789abcdef';
+const env: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  KEYWARD_SECRET: SECRET,
+  RATE_LIMIT_CLIENT_PER_MINUTE: process.env.EXP_RL0 ? '0' : '1000000000',
+  RATE_LIMIT_API_PER_MINUTE: '1000000000',
+  ...(process.env.DATABASE_URL ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'kw-cpu-')) }),
+};
+for (const name of ['DATABASE_URL', 'ANALYTICS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
+
+const threadCpu = (pid: number) => {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.split(') ')[1]!.split(' ');
+    out[`${name}`] = (out[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+  return out;
+};
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
+
+function start(args: string[], match: RegExp) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise<{ url: string; pid: number; kill: () => void }>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = match.exec(line);
+      if (m) resolve({ url: m[1]!, pid: child.pid!, kill: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+async function api(url: string, key: string, method: string, body?: unknown) {
+  const r = await fetch(url, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await r.json()) as { data: Record<string, unknown> };
+  if (!r.ok) throw new Error(JSON.stringify(json));
+  return json.data;
+}
+
+let server;
+let url: string;
+if (what === 'hello') {
+  server = await start(
+    [
+      ...(process.env.PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR] : []),
+      '--import',
+      'tsx',
+      'bench/hello-server.ts',
+    ],
+    /"address":"([^"]+)"/,
+  );
+  url = `${server.url}/hello`;
+} else {
+  const config = loadConfig(env);
+  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(handle.db);
+  const ctx = await createContext({ config, database: handle, ownsDatabase: true, log: silentLog, role: 'cli' });
+  const account = await createAccount(ctx, { username: `b${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
+  const service = await createService(ctx, account.id, { name: 'bench' });
+  const serviceKey = ctx.sealer.open(service.apiKeySealed);
+  await ctx.close();
+  server = await start(
+    process.env.USE_TSX
+      ? ['--import', 'tsx', 'src/server.ts']
+      : [...(process.env.PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR] : []), 'dist/server.js'],
+    /^Keyward listening on (http:\/\/\S+)/,
+  );
+  const gen = await api(`${server.url}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
+  const key = (gen.keys as Array<{ key: string }>)[0]!.key;
+  url = `${server.url}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
+  if (what === 'fetch') {
+    let code = '';
+    while (code.length < 220 * 1024) code += `local v${code.length} = "${Array.from(randomBytes(48), (b) => `\\${b % 200}`).join('')}"\n`;
+    const script = await api(`${server.url}/api/v1/vss/api/scripts`, serviceKey, 'POST', { name: 'bench', code });
+    url = `${server.url}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
+  }
+  await (await fetch(url)).text();
+}
+const headers = process.env.GZIP ? { 'accept-encoding': 'gzip' } : {};
+await autocannon({ url, connections: 50, amount: 5000, headers });
+const before = cpuMs(server.pid);
+const threadsBefore = threadCpu(server.pid);
+const result = await autocannon({ url, connections: 50, amount: requests, headers });
+const used = cpuMs(server.pid) - before;
+const threadsAfter = threadCpu(server.pid);
+if (process.env.THREADS) for (const name in threadsAfter) console.log(name, threadsAfter[name]! - (threadsBefore[name] ?? 0));
+console.log(
+  JSON.stringify({
+    what,
+    requests,
+    non2xx: result.non2xx,
+    serverCpuMs: used,
+    usPerRequest: Math.round((used * 1000 * 10) / requests) / 10,
+  }),
+);
+server.kill();
+process.exit(0);
