@@ -72,13 +72,9 @@ function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, ser
   if (!trigramSearchable(search)) return eb.or([...textMatches('activeKeys', search), eb('activeKeys.key', 'in', byHwid)]);
   // SQLite answers this OR from both indexes at once (a multi-index OR), each row read once.
   if (isSqlite(db)) return eb.or([textSearch(db, 'activeKeys', search), eb('activeKeys.key', 'in', byHwid)]);
-  // PostgreSQL cannot combine a bitmap scan with a subquery under one OR: one semi-join on the union instead.
-  const byText = db
-    .selectFrom('activeKeys')
-    .select('activeKeys.key')
-    .where('activeKeys.serviceId', '=', serviceId)
-    .where(textSearch(db, 'activeKeys', search));
-  return eb('activeKeys.key', 'in', byText.union(byHwid));
+  // PostgreSQL cannot put a subquery under a BitmapOr, but it can an array: the HWID matches become one array
+  // (an init plan) probed through the key's B-tree, next to the pg_trgm bitmap scans of the three columns.
+  return eb.or([...textMatches('activeKeys', search), sql<SqlBool>`${sql.ref('activeKeys.key')} = any(array(${byHwid}))`]);
 }
 
 function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
