@@ -10,6 +10,7 @@ import { Sealer } from './lib/secrets.ts';
 import { systemClock, type Clock } from './lib/time.ts';
 import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
 import { DeliveryCache } from './modules/loader/delivery-cache.ts';
+import { ExecutionCounter } from './modules/loader/execution-counter.ts';
 import { ServiceLookup } from './modules/services/service-lookup.ts';
 import { VerdictCache } from './modules/validation/verdict-cache.ts';
 import { outboundPolicy } from './modules/webhook/webhook.service.ts';
@@ -53,6 +54,8 @@ export interface AppContext {
   obfuscators: Partial<Record<ObfuscatedType, ObfuscationProvider>>;
   /** Where the webhook may post and how long it waits (tests swap DNS through it). */
   outbound: { webhook: OutboundPolicy };
+  /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
+  executions: ExecutionCounter;
   /** This instance's analytics counts not yet written (contract §7.5). */
   analytics: AnalyticsAggregator;
   /** The background jobs (src/jobs.ts); started by the server, never by the CLI. */
@@ -104,6 +107,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     verdicts: new VerdictCache({ bus, clock, writes: writesOf(database.db), log }, server ? config.verdictCacheMs : 0),
     obfuscators: providersFrom(config.obfuscation),
     outbound: { webhook: outboundPolicy(config) },
+    executions: new ExecutionCounter(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     jobs: undefined as unknown as JobRunner,
     close: async () => {

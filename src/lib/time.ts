@@ -8,7 +8,19 @@ export function toEpochMs(input: string | number): number {
   return typeof input === 'number' ? input : Date.parse(input);
 }
 
-export const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+// The last time formatted: a key validated in a loop answers the same expiresAt each time, and
+// formatting a Date is a visible share of a cached verdict's cost.
+let lastMs = NaN;
+let lastText = '';
+
+export function iso(ms: number | null | undefined): string | null {
+  if (ms === null || ms === undefined) return null;
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
+}
 
 export function addCalendarYear(ms: number): number {
   const d = new Date(ms);

@@ -16,7 +16,9 @@ export async function fetchScript(app: App, scriptId: string, query: Record<stri
   return { status: res.statusCode, body: res.body, type: String(res.headers['content-type']) };
 }
 
+/** The service's stored executions, after writing what this instance counted (fetches count in memory first). */
 export async function serviceExecutions(app: App, s: SeededService): Promise<number> {
+  await app.ctx.executions.flush(app.ctx.db);
   const res = await call(app, 'GET', '/api/v1/keys/api/execution', { key: s.serviceKey });
   return res.body.data.executions as number;
 }

@@ -1,18 +1,32 @@
 import type { Db } from '../../db/database.ts';
-import { countKeyExecution } from '../keys/keys.repository.ts';
+import { sql } from 'kysely';
+import type { PendingExecutions } from './execution-counter.ts';
 
 /**
- * One execution of a fetched script: the key's counter (when a key was used) and the service's.
- * Unlike the settings route's recordExecution it reads nothing back and opens no transaction: two
- * counters need no atomicity between them, and the fetch is the hottest write path there is.
- * False when the key is no longer an active key of the service (deleted since the verdict).
+ * Adds a batch of counted executions (ExecutionCounter) to the stored counters, in one transaction with rows
+ * in a fixed order, so two instances flushing at once lock them alike. Times only move forward. A key
+ * deleted since it was counted is simply not there to update.
  */
-export async function countFetchExecution(db: Db, serviceId: string, key: string | undefined, now: number): Promise<boolean> {
-  if (key !== undefined && Number((await countKeyExecution(db, serviceId, key, now)).numUpdatedRows) === 0) return false;
-  await db
-    .updateTable('services')
-    .set((eb) => ({ executions: eb('executions', '+', 1), lastActiveAt: now }))
-    .where('id', '=', serviceId)
-    .execute();
-  return true;
+export async function addExecutions(db: Db, batch: Map<string, PendingExecutions>): Promise<void> {
+  const later = (column: 'last_active_at' | 'last_used_at', at: number) =>
+    sql<number>`case when ${sql.ref(column)} is null or ${sql.ref(column)} < ${at} then ${at} else ${sql.ref(column)} end`;
+  await db.transaction().execute(async (trx) => {
+    for (const serviceId of [...batch.keys()].sort()) {
+      const counts = batch.get(serviceId)!;
+      await trx
+        .updateTable('services')
+        .set((eb) => ({ executions: eb('executions', '+', counts.count), lastActiveAt: later('last_active_at', counts.lastAt) }))
+        .where('id', '=', serviceId)
+        .execute();
+      for (const key of [...counts.keys.keys()].sort()) {
+        const entry = counts.keys.get(key)!;
+        await trx
+          .updateTable('activeKeys')
+          .set((eb) => ({ executions: eb('executions', '+', entry.count), lastUsedAt: later('last_used_at', entry.lastAt) }))
+          .where('serviceId', '=', serviceId)
+          .where('key', '=', key)
+          .execute();
+      }
+    }
+  });
 }

@@ -5,7 +5,6 @@ import { readBlob } from '../scripts/code-store.ts';
 import * as scriptsRepo from '../scripts/scripts.repository.ts';
 import { validateKey, type Verdict } from '../validation/validation.service.ts';
 import type { CachedCode } from './delivery-cache.ts';
-import { countFetchExecution } from './loader.repository.ts';
 
 export type Delivery =
   | { kind: 'refused'; status: number; lua: string }
@@ -51,9 +50,7 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
   }
   const verdict: Verdict = await validateKey(ctx, script.serviceId, input);
   if (!verdict.valid) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
-  if (!(await countFetchExecution(ctx.db, script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock()))) {
-    return { kind: 'refused', status: 200, lua: luaError('KEY_INCORRECT', 'The key is incorrect') };
-  }
+  ctx.executions.count(script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock());
   ctx.analytics.countExecution(script.serviceId, script.id);
   const { outputBlob: blobId, outputSize: size } = script;
   return {
