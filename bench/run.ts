@@ -63,10 +63,10 @@ const pinServer = (pid: number | undefined) => {
   if (pin && pid) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { stdio: 'ignore' });
 };
 
-/** src/server.ts as `npm start` runs it, with a CPU profile when asked (node refuses --cpu-prof in NODE_OPTIONS). */
+/** The compiled server as `npm start` runs it (built by main()), with a CPU profile when asked (node refuses --cpu-prof in NODE_OPTIONS). */
 function startKeywardProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...profile, '--enable-source-maps', 'dist/server.js'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -189,6 +189,11 @@ async function runScript(file: string): Promise<unknown[]> {
 }
 
 async function main() {
+  // The servers run what npm start runs: compile the current sources first.
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   const useWrk = ensureWrk();
   const load = (target: Target, options: LoadOptions): Promise<LoadResult> =>
     (useWrk && !options.rate ? wrk : autocannon)(target.url, { ...options, headers: target.headers, cpus: pin ? LOAD_CPUS : undefined });
