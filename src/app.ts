@@ -132,8 +132,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   installErrorHandlers(app);
   // Every route, schema or not: text the databases cannot store is a 400 before any handler runs.
   app.addHook('preValidation', rejectUnstorableText);
-  // Parses the dashboard session cookie before the auth hook reads it.
-  await app.register(cookie);
+  // Cookies are read only where a session can be (lib/cookies.ts), not parsed on every executor call.
+  await app.register(cookie, { hook: false });
   installAuth(app, ctx);
   await installRateLimits(app, ctx);
   await installDocs(app, ctx);

@@ -1,3 +1,4 @@
+import { cookiesOf } from '../lib/cookies.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound, permissionDenied, unauthorized } from '../errors.ts';
@@ -99,7 +100,7 @@ const TOUCH_EVERY_MS = 60_000;
  * session's X-CSRF-Token (a cross-site form can send the cookie but cannot read the token).
  */
 async function authenticateSession(ctx: AppContext, request: FastifyRequest): Promise<SessionPrincipal | null> {
-  const token = request.cookies?.[SESSION_COOKIE];
+  const token = cookiesOf(request)[SESSION_COOKIE];
   if (!token) return null;
   const now = ctx.clock();
   const tokenDigest = sessionDigest(token);

@@ -1,3 +1,4 @@
+import { cookiesOf } from '../../lib/cookies.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -37,7 +38,7 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, service:
   });
 }
 
-const sessionCookie = (request: FastifyRequest, service: ServiceRow) => request.cookies[keySystem.sessionCookieName(service)];
+const sessionCookie = (request: FastifyRequest, service: ServiceRow) => cookiesOf(request)[keySystem.sessionCookieName(service)];
 
 /** GET/PUT /api/v1/keys/api/key-system: the seller's settings (contract §8). */
 export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
