@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -22,19 +22,23 @@ declare module 'fastify' {
  * makes next (cached per instance). Every name that resolves to nothing shares one budget, so inventing
  * names buys no extra requests.
  */
-async function clientTarget(ctx: AppContext, request: FastifyRequest): Promise<string> {
+function clientTarget(ctx: AppContext, request: FastifyRequest): string | Promise<string> {
   const sources = [request.params, request.query, request.body] as Array<Record<string, unknown> | undefined>;
   for (const source of sources) {
     if (!source || typeof source !== 'object') continue;
     if (typeof source.service === 'string') {
+      const cached = ctx.services.peek(source.service);
+      if (cached) return cached.id;
       return serviceForClient(ctx, source.service).then(
         (row) => row.id,
         () => UNKNOWN_TARGET,
       );
     }
     if (typeof source.scriptId === 'string') {
-      const script = await deliverableScript(ctx, source.scriptId).catch(() => undefined);
-      return script ? script.serviceId : UNKNOWN_TARGET;
+      return deliverableScript(ctx, source.scriptId).then(
+        (script) => (script ? script.serviceId : UNKNOWN_TARGET),
+        () => UNKNOWN_TARGET,
+      );
     }
   }
   return '';
@@ -93,18 +97,23 @@ export class WindowCounter {
  */
 function localClientLimiter(ctx: AppContext, max: number) {
   const counter = new WindowCounter();
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  const spend = (request: FastifyRequest, reply: FastifyReply, target: string): AppError | undefined => {
     const now = Date.now();
-    const { count, resetAt } = counter.hit(`${request.ip}:${await clientTarget(ctx, request)}`, now);
+    const { count, resetAt } = counter.hit(`${request.ip}:${target}`, now);
     const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
     reply
       .header('ratelimit-limit', max)
       .header('ratelimit-remaining', Math.max(0, max - count))
       .header('ratelimit-reset', resetSeconds);
-    if (count > max) {
-      reply.header('retry-after', resetSeconds);
-      throw new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`);
-    }
+    if (count <= max) return undefined;
+    reply.header('retry-after', resetSeconds);
+    return new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`);
+  };
+  // Callback style, synchronous when the service is cached: no promise per executor call.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const target = clientTarget(ctx, request);
+    if (typeof target === 'string') return done(spend(request, reply, target));
+    target.then((resolved) => done(spend(request, reply, resolved)), done);
   };
 }
 
@@ -130,7 +139,10 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
   });
   const keyFor = keyGenerators(ctx);
-  const limiters = new Map<LimitKind, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>();
+  const limiters = new Map<
+    LimitKind,
+    ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | ReturnType<typeof localClientLimiter>
+  >();
   for (const kind of ['client', 'api', 'login'] as const) {
     if (perMinute[kind] <= 0) continue;
     if (kind === 'client' && !ctx.redis) limiters.set(kind, localClientLimiter(ctx, perMinute[kind]));

@@ -18,6 +18,12 @@ export class ServiceLookup {
     private readonly clock: Clock,
   ) {}
 
+  /** The cached row, if this instance holds a current one: lets a hot hook stay synchronous. */
+  peek(ref: string): ServiceRow | undefined {
+    const hit = this.entries.get(ref);
+    return hit && hit.until > this.clock() ? hit.row : undefined;
+  }
+
   /** The service a public route names, or 404. */
   async get(ref: string): Promise<ServiceRow> {
     const now = this.clock();
