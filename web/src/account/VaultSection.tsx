@@ -1,7 +1,8 @@
 import { useState } from 'react';
-import { Button, Code, FileInput, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, Code, Group, Modal, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, unwrap } from '../api/client';
+import { CodeOrFileInput, codeToSend, fileTooLarge as isTooLarge, formatSize } from '../components/CodeOrFileInput';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyAction } from '../components/CopyAction';
 import { Section } from '../components/Section';
@@ -20,12 +21,9 @@ interface VaultScript {
 /** The server's rules (src/modules/vault/vault.service.ts): VSS names, not shaped like a UUID; code up to 40 MB. */
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_CODE_BYTES = 41_943_040;
 
 const nameProblem = (name: string) =>
   !name ? null : !NAME.test(name) || UUID.test(name) ? '1 to 64 letters, digits, _ . - (not shaped like a UUID)' : null;
-const formatSize = (bytes: number) =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const tooLarge = (bytes: number) => `The code is ${formatSize(bytes)}: vault scripts may be at most 40 MB (41,943,040 bytes).`;
 
 const VAULT_KEY = (accountId: string) => ['vault', accountId] as const;
@@ -57,13 +55,10 @@ function EditorDialog({
     staleTime: 0,
   });
   const shownCode = code ?? current.data?.code ?? '';
-  const fileTooLarge = file !== null && file.size > MAX_CODE_BYTES;
+  const fileTooLarge = isTooLarge(file);
   const save = useMutation({
     mutationFn: async () => {
-      if (file && file.size > MAX_CODE_BYTES) throw new Error(tooLarge(file.size));
-      const source = file ? await file.text() : shownCode;
-      const bytes = file ? file.size : new Blob([source]).size;
-      if (bytes > MAX_CODE_BYTES) throw new Error(tooLarge(bytes));
+      const source = await codeToSend(file, shownCode, tooLarge);
       if (!source) throw new Error('The code is empty');
       return withVault(accountId, async (headers) => {
         if (!script) return unwrap(await api.POST('/api/v3/vault/scripts', { headers, body: { name: name.trim(), code: source } }));
@@ -99,33 +94,26 @@ function EditorDialog({
             required
             data-autofocus
           />
-          {script && current.isPending ? (
-            <Loading label="Loading the code" />
-          ) : script && current.isError ? (
-            <ErrorState error={current.error} retry={() => void current.refetch()} />
-          ) : (
-            <Textarea
-              label="Code"
-              autosize
-              minRows={6}
-              maxRows={16}
-              ff="monospace"
-              value={shownCode}
-              onChange={(e) => setCode(e.currentTarget.value)}
-              disabled={file !== null}
-            />
-          )}
-          <FileInput
-            label="Or a file"
-            description="Up to 40 MB; replaces the code above"
-            placeholder="Choose a file"
-            value={file}
-            onChange={(f) => {
+          <CodeOrFileInput
+            code={shownCode}
+            onCodeChange={setCode}
+            file={file}
+            onFileChange={(f) => {
               setFile(f);
               save.reset();
             }}
-            clearable
-            error={fileTooLarge && file ? tooLarge(file.size) : undefined}
+            tooLarge={tooLarge}
+            description="Up to 40 MB; replaces the code above"
+            placeholder="Choose a file"
+            minRows={6}
+            maxRows={16}
+            codeArea={
+              script && current.isPending ? (
+                <Loading label="Loading the code" />
+              ) : script && current.isError ? (
+                <ErrorState error={current.error} retry={() => void current.refetch()} />
+              ) : undefined
+            }
           />
           {save.error && !fileTooLarge && (
             <Text c="red" size="sm" role="alert">

@@ -15,10 +15,10 @@ import {
   Table,
   Text,
   TextInput,
-  Textarea,
 } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../api/client';
+import { CodeOrFileInput, codeToSend, fileTooLarge, formatSize } from '../components/CodeOrFileInput';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyAction } from '../components/CopyAction';
 import { notifyError, notifySuccess } from '../components/notify';
@@ -39,8 +39,7 @@ interface Script {
   failureReason?: string;
 }
 
-/** The server refuses code over 40 MB (41,943,040 bytes, PAYLOAD_TOO_LARGE); the page says so before sending it. */
-const MAX_SCRIPT_BYTES = 41_943_040;
+/** Shown when the code is over the server's 40 MB limit (checked before sending it). */
 const tooLargeMessage = (bytes: number) =>
   `This file is ${formatSize(bytes)}: scripts may be at most 40 MB (41,943,040 bytes). Minify or split it first.`;
 
@@ -52,9 +51,6 @@ const OBFUSCATION = [
   { value: 'WYNFUSCATOR', label: 'Wynfuscator' },
 ];
 
-const formatSize = (bytes: number) =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
 function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
@@ -63,13 +59,10 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   const [obfuscationType, setObfuscation] = useState('NONE');
   const [visible, setVisible] = useState(true);
   const [progress, setProgress] = useState<number | null>(null);
-  const tooLarge = file !== null && file.size > MAX_SCRIPT_BYTES;
+  const tooLarge = fileTooLarge(file);
   const upload = useMutation({
     mutationFn: async () => {
-      if (file && file.size > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(file.size));
-      const source = file ? await file.text() : code;
-      const bytes = file ? file.size : new Blob([source]).size;
-      if (bytes > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(bytes));
+      const source = await codeToSend(file, code, tooLargeMessage);
       setProgress(0);
       return uploadWithProgress<Script>(
         'POST',
@@ -106,28 +99,20 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             required
             data-autofocus
           />
-          <Textarea
-            label="Code"
-            autosize
-            minRows={4}
-            maxRows={12}
-            ff="monospace"
-            value={code}
-            onChange={(e) => setCode(e.currentTarget.value)}
-            disabled={file !== null}
-          />
-          <FileInput
-            label="Or a file"
-            description="Up to 40 MB"
-            placeholder="Choose a .lua file"
-            value={file}
-            onChange={(f) => {
+          <CodeOrFileInput
+            code={code}
+            onCodeChange={setCode}
+            file={file}
+            onFileChange={(f) => {
               setFile(f);
               upload.reset();
             }}
-            clearable
+            tooLarge={tooLargeMessage}
+            description="Up to 40 MB"
+            placeholder="Choose a .lua file"
             accept=".lua,.txt,text/plain"
-            error={tooLarge && file ? tooLargeMessage(file.size) : undefined}
+            minRows={4}
+            maxRows={12}
           />
           <NativeSelect
             label="Obfuscation"
@@ -164,10 +149,10 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
   const [obfuscationType, setObfuscation] = useState(script?.obfuscationType ?? 'NONE');
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
-  const tooLarge = file !== null && file.size > MAX_SCRIPT_BYTES;
+  const tooLarge = fileTooLarge(file);
   const save = useMutation({
     mutationFn: async (target: Script) => {
-      if (file && file.size > MAX_SCRIPT_BYTES) throw new Error(tooLargeMessage(file.size));
+      if (file && tooLarge) throw new Error(tooLargeMessage(file.size));
       const body: Record<string, unknown> = {};
       if (name.trim() !== target.name) body.name = name.trim();
       if (obfuscationType !== target.obfuscationType) body.obfuscationType = obfuscationType;
