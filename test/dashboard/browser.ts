@@ -102,6 +102,20 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
       context.setDefaultTimeout(20_000);
       return context.newPage();
     },
+    /** Signs `account` in on `page` through the login page, which then goes on to `path`. */
+    async signIn(page: Page, account: { username: string; password: string }, path: string): Promise<void> {
+      await signInWithPassword(page, this.url(`/login?next=${encodeURIComponent(path)}`), account.username, account.password);
+    },
+    /** A fresh page (as `newPage`) with `account` signed in and on `path`. */
+    async signedInPage(
+      account: { username: string; password: string },
+      path: string,
+      options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+    ): Promise<Page> {
+      const page = await this.newPage(options);
+      await this.signIn(page, account, path);
+      return page;
+    },
   };
 }
 

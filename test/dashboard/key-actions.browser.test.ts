@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
-import { signInWithPassword, useDashboard } from './browser.ts';
+import { useDashboard } from './browser.ts';
 
 /** The per-key actions of the keys page (drawer, edit, extend, pause, activate, note, delete, compensate, JSON export). */
 const d = useDashboard();
@@ -22,13 +22,7 @@ describe('dashboard key actions in a real browser', () => {
     const generatedRow = (key: string) =>
       ctx.db.selectFrom('generatedKeys').select(['note', 'status', 'expiresAt']).where('key', '=', key).executeTakeFirst();
 
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/keys`);
     const table = page.getByRole('table', { name: 'Keys' });
     const row = (key: string) => table.getByRole('row').filter({ hasText: key });
 

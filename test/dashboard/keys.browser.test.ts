@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
-import { signInWithPassword, useDashboard } from './browser.ts';
+import { useDashboard } from './browser.ts';
 
 /** The keys page as a seller uses it, in Debian's Chromium against a real listening app. */
 const d = useDashboard();
@@ -13,13 +13,7 @@ describe('dashboard keys page in a real browser', () => {
     const [bound] = await generateKeys(app, s.serviceKey, { expirationType: 'lifetime', note: 'bound-one' });
     expect((await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${bound}&hwid=pc-1`)).body.data.valid).toBe(true);
 
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/keys`);
     await page.getByRole('table', { name: 'Keys' }).getByText(bound!).waitFor();
 
     // Generate three premium keys with a note.
@@ -134,13 +128,7 @@ describe('dashboard keys page in a real browser', () => {
       count: 5,
       note: 'a fairly long note on a phone',
     });
-    const page = await d.newPage({ width: 375, height: 812 });
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/keys`, { width: 375, height: 812 });
     await page.getByRole('table', { name: 'Keys' }).getByText(key!).waitFor();
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBe(0);

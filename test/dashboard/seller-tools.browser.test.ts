@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, seedAccount, seedService } from '../helpers/seed.ts';
-import { signInWithPassword, useDashboard } from './browser.ts';
+import { useDashboard } from './browser.ts';
 
 /**
  * The seller tools the first dashboard pass left out (issue 10): the blacklist's HWID check, script failure reasons and
@@ -22,13 +22,7 @@ describe('dashboard seller tools in a real browser', () => {
     expect(
       (await call(app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'bad-pc', reason: 'chargeback' } })).status,
     ).toBe(201);
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/blacklist`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/blacklist`);
 
     const check = page.getByRole('region', { name: 'Check an HWID' });
     await check.getByRole('textbox', { name: 'HWID to check' }).fill('bad-pc');
@@ -86,13 +80,7 @@ describe('dashboard seller tools in a real browser', () => {
   it('draws analytics by hour or day over a custom range, and refuses a range too long for hours', async () => {
     const { ctx } = d.app();
     const s = await seedService(ctx);
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/analytics`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/analytics`);
     await page.getByRole('figure', { name: 'Executions and validations over time' }).locator('svg.recharts-surface').first().waitFor();
 
     const byHour = page.waitForRequest(
@@ -134,13 +122,7 @@ describe('dashboard seller tools in a real browser', () => {
     const { ctx, app } = d.app();
     const s = await seedService(ctx);
     await ctx.db.updateTable('services').set({ allowUrlShortener: 0 }).where('id', '=', s.id).execute();
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/keys`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/keys`);
     await page.getByRole('link', { name: 'Short links' }).click();
     await page.getByText('The URL shortener is off for this service').waitFor();
     await page.getByRole('button', { name: 'Turn on the URL shortener' }).click();
@@ -190,8 +172,7 @@ describe('dashboard seller tools in a real browser', () => {
     for (let i = 0; i < 20; i++)
       expect((await vault('POST', '/scripts', { name: `seed-${String(i).padStart(2, '0')}`, code: 'x' })).status).toBe(201);
 
-    const page = await d.newPage();
-    await signInWithPassword(page, d.url('/login?next=%2Faccount'), account.username, account.password);
+    const page = await d.signedInPage(account, '/account');
     const section = page.getByRole('region', { name: 'Vault scripts' });
     await section.getByRole('button', { name: 'Show vault scripts' }).click();
     const table = section.getByRole('table', { name: 'Vault scripts' });
@@ -242,12 +223,7 @@ describe('dashboard seller tools in a real browser', () => {
           })
         : route.continue(),
     );
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/settings`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    await d.signIn(page, s.account, `/services/${s.id}/settings`);
     const webhook = page.getByRole('region', { name: 'Webhook' });
     await expect.poll(() => webhook.getByRole('alert').innerText(), WAIT).toContain('The database is unavailable');
     failOutbox = false;
@@ -257,8 +233,7 @@ describe('dashboard seller tools in a real browser', () => {
 
     const moderator = await seedAccount(ctx, 'moderator');
     const user = await seedAccount(ctx);
-    const staff = await d.newPage();
-    await signInWithPassword(staff, d.url('/login?next=%2Fstaff'), moderator.username, moderator.password);
+    const staff = await d.signedInPage(moderator, '/staff');
     await staff.getByRole('searchbox', { name: 'Search accounts' }).fill(user.username);
     const row = staff.getByRole('table', { name: 'Accounts' }).getByRole('row').filter({ hasText: user.username });
     await row.getByRole('button', { name: 'Disable' }).waitFor();

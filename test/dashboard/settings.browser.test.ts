@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedService } from '../helpers/seed.ts';
 import { uploadScript } from '../scripts/script-helpers.ts';
 import { FakePlatform } from '../webhook/fake-platform.ts';
-import { signInWithPassword, useDashboard } from './browser.ts';
+import { useDashboard } from './browser.ts';
 
 /** Settings (webhook with a test message to a fake chat platform, its outbox, chat binding) and script editing, in Debian's Chromium. */
 const platform = new FakePlatform();
@@ -44,13 +44,7 @@ describe('dashboard settings and scripts in a real browser', () => {
         .select(['webhookEnabled', 'chatGuildId', 'chatGuildName', 'chatInteractionsPublicKey'])
         .where('id', '=', s.id)
         .executeTakeFirstOrThrow();
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/settings`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/settings`);
     const webhook = page.getByRole('region', { name: 'Webhook' });
     const failed = webhook.getByRole('table', { name: 'Webhook outbox' }).getByRole('row').filter({ hasText: 'HTTP 404: Unknown Webhook' });
     await failed.waitFor();
@@ -102,13 +96,7 @@ describe('dashboard settings and scripts in a real browser', () => {
     const s = await seedService(ctx);
     const script = await uploadScript(app, s, { name: 'main.lua', code: 'print("hi")', obfuscationType: 'NONE' });
     const stored = () => ctx.db.selectFrom('scripts').select(['name', 'visible']).where('id', '=', script.id).executeTakeFirst();
-    const page = await d.newPage();
-    await signInWithPassword(
-      page,
-      d.url(`/login?next=${encodeURIComponent(`/services/${s.id}/scripts`)}`),
-      s.account.username,
-      s.account.password,
-    );
+    const page = await d.signedInPage(s.account, `/services/${s.id}/scripts`);
     const table = page.getByRole('table', { name: 'Scripts' });
     await table.getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit main.lua' });
