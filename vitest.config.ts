@@ -7,6 +7,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition (never a sleep); its 1 s default is shorter than a browser round trip
+    // on a loaded two-core CI machine, where one server process and Chromium share the cores with another file.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'sqlite', env: { KEYWARD_TEST_DB: 'sqlite' } } },
