@@ -859,7 +859,8 @@ export default function KeysPage() {
                       </Group>
                     </Table.Td>
                     <Table.Td>{record.type}</Table.Td>
-                    <Table.Td>
+                    {/* Wide enough for "active" and "premium" side by side: a narrow window squeezed the badge to "A…". */}
+                    <Table.Td miw={150} style={{ whiteSpace: 'nowrap' }}>
                       <Badge
                         size="sm"
                         variant="light"
