@@ -101,6 +101,26 @@ describe('GET /keys/api/keys?search=', () => {
     expect(page.body.data).toMatchObject({ total: 2, totalPages: 2, items: [{ type: 'active', note: 'reseller', status: 'banned' }] });
   });
 
+  it('answers the exact total of a 1–2 character search on every page, full, last, or past the end', async () => {
+    const { s } = await searchService();
+    // Every key holds '0' (in its service prefix); the count is skipped only where the page itself tells it.
+    for (const [limit, page, items] of [
+      [2, 1, 2],
+      [2, 2, 2],
+      [2, 3, 1],
+      [2, 4, 0],
+      [5, 1, 5],
+      [10, 1, 5],
+      [10, 2, 0],
+    ]) {
+      const res = await api('GET', `/keys/api/keys?${new URLSearchParams({ search: '0', limit: String(limit), page: String(page) })}`, s);
+      expect(res.status).toBe(200);
+      expect({ limit, page, items: res.body.data.items.length, total: res.body.data.total }).toEqual({ limit, page, items, total: 5 });
+    }
+    const none = await api('GET', `/keys/api/keys?${new URLSearchParams({ search: 'z', page: '3' })}`, s);
+    expect(none.body.data).toMatchObject({ items: [], total: 0 });
+  });
+
   it("never finds another service's keys", async () => {
     const { s } = await searchService();
     const other = await searchService();

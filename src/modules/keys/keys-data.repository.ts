@@ -127,6 +127,12 @@ export async function countKeys(db: Db, serviceId: string, filter: KeyFilter): P
   return Number(active.n) + Number(generated.n);
 }
 
+/**
+ * Does this filter read every key of the service (a search too short for the trigram indexes)? Then the page and the
+ * count each read them all, and the caller asks for the count only when the page does not already tell it.
+ */
+export const readsEveryKey = (filter: KeyFilter) => filter.search !== undefined && searchTextSearchable(filter.search);
+
 export interface PageEntry {
   type: 'active' | 'generated';
   key: string;
