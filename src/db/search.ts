@@ -19,6 +19,27 @@ export const isSqlite = (db: Kysely<any>) => db.getExecutor().adapter instanceof
  */
 export const trigramSearchable = (term: string) => [...term].length >= 3;
 
+/** Separates the fields in `search_text` (migration 0013), so that no match spans two of them. */
+const FIELD_SEPARATOR = '\x01';
+
+/**
+ * A shorter term is looked for in each key's `search_text` (migration 0013: key, note, chat id and HWIDs, lower-cased
+ * by the database's own lower(), as the LIKE path does). A term holding the separator could match across two fields
+ * there, so it keeps the LIKE path.
+ */
+export const searchTextSearchable = (term: string) => !trigramSearchable(term) && !term.includes(FIELD_SEPARATOR);
+
+/**
+ * `column` (a `search_text`) holds the term, any case: one plain substring test per row, where the LIKE path runs
+ * lower() and LIKE per field and looks the key's HWIDs up. Same answers: the text is lower-cased like the LIKE's
+ * column and the term like the LIKE's pattern, and a LIKE without wildcards is a substring test.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function searchTextContains(db: Kysely<any>, column: string, term: string): Expression<SqlBool> {
+  const lowered = term.toLowerCase();
+  return isSqlite(db) ? sql<SqlBool>`instr(${sql.ref(column)}, ${lowered}) > 0` : sql<SqlBool>`strpos(${sql.ref(column)}, ${lowered}) > 0`;
+}
+
 /**
  * SQLite only: the rowids of an FTS5 `trigram` table (`<table>_search`) whose columns hold the term, any case.
  * The term goes in as one quoted phrase, so no character of it is query syntax; the phrase of its trigrams

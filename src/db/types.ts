@@ -42,6 +42,8 @@ export interface ServicesTable {
   createdAt: number;
 }
 
+// Both key tables also hold `search_text` (migration 0013): written only by the database's own triggers and read only
+// by the short-search condition (src/db/search.ts), so it is left out of these types and no code can set it.
 export interface GeneratedKeysTable {
   key: string;
   serviceId: string;

@@ -60,6 +60,11 @@ describe('GET /keys/api/keys?search=', () => {
     ['0%', ['GENERATEDdelta04', 'ACTIVEalpha00001']],
     ['TA', ['GENERATEDdelta04', 'ACTIVEbeta000002']],
     ['"h', ['ACTIVEgamma00003']],
+    ['Ed', ['GENERATEDeps0005', 'GENERATEDdelta04', 'ACTIVEalpha00001']],
+    ['-1', ['ACTIVEalpha00001']],
+    // The fields' separator in search_text (migration 0013) matches nothing: no term spans two fields.
+    ['\u0001', []],
+    ['1\u0001', []],
     // 3 characters and more: through the trigram index.
     ['mma', ['ACTIVEgamma00003']],
     ['ALPHA0', ['ACTIVEalpha00001']],
@@ -94,6 +99,26 @@ describe('GET /keys/api/keys?search=', () => {
     );
     expect(page.status).toBe(200);
     expect(page.body.data).toMatchObject({ total: 2, totalPages: 2, items: [{ type: 'active', note: 'reseller', status: 'banned' }] });
+  });
+
+  it('answers the exact total of a 1–2 character search on every page, full, last, or past the end', async () => {
+    const { s } = await searchService();
+    // Every key holds '0' (in its service prefix); the count is skipped only where the page itself tells it.
+    for (const [limit, page, items] of [
+      [2, 1, 2],
+      [2, 2, 2],
+      [2, 3, 1],
+      [2, 4, 0],
+      [5, 1, 5],
+      [10, 1, 5],
+      [10, 2, 0],
+    ]) {
+      const res = await api('GET', `/keys/api/keys?${new URLSearchParams({ search: '0', limit: String(limit), page: String(page) })}`, s);
+      expect(res.status).toBe(200);
+      expect({ limit, page, items: res.body.data.items.length, total: res.body.data.total }).toEqual({ limit, page, items, total: 5 });
+    }
+    const none = await api('GET', `/keys/api/keys?${new URLSearchParams({ search: 'z', page: '3' })}`, s);
+    expect(none.body.data).toMatchObject({ items: [], total: 0 });
   });
 
   it("never finds another service's keys", async () => {
@@ -135,6 +160,70 @@ describe('GET /keys/api/keys?search=', () => {
     expect((await api('DELETE', `/keys/api/key?${new URLSearchParams({ key: gamma })}`, s)).status).toBe(200);
     expect(await search(s, 'named lab')).toEqual([]);
     expect(await search(s, 'new-pc')).toEqual([]);
+  });
+
+  // Terms of 1–2 characters read each key's search_text (migration 0013), kept by triggers: every write must reach it.
+  // 'j', 'k', 'z' and '42' appear nowhere in the seeded keys.
+  it('keeps 1–2 character searches in step with edits, HWID binds and resets, bulk notes, redeems, imports and deletes', async () => {
+    const { s, key } = await searchService();
+    const gamma = key('ACTIVEgamma00003');
+    expect(await search(s, 'z')).toEqual([]);
+    expect(
+      (await api('PUT', '/keys/api/key', s, { key: gamma, note: 'Jk label', chatId: '424242424242424242', hwid: 'Z-PC' })).status,
+    ).toBe(200);
+    expect(await search(s, '"h')).toEqual([]);
+    expect(await search(s, 'jK')).toEqual(['ACTIVEgamma00003']);
+    expect(await search(s, '42')).toEqual(['ACTIVEgamma00003']);
+    expect(await search(s, 'Z')).toEqual(['ACTIVEgamma00003']);
+
+    expect((await api('POST', '/keys/reset-hwid', s, { key: gamma })).status).toBe(200);
+    expect(await search(s, 'z')).toEqual([]);
+    expect(await search(s, '-1')).toEqual(['ACTIVEalpha00001']);
+    expect((await api('POST', '/keys/reset-hwid', s, { key: key('ACTIVEalpha00001') })).status).toBe(200);
+    expect(await search(s, '-1')).toEqual([]);
+
+    const delta = key('GENERATEDdelta04');
+    const validated = await call(
+      t().app,
+      'GET',
+      `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, key: delta, hwid: 'ZZ-PC-9' })}`,
+    );
+    expect(validated.body.data.code).toBe('KEY_VALID');
+    expect(await search(s, 'zz', { type: 'active' })).toEqual(['GENERATEDdelta04']);
+    expect(await search(s, 'zz', { type: 'generated' })).toEqual([]);
+
+    const bulk = await api('POST', '/keys/api/keys/bulk', s, {
+      action: 'setNote',
+      keys: [key('ACTIVEbeta000002'), key('GENERATEDeps0005')],
+      note: 'kiwi',
+    });
+    expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
+    expect(await search(s, 'k')).toEqual(['GENERATEDeps0005', 'ACTIVEgamma00003', 'ACTIVEbeta000002']);
+    expect(await search(s, 'k', { status: 'banned' })).toEqual(['GENERATEDeps0005', 'ACTIVEbeta000002']);
+
+    expect((await api('PUT', '/keys/api/generated-key', s, { key: key('GENERATEDeps0005'), note: 'plain' })).status).toBe(200);
+    expect(await search(s, 'kI')).toEqual(['ACTIVEbeta000002']);
+
+    expect((await api('DELETE', `/keys/api/key?${new URLSearchParams({ key: gamma })}`, s)).status).toBe(200);
+    expect(await search(s, 'jk')).toEqual([]);
+    expect(await search(s, '42')).toEqual([]);
+
+    const imported = key('IMPORTEDzeta0006');
+    const base = { status: 'active', last_reset: 0, key_days: -1, ban_reason: '', ban_expire: -1, identifier_type: 'hwid', banned: 0 };
+    const record = {
+      ...base,
+      user_key: imported,
+      identifier: 'JZ-HWID',
+      discord_id: '',
+      note: 'J',
+      auth_expire: -1,
+      total_executions: 0,
+      total_resets: 0,
+    };
+    const res = await api('POST', '/keys/api/keys/import', s, { format: 'luarmor', data: [record] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await search(s, 'jz')).toEqual(['IMPORTEDzeta0006']);
+    expect(await search(s, 'j')).toEqual(['IMPORTEDzeta0006']);
   });
 
   it('finds a generated key by its new HWID once it is redeemed', async () => {

@@ -1,6 +1,13 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type OrderByItemBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { containsIgnoringCase, isSqlite, trigramRowids, trigramSearchable } from '../../db/search.ts';
+import {
+  containsIgnoringCase,
+  isSqlite,
+  searchTextContains,
+  searchTextSearchable,
+  trigramRowids,
+  trigramSearchable,
+} from '../../db/search.ts';
 import { LATEST_TIME_MS } from '../../lib/time.ts';
 import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
 import type { KeyStatus } from './keys.service.ts';
@@ -50,8 +57,10 @@ export const includesGenerated = (filter: KeyFilter) => filter.type !== 'active'
  * `search` on one table's own columns. With 3 characters or more a trigram index (migration 0012) picks the
  * candidate rows: on PostgreSQL the pg_trgm GIN indexes serve the LIKEs themselves; on SQLite the FTS5 table's
  * rowids come first. Either way the exact LIKEs decide, so the index changes the speed and never the answer.
+ * Shorter terms read the service's keys, one substring test of `search_text` each (migration 0013).
  */
 function textSearch(db: Db, table: KeyTable, search: string): Expression<SqlBool> {
+  if (searchTextSearchable(search)) return searchTextContains(db, `${table}.searchText`, search);
   const likes = sql<SqlBool>`(${sql.join(textMatches(table, search), sql` or `)})`;
   if (!trigramSearchable(search) || !isSqlite(db)) return likes;
   const fts = table === 'activeKeys' ? 'active_keys_search' : 'generated_keys_search';
@@ -59,11 +68,13 @@ function textSearch(db: Db, table: KeyTable, search: string): Expression<SqlBool
 }
 
 /**
- * Active keys matching `search` on key, note, chat id or any HWID. Short terms: one pass over the service's
- * HWIDs, not one lookup per key. Longer ones: only the keys the trigram indexes find, so neither database reads
- * the service's every key.
+ * Active keys matching `search` on key, note, chat id or any HWID. Short terms: one substring test of the key's
+ * `search_text`, which holds its HWIDs too (the LIKE path, for a term holding the text's separator, makes one pass
+ * over the service's HWIDs). Longer ones: only the keys the trigram indexes find, so neither database reads the
+ * service's every key.
  */
 function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, serviceId: string, search: string) {
+  if (searchTextSearchable(search)) return searchTextContains(db, 'activeKeys.searchText', search);
   const hwidMatch = (qb: ExpressionBuilder<Database, 'keyHwids'>) => {
     const like = containsIgnoringCase('keyHwids.hwid', search);
     return trigramSearchable(search) && isSqlite(db) ? qb.and([trigramRowids('keyHwids', 'key_hwids_search', search), like]) : like;
@@ -115,6 +126,12 @@ export async function countKeys(db: Db, serviceId: string, filter: KeyFilter): P
   ]);
   return Number(active.n) + Number(generated.n);
 }
+
+/**
+ * Does this filter read every key of the service (a search too short for the trigram indexes)? Then the page and the
+ * count each read them all, and the caller asks for the count only when the page does not already tell it.
+ */
+export const readsEveryKey = (filter: KeyFilter) => filter.search !== undefined && searchTextSearchable(filter.search);
 
 export interface PageEntry {
   type: 'active' | 'generated';

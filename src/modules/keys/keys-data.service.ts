@@ -36,6 +36,17 @@ export const filterOf = (query: FilterQuery, now: number): repo.KeyFilter => ({
 export type ListedKey =
   ({ type: 'active' } & ReturnType<typeof toActiveKeyView>) | ({ type: 'generated' } & ReturnType<typeof toGeneratedKeyView>);
 
+/**
+ * A short search reads every key of the service, once for the page and once more for the count. A page that is not
+ * full is the last one: offset + its length is the count, and the second read is skipped (a 1–2 character term
+ * mostly matches few keys or none). Only a full page, or an empty one past the first, still counts.
+ */
+async function pageThenTotal(ctx: AppContext, serviceId: string, filter: repo.KeyFilter, sort: repo.KeySort, request: PageRequest) {
+  const entries = await repo.pageOfKeys(ctx.db, serviceId, filter, sort, request.limit, request.offset);
+  const lastPage = entries.length > 0 ? entries.length < request.limit : request.offset === 0;
+  return [entries, lastPage ? request.offset + entries.length : await repo.countKeys(ctx.db, serviceId, filter)] as const;
+}
+
 export async function listKeys(
   ctx: AppContext,
   serviceId: string,
@@ -44,10 +55,12 @@ export async function listKeys(
 ) {
   const filter = filterOf(query, ctx.clock());
   const sort: repo.KeySort = { sort: query.sort ?? 'createdAt', order: query.order ?? 'desc' };
-  const [entries, total] = await Promise.all([
-    repo.pageOfKeys(ctx.db, serviceId, filter, sort, request.limit, request.offset),
-    repo.countKeys(ctx.db, serviceId, filter),
-  ]);
+  const [entries, total] = repo.readsEveryKey(filter)
+    ? await pageThenTotal(ctx, serviceId, filter, sort, request)
+    : await Promise.all([
+        repo.pageOfKeys(ctx.db, serviceId, filter, sort, request.limit, request.offset),
+        repo.countKeys(ctx.db, serviceId, filter),
+      ]);
   const activeKeys = entries.filter((e) => e.type === 'active').map((e) => e.key);
   const generatedKeys = entries.filter((e) => e.type === 'generated').map((e) => e.key);
   const [active, generated] = await Promise.all([
