@@ -102,7 +102,8 @@ export function openDatabase(options: DbOptions): DbHandle {
 export function openReader(source: DbSource): DbHandle {
   const plugins = [new CamelCasePlugin()];
   if ('databaseUrl' in source) {
-    const pool = new pg.Pool({ connectionString: source.databaseUrl, max: 1 });
+    // Named, so an operator (and a test) can tell the export's connection apart in pg_stat_activity.
+    const pool = new pg.Pool({ connectionString: source.databaseUrl, max: 1, application_name: 'keyward export' });
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
@@ -110,7 +111,8 @@ export function openReader(source: DbSource): DbHandle {
   }
   const sqlite = new SQLite(source.sqliteFile, { readonly: true, fileMustExist: true });
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+  // Cached statements here too: a statement prepared per batch holds native memory until the collector finalizes it.
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
   return { db, dialect: 'sqlite', source, close: () => db.destroy() };
 }
 

@@ -15,15 +15,15 @@ export interface ExportJob {
   format: 'csv' | 'json';
 }
 
-/** What export-worker.ts sends: the file's next bytes, its end, or why it stopped. */
-export type FromWorker = { chunk: Uint8Array } | { done: true } | { error: string };
+/** What export-worker.ts sends: the file's next text, its end, or why it stopped. */
+export type FromWorker = { text: string } | { done: true } | { error: string };
 
 /**
  * The worker's heap is capped, so what an export leaves behind is collected within that cap instead of filling the
  * server's old generation (README, "Not met: export memory", before). Its live heap is a batch of 1,000 keys and
  * its modules: ample room, and a run over the cap ends that export (logged), never the server.
  */
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 };
 
 /**
  * The compiled server runs dist/…/export-worker.js. The sources (tsx, vitest) have export-worker.ts, and on Node 20
@@ -58,7 +58,7 @@ export class ExportWorkers {
     return this.workers.size;
   }
 
-  /** The export's bytes: a stream that fails (and is logged) if the worker does, and whose destruction ends it. */
+  /** The export's text: a stream that fails (and is logged) if the worker does, and whose destruction ends it. */
   stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Readable {
     if (this.closed) throw new AppError('UNAVAILABLE', 'The server is shutting down');
     const { entry, eval: evaluate } = workerEntry();
@@ -67,7 +67,10 @@ export class ExportWorkers {
     this.workers.add(worker);
     let asked = false;
     let ended = false;
+    // Strings, passed to the response as they are (object mode: no Buffer made of them here; see exportChunks).
     const stream = new Readable({
+      objectMode: true,
+      highWaterMark: 1,
       read() {
         if (asked || ended) return;
         asked = true;
@@ -85,9 +88,9 @@ export class ExportWorkers {
       stream.destroy(error);
     };
     worker.on('message', (message: FromWorker) => {
-      if ('chunk' in message) {
+      if ('text' in message) {
         asked = false;
-        stream.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+        stream.push(message.text);
       } else if ('done' in message) {
         ended = true;
         stream.push(null);
