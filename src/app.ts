@@ -101,6 +101,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Background jobs run once the app is ready; closing stops them (a last analytics flush) before the database goes.
   app.addHook('onReady', async () => ctx.jobs.start());
   app.addHook('onClose', async () => ctx.close());
+  // Before the server waits for requests in flight: a running export would otherwise hold the shutdown until the
+  // connections are cut (server.ts). Its response ends short, so the client sees an incomplete download.
+  app.addHook('preClose', async () => ctx.exports.close());
 
   // Set first thing, so every answer carries it, errors and 404s included.
   app.addHook('onRequest', (request, reply, done) => {

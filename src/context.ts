@@ -9,6 +9,7 @@ import type { OutboundPolicy } from './lib/outbound.ts';
 import { Sealer } from './lib/secrets.ts';
 import { systemClock, type Clock } from './lib/time.ts';
 import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
+import { ExportWorkers } from './modules/keys/export-workers.ts';
 import { DeliveryCache } from './modules/loader/delivery-cache.ts';
 import { ExecutionCounter } from './modules/loader/execution-counter.ts';
 import { ServiceLookup } from './modules/services/service-lookup.ts';
@@ -58,9 +59,11 @@ export interface AppContext {
   executions: ExecutionCounter;
   /** This instance's analytics counts not yet written (contract §7.5). */
   analytics: AnalyticsAggregator;
+  /** The key exports running now, each in a worker thread (modules/keys/export-workers.ts). */
+  exports: ExportWorkers;
   /** The background jobs (src/jobs.ts); started by the server, never by the CLI. */
   jobs: JobRunner;
-  /** Stops the jobs (flushing what they hold), then lets go of the bus, Redis and, if it opened it, the database. */
+  /** Ends running exports, stops the jobs (flushing what they hold), then lets go of the bus, Redis and, if it opened it, the database. */
   close(): Promise<void>;
 }
 
@@ -109,8 +112,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     outbound: { webhook: outboundPolicy(config) },
     executions: new ExecutionCounter(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
+    exports: new ExportWorkers(database.source, log),
     jobs: undefined as unknown as JobRunner,
     close: async () => {
+      await ctx.exports.close();
       await ctx.jobs.stop();
       ctx.verdicts.close();
       await bus.close();

@@ -7,7 +7,8 @@ import type { AppContext } from '../context.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
 import { SYSTEM_ACTOR } from '../modules/audit/audit.repository.ts';
 import { countKeys } from '../modules/keys/keys-data.repository.ts';
-import { exportChunks, exportFileName, exportKeys, filterOf, importKeys, type ImportFormat } from '../modules/keys/keys-data.service.ts';
+import { filterOf, importKeys, type ImportFormat } from '../modules/keys/keys-data.service.ts';
+import { exportChunks, exportFileName, exportKeys } from '../modules/keys/keys-export.ts';
 import { findServiceByRef } from '../modules/services/services.repository.ts';
 
 export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
@@ -52,11 +53,13 @@ async function exportCommand(withContext: WithContext, args: string[]): Promise<
   if (format !== 'csv' && format !== 'json') throw invalid('format', '--format must be csv or json');
   return withContext(async (ctx) => {
     const service = await serviceOf(ctx, values.service);
-    const total = await countKeys(ctx.db, service.id, filterOf({}, ctx.clock()));
+    const filter = filterOf({}, ctx.clock());
+    const total = await countKeys(ctx.db, service.id, filter);
     const progress = progressReporter('Exporting');
     let done = 0;
     async function* counted() {
-      for await (const batch of exportKeys(ctx, service.id, {})) {
+      // In this process, not a worker: a one-shot command's memory is its own, and it has no server to keep small.
+      for await (const batch of exportKeys(ctx.db, service.id, filter)) {
         yield batch;
         done += batch.length;
         progress.update(done, total);

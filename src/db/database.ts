@@ -22,9 +22,13 @@ import { WriteObserver } from './write-observer.ts';
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 
+/** Where a database is: what another connection (an export worker's) needs to open the same one. */
+export type DbSource = { databaseUrl: string } | { sqliteFile: string };
+
 export interface DbHandle {
   db: Db;
   dialect: Dialect;
+  source: DbSource;
   close(): Promise<void>;
   /** PostgreSQL: how the connection pool is used right now (SQLite has one connection and no pool). */
   poolUse?: () => PoolUse;
@@ -67,6 +71,7 @@ export function openDatabase(options: DbOptions): DbHandle {
     return {
       db,
       dialect: 'postgres',
+      source: { databaseUrl: options.databaseUrl },
       close: () => db.destroy(),
       poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
@@ -86,7 +91,29 @@ export function openDatabase(options: DbOptions): DbHandle {
   directRunners.set(db, (sql, parameters) =>
     sqlite.inTransaction ? undefined : Promise.resolve(cached.prepare(sql).all(...parameters) as Record<string, unknown>[]),
   );
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', source: { sqliteFile: file }, close: () => db.destroy() };
+}
+
+/**
+ * A connection of its own that only reads, for long reads off the server's connections (the key export's worker).
+ * SQLite: a read-only connection to the same file, which WAL mode lets read while the server writes. PostgreSQL:
+ * one client. Neither observes writes nor registers a direct runner: nothing here writes or takes the hot path.
+ */
+export function openReader(source: DbSource): DbHandle {
+  const plugins = [new CamelCasePlugin()];
+  if ('databaseUrl' in source) {
+    // Named, so an operator (and a test) can tell the export's connection apart in pg_stat_activity.
+    const pool = new pg.Pool({ connectionString: source.databaseUrl, max: 1, application_name: 'keyward export' });
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    return { db, dialect: 'postgres', source, close: () => db.destroy() };
+  }
+  const sqlite = new SQLite(source.sqliteFile, { readonly: true, fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  // Cached statements here too: a statement prepared per batch holds native memory until the collector finalizes it.
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+  return { db, dialect: 'sqlite', source, close: () => db.destroy() };
 }
 
 const observers = new WeakMap<Db, WriteObserver>();

@@ -161,7 +161,7 @@ describe('login rate limit', () => {
 
 describe('logging', () => {
   it('never writes passwords, TOTP secrets, session cookies or captchas to the log, even at trace level', async () => {
-    const { ctx, clock, config } = testApp();
+    const { ctx, clock, config, database } = testApp();
     const lines: string[] = [];
     const stream = new Writable({
       write(chunk, _encoding, done) {
@@ -171,7 +171,7 @@ describe('logging', () => {
     });
     const logged = await buildApp({
       config,
-      database: { db: ctx.db, dialect: ctx.dialect, close: async () => {} },
+      database: { db: ctx.db, dialect: ctx.dialect, source: database.handle.source, close: async () => {} },
       clock: clock.read,
       logger: { level: 'trace', stream },
     });

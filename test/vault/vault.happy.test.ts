@@ -73,12 +73,12 @@ describe('vault', () => {
   });
 
   it('accepts a token on another instance sharing only the database and the secret', async () => {
-    const { app, ctx, clock, config } = testApp();
+    const { app, ctx, clock, config, database } = testApp();
     const account = await seedAccount(ctx);
     const token = await vaultToken(app, account.accountKey);
     const second = await buildApp({
       config,
-      database: { db: ctx.db, dialect: ctx.dialect, close: async () => {} },
+      database: { db: ctx.db, dialect: ctx.dialect, source: database.handle.source, close: async () => {} },
       clock: clock.read,
       logger: false,
     });

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -8,6 +7,7 @@ import { ErrorEnvelope, Envelope, Page, Responses } from '../../schemas.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys-data.schemas.ts';
 import * as data from './keys-data.service.ts';
+import { exportFileName } from './keys-export.ts';
 
 const read = { auth: 'service', limit: 'api' } as const;
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
@@ -77,12 +77,13 @@ export default async function keysDataRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const service = serviceOf(request);
       const format = request.query.format ?? 'csv';
-      const filename = data.exportFileName(service.identifier, format, ctx.clock());
+      const filename = exportFileName(service.identifier, format, ctx.clock());
       reply
         .header('content-disposition', `attachment; filename="${filename}"`)
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
       // A stream, not an envelope: the response schemas above describe the failures only.
-      return reply.send(Readable.from(data.exportChunks(data.exportKeys(ctx, service.id, request.query), format)) as never);
+      const filter = data.filterOf(request.query, ctx.clock());
+      return reply.send(ctx.exports.stream(service.id, filter, format) as never);
     },
   );
 

@@ -8,7 +8,8 @@ import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import * as repo from './keys-data.repository.ts';
-import { hwidsOf, withHwids } from './keys.repository.ts';
+import { EXPORT_COLUMNS } from './keys-export.ts';
+import { withHwids } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView, type KeyStatus } from './keys.service.ts';
 
 /** Filter values as the query string carries them; the schema has checked each is one of its words. */
@@ -161,119 +162,6 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     return { action: input.action, updated, notFound, skipped };
   });
 }
-
-// ---------------------------------------------------------------- export (§7.4)
-
-export const EXPORT_COLUMNS = [
-  'key',
-  'type',
-  'status',
-  'hwids',
-  'note',
-  'isPremium',
-  'noHwidValidation',
-  'maxHwids',
-  'expiresAt',
-  'chatId',
-  'executions',
-  'createdAt',
-  'activatedAt',
-  'lastUsedAt',
-] as const;
-
-/** An exported record: the list record, so JSON export is what the listing shows. */
-export type ExportRecord = ListedKey;
-
-const EXPORT_BATCH = 1000;
-
-/**
- * Every matching key, active ones first then generated, each kind in key order. Reads by keyset in
- * batches so a million keys never sit in memory at once; the caller writes each batch out as it comes.
- */
-export async function* exportKeys(ctx: AppContext, serviceId: string, query: FilterQuery): AsyncGenerator<ExportRecord[]> {
-  const filter = filterOf(query, ctx.clock());
-  if (repo.includesActive(filter)) {
-    for (let after: string | null = null; ;) {
-      const rows = await repo.activeBatchAfter(ctx.db, serviceId, filter, after, EXPORT_BATCH);
-      if (rows.length === 0) break;
-      const hwids = await hwidsOf(
-        ctx.db,
-        rows.filter((r) => r.hwidCount > 0).map((r) => r.key),
-      );
-      yield rows.map((row) => ({ type: 'active' as const, ...toActiveKeyView({ ...row, hwids: hwids.get(row.key) ?? [] }) }));
-      if (rows.length < EXPORT_BATCH) break;
-      after = rows[rows.length - 1]!.key;
-    }
-  }
-  if (repo.includesGenerated(filter)) {
-    for (let after: string | null = null; ;) {
-      const rows = await repo.generatedBatchAfter(ctx.db, serviceId, filter, after, EXPORT_BATCH);
-      if (rows.length === 0) break;
-      yield rows.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) }));
-      if (rows.length < EXPORT_BATCH) break;
-      after = rows[rows.length - 1]!.key;
-    }
-  }
-}
-
-/** One CSV row's values, in EXPORT_COLUMNS order (hwids joined by `|`, booleans as words, missing as empty). */
-export function csvValues(record: ExportRecord): string[] {
-  const active = record.type === 'active' ? record : undefined;
-  return [
-    record.key,
-    record.type,
-    record.status,
-    active ? active.hwids.join('|') : '',
-    record.note ?? '',
-    String(record.isPremium),
-    String(record.noHwidValidation),
-    String(record.maxHwids),
-    record.expiresAt ?? '',
-    record.chatId ?? '',
-    String(active ? active.executions : 0),
-    record.createdAt,
-    active?.activatedAt ?? '',
-    active?.lastUsedAt ?? '',
-  ];
-}
-
-/** One CSV cell as csv-stringify writes it by default: quoted (quotes doubled) when it holds `"`, `,`, CR or LF. */
-const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-
-/** One CSV line (CRLF-terminated) of a record, in EXPORT_COLUMNS order. */
-export const csvLine = (record: ExportRecord) => csvValues(record).map(csvCell).join(',') + '\r\n';
-
-/**
- * The export as bytes, one batch of keys at a time: nothing holds the whole set. Each batch leaves as one Buffer,
- * whose bytes live outside the JS heap and are released once the socket has sent them. Lines are built by hand
- * (csvLine) rather than through csv-stringify: same bytes, less garbage per key. What a million-key export adds
- * to the server's peak memory does not grow with the number of keys (README, "Measured: 1,000,000 keys").
- */
-export async function* exportChunks(records: AsyncIterable<ExportRecord[]>, format: 'csv' | 'json'): AsyncGenerator<Buffer> {
-  if (format === 'csv') {
-    yield Buffer.from(EXPORT_COLUMNS.join(',') + '\r\n');
-    for await (const batch of records) {
-      let text = '';
-      for (const record of batch) text += csvLine(record);
-      yield Buffer.from(text);
-    }
-    return;
-  }
-  let first = true;
-  yield Buffer.from('[');
-  for await (const batch of records) {
-    let text = '';
-    for (const record of batch) {
-      text += (first ? '' : ',') + JSON.stringify(record);
-      first = false;
-    }
-    yield Buffer.from(text);
-  }
-  yield Buffer.from(']');
-}
-
-export const exportFileName = (identifier: string, format: 'csv' | 'json', now: number) =>
-  `${identifier}-keys-${new Date(now).toISOString().slice(0, 10)}.${format}`;
 
 // ---------------------------------------------------------------- import (§7.4)
 

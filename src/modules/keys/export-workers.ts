@@ -1,0 +1,116 @@
+import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Log } from '../../context.ts';
+import type { DbSource } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import type { KeyFilter } from './keys-data.repository.ts';
+
+/** What export-worker.ts is given. */
+export interface ExportJob {
+  source: DbSource;
+  serviceId: string;
+  filter: KeyFilter;
+  format: 'csv' | 'json';
+}
+
+/** What export-worker.ts sends: the file's next text, its end, or why it stopped. */
+export type FromWorker = { text: string } | { done: true } | { error: string };
+
+/**
+ * The worker's heap is capped, so what an export leaves behind is collected within that cap instead of filling the
+ * server's old generation (README, "Not met: export memory", before). Its live heap is a batch of 1,000 keys and
+ * its modules: ample room, and a run over the cap ends that export (logged), never the server.
+ */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 };
+
+/**
+ * The compiled server runs dist/…/export-worker.js. The sources (tsx, vitest) have export-worker.ts, and on Node 20
+ * tsx's ESM loader does not reach into a worker (not even through execArgv), so the worker first registers tsx's
+ * CommonJS loader and requires the file through it.
+ */
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./export-worker.js', import.meta.url), eval: false };
+  const require = createRequire(import.meta.url);
+  const file = fileURLToPath(new URL('./export-worker.ts', import.meta.url));
+  const tsx = require.resolve('tsx/cjs/api');
+  return { entry: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`, eval: true };
+}
+
+/**
+ * The server's running key exports, each a worker thread with a connection of its own (export-worker.ts). The
+ * main thread only passes the bytes on: it asks for the next chunk when the response has taken the last one, so a
+ * slow client slows the worker instead of piling chunks up in memory. A client that goes away, or close(), ends
+ * the worker (and its connection) at once.
+ */
+export class ExportWorkers {
+  private readonly workers = new Set<Worker>();
+  private closed = false;
+
+  constructor(
+    private readonly source: DbSource,
+    private readonly log: Log,
+  ) {}
+
+  /** How many exports are running now. */
+  get running(): number {
+    return this.workers.size;
+  }
+
+  /** The export's text: a stream that fails (and is logged) if the worker does, and whose destruction ends it. */
+  stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Readable {
+    if (this.closed) throw new AppError('UNAVAILABLE', 'The server is shutting down');
+    const { entry, eval: evaluate } = workerEntry();
+    const job: ExportJob = { source: this.source, serviceId, filter, format };
+    const worker = new Worker(entry, { eval: evaluate, workerData: job, resourceLimits: WORKER_LIMITS });
+    this.workers.add(worker);
+    let asked = false;
+    let ended = false;
+    // Strings, passed to the response as they are (object mode: no Buffer made of them here; see exportChunks).
+    const stream = new Readable({
+      objectMode: true,
+      highWaterMark: 1,
+      read() {
+        if (asked || ended) return;
+        asked = true;
+        worker.postMessage('pull');
+      },
+      destroy(error, callback) {
+        if (!ended) void worker.terminate();
+        callback(error);
+      },
+    });
+    const fail = (error: Error) => {
+      if (ended) return;
+      ended = true;
+      this.log.error({ err: error, serviceId }, 'key export failed');
+      stream.destroy(error);
+    };
+    worker.on('message', (message: FromWorker) => {
+      if ('text' in message) {
+        asked = false;
+        stream.push(message.text);
+      } else if ('done' in message) {
+        ended = true;
+        stream.push(null);
+      } else fail(new Error(`the export worker failed: ${message.error}`));
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      this.workers.delete(worker);
+      // After the client left the stream is destroyed already; after close() it is cut here.
+      if (!stream.destroyed)
+        fail(new Error(this.closed ? 'the server shut down during the export' : `the export worker exited (code ${code}) too early`));
+    });
+    return stream;
+  }
+
+  /** Ends every running export (their responses are cut short) and refuses new ones: the server is stopping. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const exits = [...this.workers].map((worker) => new Promise((resolve) => worker.once('exit', resolve)));
+    for (const worker of this.workers) void worker.terminate();
+    await Promise.all(exits);
+  }
+}
