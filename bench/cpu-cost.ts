@@ -136,6 +136,8 @@ console.log(
     non2xx: result.non2xx,
     serverCpuMs: used,
     usPerRequest: perRequest(used),
+    // Only indicative: autocannon shares the machine with the server.
+    requestsPerSecond: Math.round(requests / result.duration),
     userUs: perRequest(after.user - before.user),
     systemUs: perRequest(after.system - before.system),
     ...(process.env.DATABASE_URL ? { postgresUs: perRequest(postgresUsed) } : {}),
