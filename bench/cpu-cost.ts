@@ -2,6 +2,10 @@
  * CPU time the server spends per request, for one target at a time: steadier than req/s on a shared
  * machine (it counts the server process's user+system time over a fixed number of requests).
  * npx tsx bench/cpu-cost.ts [validate|fetch|hello] [requests]
+ * Also reports user and system time apart (system time is mostly the loopback socket, the same for every
+ * target) and, with DATABASE_URL, the CPU of the PostgreSQL backends serving that database.
+ * VERDICT_CACHE_MS=0 makes every validation run its query; PROFILE_DIR (and PROFILE_INTERVAL_US) write a CPU profile;
+ * SERVER_JS=<another build>/server.js compares two builds.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
@@ -38,9 +42,27 @@ const threadCpu = (pid: number) => {
   }
   return out;
 };
-const cpuMs = (pid: number) => {
+/** User and system CPU ms of a process (clock ticks are 10 ms on Linux). */
+const cpuOf = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+};
+/** CPU ms of the PostgreSQL backends connected to this run's database (0 without DATABASE_URL or when not local). */
+const postgresCpuMs = () => {
+  const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '';
+  if (!database) return 0;
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
+      const { user, system } = cpuOf(Number(pid));
+      total += user + system;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 };
 
 function start(args: string[], match: RegExp) {
@@ -63,18 +85,13 @@ async function api(url: string, key: string, method: string, body?: unknown) {
   return json.data;
 }
 
+const profileArgs = process.env.PROFILE_DIR
+  ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR, '--cpu-prof-interval', process.env.PROFILE_INTERVAL_US ?? '1000']
+  : [];
 let server;
 let url: string;
 if (what === 'hello') {
-  server = await start(
-    [
-      ...(process.env.PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR] : []),
-      '--import',
-      'tsx',
-      'bench/hello-server.ts',
-    ],
-    /"address":"([^"]+)"/,
-  );
+  server = await start([...profileArgs, '--import', 'tsx', 'bench/hello-server.ts'], /"address":"([^"]+)"/);
   url = `${server.url}/hello`;
 } else {
   const config = loadConfig(env);
@@ -86,9 +103,7 @@ if (what === 'hello') {
   const serviceKey = ctx.sealer.open(service.apiKeySealed);
   await ctx.close();
   server = await start(
-    process.env.USE_TSX
-      ? ['--import', 'tsx', 'src/server.ts']
-      : [...(process.env.PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR] : []), 'dist/server.js'],
+    process.env.USE_TSX ? ['--import', 'tsx', 'src/server.ts'] : [...profileArgs, process.env.SERVER_JS ?? 'dist/server.js'],
     /^Keyward listening on (http:\/\/\S+)/,
   );
   const gen = await api(`${server.url}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
@@ -104,10 +119,14 @@ if (what === 'hello') {
 }
 const headers = process.env.GZIP ? { 'accept-encoding': 'gzip' } : {};
 await autocannon({ url, connections: 50, amount: 5000, headers });
-const before = cpuMs(server.pid);
+const before = cpuOf(server.pid);
+const postgresBefore = postgresCpuMs();
 const threadsBefore = threadCpu(server.pid);
 const result = await autocannon({ url, connections: 50, amount: requests, headers });
-const used = cpuMs(server.pid) - before;
+const after = cpuOf(server.pid);
+const postgresUsed = postgresCpuMs() - postgresBefore;
+const used = after.user + after.system - before.user - before.system;
+const perRequest = (ms: number) => Math.round((ms * 1000 * 10) / requests) / 10;
 const threadsAfter = threadCpu(server.pid);
 if (process.env.THREADS) for (const name in threadsAfter) console.log(name, threadsAfter[name]! - (threadsBefore[name] ?? 0));
 console.log(
@@ -116,7 +135,12 @@ console.log(
     requests,
     non2xx: result.non2xx,
     serverCpuMs: used,
-    usPerRequest: Math.round((used * 1000 * 10) / requests) / 10,
+    usPerRequest: perRequest(used),
+    // Only indicative: autocannon shares the machine with the server.
+    requestsPerSecond: Math.round(requests / result.duration),
+    userUs: perRequest(after.user - before.user),
+    systemUs: perRequest(after.system - before.system),
+    ...(process.env.DATABASE_URL ? { postgresUs: perRequest(postgresUsed) } : {}),
   }),
 );
 server.kill();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -11,8 +10,6 @@ import {
   SqliteDialect,
   sql,
   type MigrationProvider,
-  type PostgresPool,
-  type PostgresPoolClient,
   type SqliteDatabase,
 } from 'kysely';
 import type { Database } from './types.ts';
@@ -63,10 +60,11 @@ export function openDatabase(options: DbOptions): DbHandle {
     // A connection cut while a query runs fails that query (answered 503 by the error handler), but pg also
     // emits 'error' on the checked-out client, where the pool has no listener: unhandled, it would end the process.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins }));
-    directRunners.set(db, async (sql, parameters) => {
-      const result = await pool.query({ name: namedStatements.get(sql), text: sql, values: [...parameters] });
-      return result.rows;
+    const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins }));
+    // Named: PostgreSQL parses and plans the text once per connection.
+    fixedRunners.set(db, async (query, parameters) => {
+      const values = query.order.map((name) => parameters[name]);
+      return (await pool.query({ name: query.name, text: query.postgres, values })).rows;
     });
     return {
       db,
@@ -87,17 +85,18 @@ export function openDatabase(options: DbOptions): DbHandle {
   const cached = withStatementCache(sqlite);
   const db = observe(new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
-  // an error could abort) that transaction, so the query then goes through Kysely's queue instead.
-  directRunners.set(db, (sql, parameters) =>
-    sqlite.inTransaction ? undefined : Promise.resolve(cached.prepare(sql).all(...parameters) as Record<string, unknown>[]),
-  );
+  // an error could abort) that transaction, so the query then waits for Kysely's connection like any other.
+  fixedRunners.set(db, (query, parameters) => {
+    const run = () => cached.prepare(query.sqlite).all(parameters) as Record<string, unknown>[];
+    return sqlite.inTransaction ? db.connection().execute(async () => run()) : Promise.resolve(run());
+  });
   return { db, dialect: 'sqlite', source: { sqliteFile: file }, close: () => db.destroy() };
 }
 
 /**
  * A connection of its own that only reads, for long reads off the server's connections (the key export's worker).
  * SQLite: a read-only connection to the same file, which WAL mode lets read while the server writes. PostgreSQL:
- * one client. Neither observes writes nor registers a direct runner: nothing here writes or takes the hot path.
+ * one client. Neither observes writes nor registers a fixed-query runner: nothing here writes or takes the hot path.
  */
 export function openReader(source: DbSource): DbHandle {
   const plugins = [new CamelCasePlugin()];
@@ -121,38 +120,36 @@ const observers = new WeakMap<Db, WriteObserver>();
 export const writesOf = (db: Db): WriteObserver | undefined => observers.get(db);
 
 /**
- * Runs a fixed SQL text straight on the driver (rows with the database's column names), or answers
- * undefined when the query must go through Kysely. Used by preparedQuery for the hot path only.
+ * A SQL text written out for a query on the hot path, with `:name` parameters. Building and compiling a
+ * Kysely query costs more CPU than SQLite takes to run it (bench/cpu-cost.ts with VERDICT_CACHE_MS=0), and
+ * PostgreSQL plans a fixed text once per connection as a named statement. Column aliases are the camelCase
+ * names the code reads, since these rows bypass the CamelCasePlugin.
  */
-export type DirectRunner = (sql: string, parameters: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
-const directRunners = new WeakMap<Db, DirectRunner>();
-export const directRunnerOf = (db: Db): DirectRunner | undefined => directRunners.get(db);
-
-/**
- * SQL texts that run as named prepared statements on PostgreSQL, so the server parses and plans them
- * once per connection instead of on every call. Only fixed texts (see preparedQuery) are registered:
- * each name stays prepared on its connection for good.
- */
-const namedStatements = new Map<string, string>();
-export function prepareOnPostgres(sql: string): void {
-  if (!namedStatements.has(sql)) namedStatements.set(sql, `kw_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`);
+export interface FixedQuery {
+  name: string;
+  sqlite: string;
+  postgres: string;
+  /** The parameter names in PostgreSQL's $1, $2… order. */
+  order: string[];
 }
 
-function withNamedStatements(pool: pg.Pool): PostgresPool {
-  return {
-    end: () => pool.end(),
-    async connect() {
-      const client = await pool.connect();
-      return {
-        release: () => client.release(),
-        query: ((sqlOrCursor: unknown, parameters: unknown[]) => {
-          const name = typeof sqlOrCursor === 'string' ? namedStatements.get(sqlOrCursor) : undefined;
-          if (name) return client.query({ name, text: sqlOrCursor as string, values: parameters });
-          return client.query(sqlOrCursor as never, parameters);
-        }) as unknown as PostgresPoolClient['query'],
-      };
-    },
-  };
+export function fixedQuery(name: string, text: string): FixedQuery {
+  const order: string[] = [];
+  const postgres = text.replace(/(?<!:):([a-z][A-Za-z]*)/g, (_, parameter: string) => {
+    if (!order.includes(parameter)) order.push(parameter);
+    return `$${order.indexOf(parameter) + 1}`;
+  });
+  return { name: `kw_${name}`, sqlite: text, postgres, order };
+}
+
+type FixedRunner = (query: FixedQuery, parameters: Record<string, unknown>) => Promise<Record<string, unknown>[]>;
+const fixedRunners = new WeakMap<Db, FixedRunner>();
+
+/** Runs a fixed query on the driver of a database opened here (not inside a Kysely transaction object). */
+export function runFixedQuery<Row>(db: Db, query: FixedQuery, parameters: Record<string, unknown>): Promise<Row[]> {
+  const run = fixedRunners.get(db);
+  if (!run) throw new Error(`fixed query ${query.name} needs a database opened by openDatabase`);
+  return run(query, parameters) as Promise<Row[]>;
 }
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -28,6 +28,12 @@ export class InvalidatingCache<T> {
     else this.entries.delete(key);
   }
 
+  /** The cached value if a current one is held: lets a hot path answer without a promise. */
+  peek(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.until > this.clock() ? hit.value : undefined;
+  }
+
   /** The cached value, or `load`'s; undefined (nothing found) is not cached, so a new row shows at once. */
   async get(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const now = this.clock();

@@ -97,12 +97,13 @@ export class WindowCounter {
  */
 function localClientLimiter(ctx: AppContext, max: number) {
   const counter = new WindowCounter();
+  const limit = String(max);
   const spend = (request: FastifyRequest, reply: FastifyReply, target: string): AppError | undefined => {
     const now = Date.now();
     const { count, resetAt } = counter.hit(`${request.ip}:${target}`, now);
     const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
     reply
-      .header('ratelimit-limit', max)
+      .header('ratelimit-limit', limit)
       .header('ratelimit-remaining', Math.max(0, max - count))
       .header('ratelimit-reset', resetSeconds);
     if (count <= max) return undefined;
@@ -212,8 +213,9 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
     route.onRequest = [check, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
   });
   // Any 401 counts, whichever route gave it; counted before the answer leaves, so the next request sees it.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode !== 401) return done(null, payload);
-    count(request.ip).then(() => done(null, payload), done);
+  // Only an AppError answers 401 (plugins/errors.ts) and every error passes this hook before the error
+  // handler: an answer without an error costs nothing here (an onSend hook ran on every executor call).
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error instanceof AppError && error.status === 401) await count(request.ip);
   });
 }

@@ -7,14 +7,17 @@ type Counter = 'validations' | 'valid' | 'refused' | 'executions' | 'redemptions
 type Counts = Record<Counter, number>;
 
 const zero = (): Counts => ({ validations: 0, valid: 0, refused: 0, executions: 0, redemptions: 0, keySystemKeys: 0 });
-const SEP = '\u0000';
 
-interface Pending {
-  buckets: Map<string, Counts>;
+/** One service's counts for one hour: by counter, by verdict code and by script. */
+interface Bucket {
+  counts: Counts;
   codes: Map<string, number>;
   scripts: Map<string, number>;
 }
-const empty = (): Pending => ({ buckets: new Map(), codes: new Map(), scripts: new Map() });
+/** Buckets by service id, then by hour (epoch ms): lookups by the strings callers hold, no key built per call. */
+type Pending = Map<string, Map<number, Bucket>>;
+
+const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
 
 /**
  * Counts what the client routes do in memory and writes the counts in batches (contract §7.5), so the
@@ -22,7 +25,7 @@ const empty = (): Pending => ({ buckets: new Map(), codes: new Map(), scripts: n
  * (upsert with +), so any number of instances sum correctly. A failed flush puts its counts back.
  */
 export class AnalyticsAggregator {
-  private pending = empty();
+  private pending: Pending = new Map();
   private flushing: Promise<void> = Promise.resolve();
   /** Verdicts by code since start, kept only when /metrics is on (whatever ANALYTICS says). */
   private verdictTotals: Map<string, number> | null = null;
@@ -37,48 +40,38 @@ export class AnalyticsAggregator {
     return (this.verdictTotals ??= new Map());
   }
 
-  private hourKey(serviceId: string): string {
+  private bucket(serviceId: string): Bucket {
     const at = this.clock();
-    return serviceId + SEP + (at - (at % HOUR_MS));
-  }
-
-  private bucket(hourKey: string): Counts {
-    let counts = this.pending.buckets.get(hourKey);
-    if (!counts) this.pending.buckets.set(hourKey, (counts = zero()));
-    return counts;
+    return bucketOf(this.pending, serviceId, at - (at % HOUR_MS));
   }
 
   /** A verdict given on /keys/validate, the loader's fetch or the Lua library's check. */
   countVerdict(serviceId: string, code: string, valid: boolean): void {
-    if (this.verdictTotals) this.verdictTotals.set(code, (this.verdictTotals.get(code) ?? 0) + 1);
+    if (this.verdictTotals) add(this.verdictTotals, code, 1);
     if (!this.enabled) return;
-    const hour = this.hourKey(serviceId);
-    const counts = this.bucket(hour);
-    counts.validations++;
-    if (valid) counts.valid++;
-    else counts.refused++;
-    const key = hour + SEP + code;
-    this.pending.codes.set(key, (this.pending.codes.get(key) ?? 0) + 1);
+    const bucket = this.bucket(serviceId);
+    bucket.counts.validations++;
+    if (valid) bucket.counts.valid++;
+    else bucket.counts.refused++;
+    add(bucket.codes, code, 1);
   }
 
   /** One execution, as the service's `executions` counter counts it; with the script when one was fetched. */
   countExecution(serviceId: string, scriptId: string | null): void {
     if (!this.enabled) return;
-    const hour = this.hourKey(serviceId);
-    this.bucket(hour).executions++;
-    if (scriptId === null) return;
-    const key = hour + SEP + scriptId;
-    this.pending.scripts.set(key, (this.pending.scripts.get(key) ?? 0) + 1);
+    const bucket = this.bucket(serviceId);
+    bucket.counts.executions++;
+    if (scriptId !== null) add(bucket.scripts, scriptId, 1);
   }
 
   /** A generated key became active. */
   countRedemption(serviceId: string): void {
-    if (this.enabled) this.bucket(this.hourKey(serviceId)).redemptions++;
+    if (this.enabled) this.bucket(serviceId).counts.redemptions++;
   }
 
   /** The key system issued a key. */
   countKeySystemKey(serviceId: string): void {
-    if (this.enabled) this.bucket(this.hourKey(serviceId)).keySystemKeys++;
+    if (this.enabled) this.bucket(serviceId).counts.keySystemKeys++;
   }
 
   /** Writes everything counted so far. Flushes run one after another, so a final flush waits for a running one. */
@@ -90,8 +83,8 @@ export class AnalyticsAggregator {
 
   private async write(db: Db): Promise<void> {
     const batch = this.pending;
-    if (batch.buckets.size === 0 && batch.codes.size === 0 && batch.scripts.size === 0) return;
-    this.pending = empty();
+    if (batch.size === 0) return;
+    this.pending = new Map();
     try {
       await writeBatch(db, batch);
     } catch (err) {
@@ -101,40 +94,42 @@ export class AnalyticsAggregator {
   }
 
   private restore(batch: Pending): void {
-    for (const [key, counts] of batch.buckets) {
-      const current = this.pending.buckets.get(key);
-      if (!current) this.pending.buckets.set(key, counts);
-      else for (const name of Object.keys(counts) as Counter[]) current[name] += counts[name];
+    for (const [serviceId, hours] of batch) {
+      for (const [at, counts] of hours) {
+        const current = bucketOf(this.pending, serviceId, at);
+        for (const name of Object.keys(counts.counts) as Counter[]) current.counts[name] += counts.counts[name];
+        for (const [code, n] of counts.codes) add(current.codes, code, n);
+        for (const [scriptId, n] of counts.scripts) add(current.scripts, scriptId, n);
+      }
     }
-    for (const [key, n] of batch.codes) this.pending.codes.set(key, (this.pending.codes.get(key) ?? 0) + n);
-    for (const [key, n] of batch.scripts) this.pending.scripts.set(key, (this.pending.scripts.get(key) ?? 0) + n);
   }
 }
+
+function bucketOf(pending: Pending, serviceId: string, at: number): Bucket {
+  let hours = pending.get(serviceId);
+  if (!hours) pending.set(serviceId, (hours = new Map()));
+  let bucket = hours.get(at);
+  if (!bucket) hours.set(at, (bucket = { counts: zero(), codes: new Map(), scripts: new Map() }));
+  return bucket;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * One transaction, rows in key order: two instances flushing the same rows at once lock them in the same
  * order, so PostgreSQL never deadlocks them.
  */
 async function writeBatch(db: Db, batch: Pending): Promise<void> {
-  const split = (key: string) => key.split(SEP);
-  const buckets = [...batch.buckets]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, counts]) => {
-      const [serviceId, at] = split(key);
-      return { serviceId: serviceId!, at: Number(at), ...counts };
-    });
-  const codes = [...batch.codes]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, count]) => {
-      const [serviceId, at, code] = split(key);
-      return { serviceId: serviceId!, at: Number(at), code: code!, count };
-    });
-  const scripts = [...batch.scripts]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, executions]) => {
-      const [serviceId, at, scriptId] = split(key);
-      return { serviceId: serviceId!, at: Number(at), scriptId: scriptId!, executions };
-    });
+  const rows = [...batch]
+    .sort(([a], [b]) => byText(a, b))
+    .flatMap(([serviceId, hours]) => [...hours].sort(([a], [b]) => a - b).map(([at, bucket]) => ({ serviceId, at, ...bucket })));
+  const buckets = rows.map(({ serviceId, at, counts }) => ({ serviceId, at, ...counts }));
+  const codes = rows.flatMap(({ serviceId, at, codes }) =>
+    [...codes].sort(([a], [b]) => byText(a, b)).map(([code, count]) => ({ serviceId, at, code, count })),
+  );
+  const scripts = rows.flatMap(({ serviceId, at, scripts }) =>
+    [...scripts].sort(([a], [b]) => byText(a, b)).map(([scriptId, executions]) => ({ serviceId, at, scriptId, executions })),
+  );
   await db.transaction().execute(async (trx) => {
     await repo.addToBuckets(trx, buckets);
     await repo.addToCodes(trx, codes);

@@ -1,48 +1,25 @@
-import type { Db } from '../../db/database.ts';
-import { preparedQuery } from '../../db/prepared.ts';
+import { fixedQuery, runFixedQuery, type Db } from '../../db/database.ts';
+import type { ActiveKeyRow } from '../keys/keys.repository.ts';
 
-const activeKeyAndBan = preparedQuery(
-  (db: Db, serviceId: string, key: string, hwid: string, now: number) =>
-    db
-      .selectFrom('activeKeys')
-      // Named columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration.
-      .select([
-        'activeKeys.key',
-        'activeKeys.hwid',
-        'activeKeys.isPremium',
-        'activeKeys.noHwidValidation',
-        'activeKeys.status',
-        'activeKeys.expiresAt',
-        'activeKeys.lastUsedAt',
-        'activeKeys.maxHwids',
-        'activeKeys.hwidCount',
-      ])
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('keyHwids')
-              .select('keyHwids.hwid')
-              .whereRef('keyHwids.key', '=', 'activeKeys.key')
-              .where('keyHwids.hwid', '=', hwid),
-          )
-          .as('hwidBound'),
-      )
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('blacklist')
-              .select('blacklist.hwid')
-              .where('blacklist.serviceId', '=', serviceId)
-              .where('blacklist.hwid', '=', hwid)
-              .where((b) => b.or([b('blacklist.expiresAt', 'is', null), b('blacklist.expiresAt', '>', now)])),
-          )
-          .as('hwidBanned'),
-      )
-      .where('activeKeys.serviceId', '=', serviceId)
-      .where('activeKeys.key', '=', key),
-  ['\u0000service', '\u0000key', '\u0000hwid', -271828182845] as const,
+type ActiveKeyAndBanRow = Pick<
+  ActiveKeyRow,
+  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt' | 'maxHwids' | 'hwidCount'
+> & {
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+  hwidBound: number | boolean;
+  hwidBanned: number | boolean;
+};
+
+// Written out, not built with Kysely, as it runs on nearly every executor call (see fixedQuery). Named
+// columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration.
+const ACTIVE_KEY_AND_BAN = fixedQuery(
+  'active_key_and_ban',
+  `select k.key, k.hwid, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
+     k.expires_at as "expiresAt", k.last_used_at as "lastUsedAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
+     exists (select 1 from key_hwids h where h.key = k.key and h.hwid = :hwid) as "hwidBound",
+     exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
+       and (b.expires_at is null or b.expires_at > :now)) as "hwidBanned"
+   from active_keys k where k.service_id = :serviceId and k.key = :key`,
 );
 
 /**
@@ -50,9 +27,8 @@ const activeKeyAndBan = preparedQuery(
  * in force and whether it is already one of the key's HWIDs. Undefined when the key is not an active key of the service.
  */
 export async function findActiveKeyAndBan(db: Db, serviceId: string, key: string, hwid: string, now: number) {
-  const [row] = await activeKeyAndBan(db, serviceId, key, hwid, now);
+  const [row] = await runFixedQuery<ActiveKeyAndBanRow>(db, ACTIVE_KEY_AND_BAN, { serviceId, key, hwid, now });
   if (!row) return undefined;
-  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   const { hwidBanned, hwidBound, ...activeKey } = row;
   return { activeKey, hwidBanned: Boolean(hwidBanned), hwidBound: Boolean(hwidBound) };
 }

@@ -57,6 +57,18 @@ type JudgedKey = Pick<
   'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt' | 'maxHwids' | 'hwidCount'
 >;
 
+/** The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. */
+function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict | 'bind' {
+  if (row.status === 'banned') return verdict('KEY_BANNED', row);
+  if (row.status === 'paused') return verdict('KEY_PAUSED', row);
+  if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
+  // Full as last read: refuse without a write. Otherwise the database decides who gets a free slot.
+  if (row.noHwidValidation !== 1 && !hwidBound) return row.hwidCount >= row.maxHwids ? verdict('KEY_HWID_LOCKED', row) : 'bind';
+  return verdict('KEY_VALID', row);
+}
+
+const needsTouch = (row: JudgedKey, now: number) => row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS;
+
 async function checkActive(
   ctx: AppContext,
   serviceId: string,
@@ -65,17 +77,13 @@ async function checkActive(
   hwidBound: boolean,
   now: number,
 ): Promise<Verdict> {
-  if (row.status === 'banned') return verdict('KEY_BANNED', row);
-  if (row.status === 'paused') return verdict('KEY_PAUSED', row);
-  if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
-  if (row.noHwidValidation !== 1 && !hwidBound) {
-    // Full as last read: refuse without a write. Otherwise the database decides who gets a free slot.
-    if (row.hwidCount >= row.maxHwids) return verdict('KEY_HWID_LOCKED', row);
+  const judged = judgeActive(row, hwidBound, now);
+  if (judged === 'bind') {
     const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
     if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
     if (outcome === 'bound') return verdict('KEY_VALID', row);
-  }
-  if (row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS) {
+  } else if (!judged.valid) return judged;
+  if (needsTouch(row, now)) {
     await keys.touchKey(ctx.db, serviceId, row.key, now);
     // The row may be this instance's cached copy: the next call within the interval then writes nothing.
     row.lastUsedAt = now;
@@ -116,9 +124,30 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
 
 /** The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. */
 export async function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
-  const result = await judge(ctx, serviceId, input);
+  const result = validateFromCache(ctx, serviceId, input) ?? (await judge(ctx, serviceId, input));
   ctx.analytics.countVerdict(serviceId, result.code, result.valid);
   return result;
+}
+
+/**
+ * The verdict without a promise when this instance judged the key within VERDICT_CACHE_MS and answering
+ * needs no write (the common executor loop); undefined otherwise. Counted like validateKey's.
+ */
+export function validateCached(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | undefined {
+  const result = validateFromCache(ctx, serviceId, input);
+  if (result) ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+  return result;
+}
+
+function validateFromCache(ctx: AppContext, serviceId: string, { key, hwid }: { key?: string; hwid?: string }): Verdict | undefined {
+  if (!key || !hwid) return undefined;
+  const found = ctx.verdicts.peek(serviceId, key, hwid);
+  if (!found) return undefined;
+  if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
+  const now = ctx.clock();
+  const judged = judgeActive(found.activeKey, found.hwidBound, now);
+  if (judged === 'bind' || (judged.valid && needsTouch(found.activeKey, now))) return undefined;
+  return judged;
 }
 
 async function judge(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {

@@ -51,6 +51,10 @@ export class VerdictCache {
       }) ?? (() => {});
   }
 
+  peek(serviceId: string, key: string, hwid: string): VerdictInputs | undefined {
+    return this.entries.peek(`${serviceId}\n${key}\n${hwid}`);
+  }
+
   get(serviceId: string, key: string, hwid: string, load: () => Promise<VerdictInputs | undefined>): Promise<VerdictInputs | undefined> {
     return this.entries.get(`${serviceId}\n${key}\n${hwid}`, load);
   }
