@@ -1,6 +1,6 @@
 /**
- * npx tsx bench/export-import.ts — contract §7.4 at scale, on SQLite and (when it answers) PostgreSQL:
- *  - export of 1,000,000 keys (GET /keys/api/keys/export, CSV) from a real server process: the growth of its peak
+ * npm run build && npx tsx bench/export-import.ts — contract §7.4 at scale, on SQLite and (when it answers) PostgreSQL:
+ *  - export of 1,000,000 keys (GET /keys/api/keys/export, CSV) from the compiled server (dist/): the growth of its peak
  *    RSS (VmHWM) over the peak after a 10,000-key export (and over a cold start, for the record), and its time
  *    against a bare read of the same rows through the same driver (see bareSelect);
  *  - import of 10,000 Luarmor records in one call against generating 10,000 keys in 10 calls.
@@ -14,7 +14,7 @@ import { createContext, silentLog } from '../src/context.ts';
 import { migrate, type DbHandle } from '../src/db/database.ts';
 import { createAccount } from '../src/modules/accounts/accounts.service.ts';
 import { createService } from '../src/modules/services/services.service.ts';
-import { startServerProcess } from '../test/helpers/server-process.ts';
+import { compiled, startServerProcess } from '../test/helpers/server-process.ts';
 import { onEachDatabase } from './databases.ts';
 import { seedKeys } from './seed-keys.ts';
 
@@ -100,7 +100,12 @@ async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, strin
   const selected = await bareSelect(handle, big.id);
   const bareSelectSeconds = seconds(started);
 
-  const server = await startServerProcess({ ...env, KEYWARD_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_API_PER_MINUTE: '0' });
+  // The compiled server, as `npm start` runs it (npm run bench builds dist/ first): from the sources, the export's
+  // worker thread would also compile its TypeScript through tsx on every export.
+  const server = await startServerProcess(
+    { ...env, KEYWARD_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_API_PER_MINUTE: '0' },
+    { command: compiled() },
+  );
   try {
     const pid = server.child.pid!;
     const api = (path: string, init: RequestInit = {}) =>
