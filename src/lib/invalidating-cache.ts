@@ -9,6 +9,8 @@ import type { Clock } from './time.ts';
  */
 export class InvalidatingCache<T> {
   private readonly entries = new Map<string, { value: T; until: number }>();
+  /** Loads under way: callers missing the same key at once share one read instead of queueing one each. */
+  private readonly loading = new Map<string, Promise<T | undefined>>();
   private generation = 0;
 
   constructor(
@@ -24,8 +26,14 @@ export class InvalidatingCache<T> {
   /** Drops `key` ('*': everything) here and now; a read in flight is not stored. */
   invalidate(key: string): void {
     this.generation++;
-    if (key === '*') this.entries.clear();
-    else this.entries.delete(key);
+    // A caller arriving after this must not join a read that began before the change.
+    if (key === '*') {
+      this.entries.clear();
+      this.loading.clear();
+    } else {
+      this.entries.delete(key);
+      this.loading.delete(key);
+    }
   }
 
   /** The cached value if a current one is held: lets a hot path answer without a promise. */
@@ -40,6 +48,16 @@ export class InvalidatingCache<T> {
     const hit = this.entries.get(key);
     if (hit && hit.until > now) return hit.value;
     if (this.ttlMs <= 0) return load();
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const loaded = this.load(key, load, now).finally(() => {
+      if (this.loading.get(key) === loaded) this.loading.delete(key);
+    });
+    this.loading.set(key, loaded);
+    return loaded;
+  }
+
+  private async load(key: string, load: () => Promise<T | undefined>, now: number): Promise<T | undefined> {
     const generation = this.generation;
     const value = await load();
     if (value !== undefined && generation === this.generation) {

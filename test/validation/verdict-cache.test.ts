@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
-import { openDatabase, type DbHandle } from '../../src/db/database.ts';
+import { openDatabase, writesOf, type DbHandle } from '../../src/db/database.ts';
+import { InvalidatingCache } from '../../src/lib/invalidating-cache.ts';
+import type { InvalidationBus } from '../../src/lib/invalidation.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
@@ -105,5 +107,58 @@ describe('cached verdict inputs', () => {
       .executeTakeFirstOrThrow();
     expect(row.hwidCount).toBe(2);
     expect(row.lastUsedAt).toBe(t().clock.now);
+  });
+
+  it('lets concurrent calls that find their copy expired share one read and one lastUsedAt write', async () => {
+    const { s, key } = await redeemed();
+    t().clock.advance(5000); // the copy has expired and lastUsedAt is due again
+    const writes: string[] = [];
+    const stop = writesOf(t().ctx.db)!.listen((write) => {
+      if (write.table === 'active_keys') writes.push(write.kind);
+    });
+    try {
+      const codes = await Promise.all(Array.from({ length: 20 }, () => verdict(t().app, s.identifier, key)));
+      expect(codes).toEqual(Array(20).fill('KEY_VALID'));
+    } finally {
+      stop();
+    }
+    // Each call queued its own UPDATE of the same row before (twenty lock waits on PostgreSQL).
+    expect(writes).toEqual(['update']);
+    const row = await t().ctx.db.selectFrom('activeKeys').select('lastUsedAt').where('key', '=', key).executeTakeFirstOrThrow();
+    expect(row.lastUsedAt).toBe(t().clock.now);
+  });
+});
+
+describe('InvalidatingCache', () => {
+  const bus = { subscribe: () => {}, publish: async () => {} } as unknown as InvalidationBus;
+  const deferred = () => {
+    let resolve!: (value: string) => void;
+    const promise = new Promise<string>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+
+  it('gives callers missing the same key at once one load', async () => {
+    const cache = new InvalidatingCache<string>({ bus, clock: () => 0 }, 't', 1000, 10);
+    const first = deferred();
+    let loads = 0;
+    const load = () => (loads++, first.promise);
+    const waiting = [cache.get('k', load), cache.get('k', load), cache.get('k', load)];
+    first.resolve('v1');
+    expect(await Promise.all(waiting)).toEqual(['v1', 'v1', 'v1']);
+    expect(loads).toBe(1);
+    expect(cache.peek('k')).toBe('v1');
+  });
+
+  it('never hands a caller after an invalidation the read that began before it', async () => {
+    const cache = new InvalidatingCache<string>({ bus, clock: () => 0 }, 't', 1000, 10);
+    const before = deferred();
+    const early = cache.get('k', () => before.promise);
+    cache.invalidate('k');
+    const late = cache.get('k', async () => 'after');
+    before.resolve('before');
+    expect(await early).toBe('before');
+    expect(await late).toBe('after');
+    // The read that raced the invalidation is not kept; the later one is, and a third caller is not sent back to the old one.
+    expect(cache.peek('k')).toBe('after');
   });
 });

@@ -84,9 +84,10 @@ async function checkActive(
     if (outcome === 'bound') return verdict('KEY_VALID', row);
   } else if (!judged.valid) return judged;
   if (needsTouch(row, now)) {
-    await keys.touchKey(ctx.db, serviceId, row.key, now);
-    // The row may be this instance's cached copy: the next call within the interval then writes nothing.
+    // Marked before the write: the row may be this instance's cached copy, shared by the calls running now,
+    // which would otherwise each queue the same UPDATE on the row (on PostgreSQL, a wait for its lock each).
     row.lastUsedAt = now;
+    await keys.touchKey(ctx.db, serviceId, row.key, now);
   }
   return verdict('KEY_VALID', row);
 }
