@@ -3,10 +3,10 @@ import { finished } from 'node:stream/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { ExportWorkers } from '../../src/modules/keys/export-workers.ts';
+import { ExportWorkers, MAX_RUNNING_EXPORTS } from '../../src/modules/keys/export-workers.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { serviceSeeder } from '../helpers/records.ts';
-import type { SeededService } from '../helpers/seed.ts';
+import { call, type SeededService } from '../helpers/seed.ts';
 
 // The export's worker thread (src/modules/keys/export-workers.ts): it lives only as long as its download.
 const t = useTestApp();
@@ -42,8 +42,10 @@ async function serviceWithManyKeys(count = 20_000) {
  * Starts a download on a listening app and reads its first bytes; the client then reads nothing more until told.
  * node:http rather than fetch: leaving is destroying the socket, as a client that goes away does.
  */
+const addresses = new WeakMap<App, Promise<string>>();
 async function startDownload(app: App, s: SeededService) {
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  if (!addresses.has(app)) addresses.set(app, app.listen({ host: '127.0.0.1', port: 0 }));
+  const address = await addresses.get(app)!;
   const request = get(`${address}/api/v1/keys/api/keys/export?format=json`, { headers: { 'x-api-key': s.serviceKey } });
   const response = await new Promise<IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
   expect(response.statusCode).toBe(200);
@@ -101,6 +103,30 @@ describe('the export worker', () => {
     await expect(stream.toArray()).rejects.toThrow(/export worker failed/);
     expect(errors).toHaveLength(1);
     await expect.poll(() => workers.running).toBe(0);
+  });
+
+  it('answers 429 with Retry-After while as many exports as it allows are running, and exports again once one ends', async () => {
+    const s = await serviceWithManyKeys();
+    const { ctx } = t();
+    const second = await anotherInstance(t());
+    const downloads = [];
+    for (let i = 0; i < MAX_RUNNING_EXPORTS; i++) downloads.push(await startDownload(second, s));
+    expect(second.ctx.exports.running).toBe(MAX_RUNNING_EXPORTS);
+
+    const refused = await call(second, 'GET', '/api/v1/keys/api/keys/export', { key: s.serviceKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
+    expect(refused.headers['retry-after']).toBe('10');
+    // The limit is the instance's: another one still exports.
+    expect((await call(t().app, 'GET', '/api/v1/keys/api/keys/export?type=active', { key: s.serviceKey })).status).toBe(200);
+
+    downloads[0]!.leave();
+    await expect.poll(() => second.ctx.exports.running).toBe(MAX_RUNNING_EXPORTS - 1);
+    expect((await call(second, 'GET', '/api/v1/keys/api/keys/export?type=active', { key: s.serviceKey })).status).toBe(200);
+    for (const download of downloads.slice(1)) download.leave();
+    await expect.poll(() => second.ctx.exports.running).toBe(0);
+    expect(ctx.exports.running).toBe(0);
+    await second.close();
   });
 
   it('refuses new exports once closed', async () => {

@@ -26,6 +26,13 @@ export type FromWorker = { text: string } | { done: true } | { error: string };
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 };
 
 /**
+ * Exports running at once on one instance. Each worker costs about 25 MB plus its capped heap, so a caller looping
+ * on the export route must not be able to spend the server's memory; a seller exports now and then.
+ */
+export const MAX_RUNNING_EXPORTS = 4;
+const EXPORT_RETRY_AFTER_SECONDS = 10;
+
+/**
  * The compiled server runs dist/…/export-worker.js. The sources (tsx, vitest) have export-worker.ts, and on Node 20
  * tsx's ESM loader does not reach into a worker (not even through execArgv), so the worker first registers tsx's
  * CommonJS loader and requires the file through it.
@@ -61,6 +68,10 @@ export class ExportWorkers {
   /** The export's text: a stream that fails (and is logged) if the worker does, and whose destruction ends it. */
   stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Readable {
     if (this.closed) throw new AppError('UNAVAILABLE', 'The server is shutting down');
+    if (this.workers.size >= MAX_RUNNING_EXPORTS)
+      throw new AppError('RATE_LIMITED', `${MAX_RUNNING_EXPORTS} key exports are running on this server; try again in a few seconds`, {
+        retryAfter: EXPORT_RETRY_AFTER_SECONDS,
+      });
     const { entry, eval: evaluate } = workerEntry();
     const job: ExportJob = { source: this.source, serviceId, filter, format };
     const worker = new Worker(entry, { eval: evaluate, workerData: job, resourceLimits: WORKER_LIMITS });
