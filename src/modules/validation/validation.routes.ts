@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { NullableTime, Responses } from '../../schemas.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
-import { validateCached, validateKey } from './validation.service.ts';
+import { validateKey, type Verdict } from './validation.service.ts';
 
 // An HWID is printable ASCII (contract §3, the API's Hwid rule), so a bound key can be looked up and
 // managed again. Empty is allowed here: a missing HWID is the HWID_REQUIRED verdict, not a 400.
@@ -68,16 +68,15 @@ export default async function validationRoutes(fastify: FastifyInstance) {
   const schema = { tags: ['client'], response: Responses(VerdictSchema) };
 
   // A key validated in a loop is answered without a promise (Fastify sends a plain return value at once).
+  const envelope = (data: Verdict) => ({ success: true as const, data });
   const handle = (request: FastifyRequest, input: { service: string; key?: string; hwid?: string }) => {
     const credentials = { key: input.key, hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders) };
     const service = ctx.services.peek(input.service);
-    const cached = service && validateCached(ctx, service.id, credentials);
-    return cached ? { success: true as const, data: cached } : validate(input.service, credentials);
+    const verdict = service ? validateKey(ctx, service.id, credentials) : validate(input.service, credentials);
+    return verdict instanceof Promise ? verdict.then(envelope) : envelope(verdict);
   };
-  const validate = async (ref: string, credentials: { key?: string; hwid?: string }) => {
-    const service = await serviceForClient(ctx, ref);
-    return { success: true as const, data: await validateKey(ctx, service.id, credentials) };
-  };
+  const validate = async (ref: string, credentials: { key?: string; hwid?: string }) =>
+    validateKey(ctx, (await serviceForClient(ctx, ref)).id, credentials);
 
   app.get(
     '/keys/validate',

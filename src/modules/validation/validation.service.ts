@@ -123,20 +123,18 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
   return redeemed;
 }
 
-/** The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. */
-export async function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
-  const result = validateFromCache(ctx, serviceId, input) ?? (await judge(ctx, serviceId, input));
-  ctx.analytics.countVerdict(serviceId, result.code, result.valid);
-  return result;
+/**
+ * The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. A key this
+ * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop) is answered without
+ * a promise, so a caller that can send a plain value (the validate route) skips the async steps.
+ */
+export function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | Promise<Verdict> {
+  const cached = validateFromCache(ctx, serviceId, input);
+  return cached ? counted(ctx, serviceId, cached) : judge(ctx, serviceId, input).then((result) => counted(ctx, serviceId, result));
 }
 
-/**
- * The verdict without a promise when this instance judged the key within VERDICT_CACHE_MS and answering
- * needs no write (the common executor loop); undefined otherwise. Counted like validateKey's.
- */
-export function validateCached(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | undefined {
-  const result = validateFromCache(ctx, serviceId, input);
-  if (result) ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+function counted(ctx: AppContext, serviceId: string, result: Verdict): Verdict {
+  ctx.analytics.countVerdict(serviceId, result.code, result.valid);
   return result;
 }
 
