@@ -10,5 +10,6 @@ describe("the dashboard's typed client", () => {
     expect(Object.keys(JSON.parse(current.openapi).paths).sort()).toEqual(Object.keys(JSON.parse(fresh.openapi).paths).sort());
     expect(current.openapi === fresh.openapi).toBe(true);
     expect(current.schema === fresh.schema).toBe(true);
+    expect(current.reference === fresh.reference).toBe(true);
   });
 });
