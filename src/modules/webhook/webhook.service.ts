@@ -6,7 +6,7 @@ import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, t
 import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
 import { findAccountService, type ServiceRow } from '../services/services.repository.ts';
 import * as repo from './webhook.repository.ts';
-import type { OutboxStatus } from './webhook.tables.ts';
+import type { OutboxStatus } from '../../db/schema.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
 
