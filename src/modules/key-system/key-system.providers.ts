@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { safeEqual } from '../../lib/secrets.ts';
 import { AppError } from '../../errors.ts';
-import { OutboundNetworkError, OutboundRefused, send, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
+import { OutboundNetworkError, OutboundRefused, send, type OutboundPolicy, type OutboundResponse } from '../../net/outbound.ts';
 import type { KeySystemProvider } from '../../db/schema.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { AppError, invalid } from '../../errors.ts';
-import { consumeCaptcha } from '../../lib/captcha.ts';
+import { consumeCaptcha } from '../auth/captcha.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
 import { digest, safeEqual } from '../../lib/secrets.ts';
 import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { LicenseKey, Responses, Strict } from '../../schemas.ts';
 import { ResetResult } from '../keys/keys.schemas.ts';
 import { AppError } from '../../errors.ts';
-import { consumeCaptcha } from '../../lib/captcha.ts';
+import { consumeCaptcha } from '../auth/captcha.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
 import { resetAnswer, resetHwid } from '../keys/keys.service.ts';
 import { endUserActor } from '../audit/audit.repository.ts';
