@@ -16,7 +16,8 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.ts';
 import { migrate, openDatabase } from '../src/db/database.ts';
-import { createContext, silentLog } from '../src/context.ts';
+import { silentLog } from '../src/context.ts';
+import { createContext } from '../src/modules/state.ts';
 import { createAccount } from '../src/modules/accounts/accounts.service.ts';
 import { createService } from '../src/modules/services/services.service.ts';
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import cookie from '@fastify/cookie';
 import type { Config } from './config.ts';
-import { createContext, type AppContext } from './context.ts';
+import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
 import { requestLogValue } from './lib/redact.ts';
 import type { Clock } from './lib/time.ts';
@@ -15,6 +15,9 @@ import { installRateLimits } from './plugins/rate-limit.ts';
 import { installDocs } from './plugins/docs.ts';
 import { installMetrics } from './plugins/metrics.ts';
 import { modules } from './modules/index.ts';
+import { createContext } from './modules/state.ts';
+import { jobs } from './jobs/registry.ts';
+import { JobRunner } from './jobs/runner.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -98,8 +101,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     role: 'server',
   });
   app.decorate('ctx', ctx);
+  // Built once the context exists (a job's pass takes the context); ctx.close() stops it before the database goes.
+  const runner = new JobRunner(ctx, app.log, jobs);
+  ctx.jobs.attach(runner);
   // Background jobs run once the app is ready; closing stops them (a last analytics flush) before the database goes.
-  app.addHook('onReady', async () => ctx.jobs.start());
+  app.addHook('onReady', async () => runner.start());
   app.addHook('onClose', async () => ctx.close());
   // Before the server waits for requests in flight: a running export would otherwise hold the shutdown until the
   // connections are cut (server.ts). Its response ends short, so the client sees an incomplete download.

@@ -1,20 +1,10 @@
 import { hkdfSync } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import { writesOf, type Db, type DbHandle, type Dialect, type PoolUse } from './db/database.ts';
-import { jobs } from './jobs.ts';
-import { publishingBus, startInvalidationBus, type InvalidationBus } from './lib/invalidation.ts';
-import { JobRunner } from './lib/jobs.ts';
-import type { OutboundPolicy } from './lib/outbound.ts';
+import type { Db, DbHandle, Dialect, PoolUse } from './db/database.ts';
+import { publishingBus, startInvalidationBus, type InvalidationBus } from './db/invalidation.ts';
 import { Sealer } from './lib/secrets.ts';
 import { systemClock, type Clock } from './lib/time.ts';
-import { AnalyticsAggregator } from './modules/analytics/aggregator.ts';
-import { ExportWorkers } from './modules/keys/export-workers.ts';
-import { DeliveryCache } from './modules/loader/delivery-cache.ts';
-import { ExecutionCounter } from './modules/loader/execution-counter.ts';
-import { ServiceLookup } from './modules/services/service-lookup.ts';
-import { VerdictCache } from './modules/validation/verdict-cache.ts';
-import { outboundPolicy } from './modules/webhook/webhook.service.ts';
 import { providersFrom, type ObfuscatedType, type ObfuscationProvider } from './obfuscation/index.ts';
 
 /** What background work and domain code may log through: pino's shape (Fastify's logger is one). */
@@ -28,10 +18,47 @@ export interface Log {
 export const silentLog: Log = { info: () => {}, warn: () => {}, error: () => {} };
 
 /**
- * Everything one app instance holds, built once by createContext(): what domain code may depend on, and no
- * HTTP. Services take it (or its parts) as arguments; nothing per-app lives in module-level tables.
+ * What the modules keep per app instance (caches, counters, workers). This file names no module: the fields are
+ * declared where they are built, in src/modules/state.ts, which adds them here by interface merging.
  */
-export interface AppContext {
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ModuleState {}
+
+/** What a job runner answers to (src/jobs/runner.ts is the one the server builds). */
+export interface JobControl {
+  kick(name: string): void;
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The background jobs as domain code and tests see them. The server's runner is built in app.ts once the context
+ * exists and is attached here; a context with no runner (the CLI, benchmarks, a test's own context) runs no job: a
+ * kick does nothing and nothing is ever pending.
+ */
+export class Jobs implements JobControl {
+  private runner: JobControl | null = null;
+
+  attach(runner: JobControl): void {
+    if (this.runner) throw new Error('this context already has a job runner');
+    this.runner = runner;
+  }
+
+  kick(name: string): void {
+    this.runner?.kick(name);
+  }
+
+  async settled(): Promise<void> {
+    await this.runner?.settled();
+  }
+
+  async stop(): Promise<void> {
+    await this.runner?.stop();
+  }
+}
+
+/** The parts of an app instance that belong to no module: configuration, storage, secrets, time, logging. */
+export interface Infrastructure {
   config: Config;
   db: Db;
   dialect: Dialect;
@@ -41,29 +68,24 @@ export interface AppContext {
   clock: Clock;
   log: Log;
   redis: Redis | null;
-  /** Tells every instance which cached copies went stale (lib/invalidation.ts). */
+  /** Tells every instance which cached copies went stale (db/invalidation.ts). */
   bus: InvalidationBus;
   /** Keys derived from the server secret, each for one purpose. */
   keys: { captchaHmac: string; vaultTokenMac: Buffer };
-  /** Service rows the public client routes name, kept briefly. */
-  services: ServiceLookup;
-  /** Script rows and code the loader serves. */
-  delivery: DeliveryCache;
-  /** What judging a key read lately, dropped on every write to it (modules/validation/verdict-cache.ts). */
-  verdicts: VerdictCache;
   /** The obfuscators this server has configured, by type. */
   obfuscators: Partial<Record<ObfuscatedType, ObfuscationProvider>>;
-  /** Where the webhook may post and how long it waits (tests swap DNS through it). */
-  outbound: { webhook: OutboundPolicy };
-  /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
-  executions: ExecutionCounter;
-  /** This instance's analytics counts not yet written (contract §7.5). */
-  analytics: AnalyticsAggregator;
-  /** The key exports running now, each in a worker thread (modules/keys/export-workers.ts). */
-  exports: ExportWorkers;
-  /** The background jobs (src/jobs.ts); started by the server, never by the CLI. */
-  jobs: JobRunner;
-  /** Ends running exports, stops the jobs (flushing what they hold), then lets go of the bus, Redis and, if it opened it, the database. */
+  /** Lets go of the bus, Redis and, if it opened it, the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything one app instance holds, built once by createContext() (src/modules/state.ts): what domain code may
+ * depend on, and no HTTP. Services take it (or its parts) as arguments; nothing per-app lives in module-level tables.
+ */
+export interface AppContext extends Infrastructure, ModuleState {
+  /** The background jobs (src/jobs/registry.ts); started by the server, never by the CLI. */
+  jobs: Jobs;
+  /** Ends running exports, stops the jobs (flushing what they hold), then lets go of the infrastructure. */
   close(): Promise<void>;
 }
 
@@ -83,7 +105,8 @@ export interface ContextOptions {
 
 const derivedKey = (secret: string, purpose: string) => Buffer.from(hkdfSync('sha256', secret, 'keyward', `keyward:${purpose}:v1`, 32));
 
-export async function createContext(options: ContextOptions): Promise<AppContext> {
+/** Opens what every app instance needs before any module: Redis (servers only), the invalidation bus, derived keys. */
+export async function openInfrastructure(options: ContextOptions): Promise<Infrastructure> {
   const { config, database, log, role } = options;
   const clock = options.clock ?? systemClock;
   const server = role === 'server';
@@ -93,8 +116,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       : null;
   redis?.on('error', (err) => log.warn({ err }, 'redis error'));
   const bus = server ? await startInvalidationBus(config, database.db, redis, log) : publishingBus(database.db, database.dialect);
-
-  const ctx: AppContext = {
+  return {
     config,
     db: database.db,
     dialect: database.dialect,
@@ -105,24 +127,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     redis,
     bus,
     keys: { captchaHmac: derivedKey(config.secret, 'captcha').toString('hex'), vaultTokenMac: derivedKey(config.secret, 'vault-token') },
-    services: new ServiceLookup(database.db, clock),
-    delivery: new DeliveryCache({ db: database.db, bus, clock }, config.scriptCacheBytes),
-    verdicts: new VerdictCache({ bus, clock, writes: writesOf(database.db), log }, server ? config.verdictCacheMs : 0),
     obfuscators: providersFrom(config.obfuscation),
-    outbound: { webhook: outboundPolicy(config) },
-    executions: new ExecutionCounter(),
-    analytics: new AnalyticsAggregator(clock, server && config.analytics),
-    exports: new ExportWorkers(database.source, log),
-    jobs: undefined as unknown as JobRunner,
     close: async () => {
-      await ctx.exports.close();
-      await ctx.jobs.stop();
-      ctx.verdicts.close();
       await bus.close();
       redis?.disconnect();
       if (options.ownsDatabase) await database.close();
     },
   };
-  ctx.jobs = new JobRunner(ctx, log, jobs);
-  return ctx;
 }

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { createContext, type AppContext, type Log } from '../context.ts';
+import type { AppContext, Log } from '../context.ts';
+import { createContext } from '../modules/state.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 

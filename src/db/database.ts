@@ -12,7 +12,7 @@ import {
   type MigrationProvider,
   type SqliteDatabase,
 } from 'kysely';
-import type { Database } from './types.ts';
+import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { WriteObserver } from './write-observer.ts';
 

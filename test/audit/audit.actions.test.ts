@@ -301,7 +301,7 @@ describe('pruning', () => {
     clock.advance(364 * 86_400_000);
     await call(app, 'POST', '/api/v1/keys/api/keyless', { key: s.serviceKey, body: { hwid: 'new' } });
     clock.advance(2 * 86_400_000);
-    const { auditPruneJob } = await import('../../src/modules/audit/audit.prune-job.ts');
+    const { auditPruneJob } = await import('../../src/modules/audit/audit-prune.job.ts');
     await auditPruneJob.run(ctx, new AbortController().signal);
     expect((await serviceLog(s, { action: 'keyless.add' })).map((e) => e.target)).toEqual(['new']);
   });

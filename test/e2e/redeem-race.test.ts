@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createContext, silentLog, type AppContext } from '../../src/context.ts';
+import { silentLog, type AppContext } from '../../src/context.ts';
+import { createContext } from '../../src/modules/state.ts';
 import { generateKeys as generate } from '../../src/modules/keys/keys.service.ts';
 import { replaceHwids } from '../../src/modules/keys/keys.repository.ts';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.repository.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { jobs } from '../../src/jobs.ts';
+import { jobs } from '../../src/jobs/registry.ts';
 import { pruneJob, pruneOnce } from '../../src/modules/maintenance/prune.job.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';

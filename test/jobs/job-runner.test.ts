@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createContext, type AppContext, type Log } from '../../src/context.ts';
-import { JobRunner, type Job } from '../../src/lib/jobs.ts';
+import type { AppContext, Log } from '../../src/context.ts';
+import { createContext } from '../../src/modules/state.ts';
+import { JobRunner, type Job } from '../../src/jobs/runner.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET, TestClock } from '../helpers/app.ts';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { call, seedService, type SeededService } from '../helpers/seed.ts';
-import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy } from '../../src/lib/outbound.ts';
+import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy } from '../../src/net/outbound.ts';
 import { isPublicAddress } from '../../src/lib/ssrf.ts';
 import { FakePlatform } from './fake-platform.ts';
 

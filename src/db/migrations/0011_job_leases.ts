@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Exclusive background jobs (src/lib/jobs.ts): one row per job name says which instance runs it until when,
+// Exclusive background jobs (src/jobs/runner.ts): one row per job name says which instance runs it until when,
 // so several instances on one database take turns instead of running the same prune at once.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,6 +1,24 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { AccountsTable } from '../../db/types.ts';
+import type { AccountsTable } from '../../db/schema.ts';
+
+/** The columns an account record carries out of this repository (its sign-in state included: auth checks it). */
+export const ACCOUNT_COLUMNS = [
+  'id',
+  'username',
+  'passwordHash',
+  'role',
+  'disabled',
+  'apiKeyDigest',
+  'apiKeySealed',
+  'apiKeyCreatedAt',
+  'createdAt',
+  'totpEnabled',
+  'totpSecretSealed',
+  'totpLastStep',
+  'failedLoginCount',
+  'loginLockedUntil',
+] as const satisfies readonly (keyof AccountsTable)[];
 
 export type AccountRow = Selectable<AccountsTable>;
 
@@ -9,14 +27,15 @@ export const insertAccount = (db: Db, row: Insertable<AccountsTable>) => db.inse
 export const anyAccountExists = async (db: Db): Promise<boolean> =>
   (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 
-export const findAccountById = (db: Db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+export const findAccountById = (db: Db, id: string) =>
+  db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
 
 export const findAccountByUsername = (db: Db, username: string) =>
-  db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
+  db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username', '=', username).executeTakeFirst();
 
 /** Only enabled accounts authenticate: disabling takes effect on the very next request. */
 export const findEnabledAccountByKeyDigest = (db: Db, keyDigest: string) =>
-  db.selectFrom('accounts').selectAll().where('apiKeyDigest', '=', keyDigest).where('disabled', '=', 0).executeTakeFirst();
+  db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('apiKeyDigest', '=', keyDigest).where('disabled', '=', 0).executeTakeFirst();
 
 export const updateAccount = (db: Db, id: string, patch: Updateable<AccountsTable>) =>
   db.updateTable('accounts').set(patch).where('id', '=', id).executeTakeFirst();

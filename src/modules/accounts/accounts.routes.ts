@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { Account, Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from './accounts.repository.ts';
 import { regenerateAccountKey, revealAccountKey, toAccountView } from './accounts.service.ts';
-
-const ApiKey = Type.Object({ apiKey: Type.String() });
+import { ApiKey } from './accounts.schemas.ts';
 const config = { auth: 'account', limit: 'api' } as const;
 
 export default async function accountRoutes(fastify: FastifyInstance) {

@@ -23,7 +23,9 @@ export interface AccountView {
   createdAt: string;
 }
 
-export function toAccountView(row: repo.AccountRow & { totpEnabled?: number }): AccountView {
+export function toAccountView(
+  row: Pick<repo.AccountRow, 'id' | 'username' | 'role' | 'createdAt'> & { totpEnabled?: number },
+): AccountView {
   return {
     id: row.id,
     username: row.username,

@@ -4,7 +4,13 @@ import { containsIgnoringCase } from '../../db/search.ts';
 export async function pageAccounts(db: Db, opts: { search?: string; offset: number; limit: number }) {
   const base = db.selectFrom('accounts').$if(Boolean(opts.search), (qb) => qb.where(containsIgnoringCase('username', opts.search!)));
   const [items, total] = await Promise.all([
-    base.selectAll().orderBy('createdAt', 'asc').orderBy('id').offset(opts.offset).limit(opts.limit).execute(),
+    base
+      .select(['id', 'username', 'role', 'disabled', 'totpEnabled', 'createdAt'])
+      .orderBy('createdAt', 'asc')
+      .orderBy('id')
+      .offset(opts.offset)
+      .limit(opts.limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(total.n) };

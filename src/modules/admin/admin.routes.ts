@@ -1,28 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Account, IdParams, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { IdParams, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountOf } from '../../plugins/auth.ts';
 import * as admin from './admin.service.ts';
+import { StaffAccount, StaffService, RoleBody } from './admin.schemas.ts';
 
 const tags = ['admin'];
 const staffOnly = { auth: 'staff', limit: 'api' } as const;
-
-const StaffAccount = Type.Object({ ...Account.properties, disabled: Type.Boolean() });
-const StaffService = Type.Object({
-  id: Type.String(),
-  identifier: Type.String(),
-  name: Type.String(),
-  accountId: Type.String(),
-  ownerUsername: Type.String(),
-  createdAt: Time,
-});
-const RoleBody = Strict({
-  role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')], {
-    errorMessage: 'must be one of user, moderator, admin',
-  }),
-});
 
 function staffOf(request: FastifyRequest): admin.Staff {
   const account = accountOf(request);

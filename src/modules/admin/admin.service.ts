@@ -14,7 +14,10 @@ export interface Staff {
   role: Role;
 }
 
-export const toStaffAccountView = (row: accounts.AccountRow) => ({ ...toAccountView(row), disabled: row.disabled === 1 });
+export const toStaffAccountView = (row: Parameters<typeof toAccountView>[0] & { disabled: number }) => ({
+  ...toAccountView(row),
+  disabled: row.disabled === 1,
+});
 
 export async function listAccounts(ctx: AppContext, page: PageRequest & { search?: string }) {
   const { items, total } = await repo.pageAccounts(ctx.db, page);

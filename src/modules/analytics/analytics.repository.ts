@@ -1,8 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { AnalyticsBucketsTable, AnalyticsCodesTable, AnalyticsScriptsTable } from './analytics.tables.ts';
-import './analytics.tables.ts';
-import '../scripts/scripts.tables.ts';
+import type { AnalyticsBucketsTable, AnalyticsCodesTable, AnalyticsScriptsTable } from '../../db/schema.ts';
 
 /** Hourly rows of one service in [from, to). */
 export const hourlyRows = (db: Db, serviceId: string, from: number, to: number) =>

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/random.ts';
-import type { AuditLogTable } from './audit.tables.ts';
-import './audit.tables.ts';
+import type { AuditLogTable } from '../../db/schema.ts';
 
 /** Contract §7.6: who made a change. */
 export type ActorKind = 'service-key' | 'account-key' | 'session' | 'end-user' | 'system';
@@ -157,7 +156,13 @@ export async function listAudit(
   offset: number,
 ): Promise<{ rows: AuditLogTable[]; total: number }> {
   const [rows, count] = await Promise.all([
-    filtered(db, filter).selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    filtered(db, filter)
+      .select(['id', 'at', 'accountId', 'serviceId', 'action', 'actorKind', 'actorAccountId', 'ip', 'target', 'details'])
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
     filtered(db, filter)
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .executeTakeFirstOrThrow(),

@@ -1,33 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { NullableString, Page, Paging, Responses, Strict, Time } from '../../schemas.ts';
+import { Page, Responses } from '../../schemas.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
-import { AUDIT_ACTIONS } from './audit.repository.ts';
 import { listAccountAudit, listServiceAudit } from './audit.service.ts';
-
-const Entry = Type.Object({
-  id: Type.String(),
-  at: Time,
-  action: Type.String(),
-  actor: Type.Object({ kind: Type.String(), accountId: NullableString }),
-  ip: NullableString,
-  target: NullableString,
-  details: Type.Record(Type.String(), Type.Unknown()),
-});
-const QueryTime = Type.String({ maxLength: 40, errorMessage: 'must be an ISO 8601 date-time or epoch milliseconds' });
-const AuditQuery = Strict({
-  ...Paging,
-  action: Type.Optional(
-    Type.Union(
-      AUDIT_ACTIONS.map((a) => Type.Literal(a)),
-      { errorMessage: `must be one of ${AUDIT_ACTIONS.join(', ')}` },
-    ),
-  ),
-  from: Type.Optional(QueryTime),
-  to: Type.Optional(QueryTime),
-});
+import { Entry, AuditQuery } from './audit.schemas.ts';
 const tags = ['audit'];
 
 export default async function auditRoutes(fastify: FastifyInstance) {

@@ -3,7 +3,7 @@ import { invalid } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { DAY_MS, iso, parseTimeInput } from '../../lib/time.ts';
 import { listAudit, pruneAudit, type AuditFilter } from './audit.repository.ts';
-import type { AuditLogTable } from './audit.tables.ts';
+import type { AuditLogTable } from '../../db/schema.ts';
 
 export interface AuditQuery {
   action?: string;

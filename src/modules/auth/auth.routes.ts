@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Account, Responses } from '../../schemas.ts';
 import { accountIdOf, sessionTokenOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
-import { issueCaptcha } from '../../lib/captcha.ts';
+import { issueCaptcha } from './captcha.ts';
 import { csrfTokenFor, SESSION_COOKIE, sessionCookieOptions } from '../../lib/session.ts';
 import { unauthorized } from '../../errors.ts';
 import { findAccountById } from '../accounts/accounts.repository.ts';

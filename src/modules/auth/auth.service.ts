@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { AppError, conflict, invalid, unauthorized } from '../../errors.ts';
-import { consumeCaptcha } from '../../lib/captcha.ts';
+import { consumeCaptcha } from './captcha.ts';
 import { dummyPasswordHash, verifyPassword } from '../../lib/password.ts';
 import { digest } from '../../lib/secrets.ts';
 import { newSessionToken, sessionDigest } from '../../lib/session.ts';

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { SessionsTable } from './auth.tables.ts';
+import type { SessionsTable } from '../../db/schema.ts';
 
 export const insertSession = (db: Db, row: Insertable<SessionsTable>) => db.insertInto('sessions').values(row).execute();
 
@@ -12,7 +12,22 @@ export const findLiveSession = (db: Db, tokenDigest: string, now: number, idleMs
   db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.accountId')
-    .selectAll('accounts')
+    .select([
+      'accounts.id',
+      'accounts.username',
+      'accounts.passwordHash',
+      'accounts.role',
+      'accounts.disabled',
+      'accounts.apiKeyDigest',
+      'accounts.apiKeySealed',
+      'accounts.apiKeyCreatedAt',
+      'accounts.createdAt',
+      'accounts.totpEnabled',
+      'accounts.totpSecretSealed',
+      'accounts.totpLastStep',
+      'accounts.failedLoginCount',
+      'accounts.loginLockedUntil',
+    ])
     .select(['sessions.lastSeenAt as sessionLastSeenAt'])
     .where('sessions.tokenDigest', '=', tokenDigest)
     .where('sessions.expiresAt', '>', now)

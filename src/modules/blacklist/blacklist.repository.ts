@@ -1,7 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { BlacklistTable } from '../../db/types.ts';
+import type { BlacklistTable } from '../../db/schema.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
+
+const BLACKLIST_COLUMNS = ['serviceId', 'hwid', 'reason', 'expiresAt', 'createdAt'] as const satisfies readonly (keyof BlacklistTable)[];
 
 export type BlacklistRow = Selectable<BlacklistTable>;
 
@@ -9,7 +11,7 @@ export type BlacklistRow = Selectable<BlacklistTable>;
 export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: number) =>
   db
     .selectFrom('blacklist')
-    .selectAll()
+    .select(BLACKLIST_COLUMNS)
     .where('serviceId', '=', serviceId)
     .where('hwid', '=', hwid)
     .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
@@ -31,7 +33,7 @@ export async function pageBlacklist(db: Db, serviceId: string, opts: { search?: 
       qb.where((eb) => eb.or([containsIgnoringCase('hwid', opts.search!), containsIgnoringCase('reason', opts.search!)])),
     );
   const [items, total] = await Promise.all([
-    base.selectAll().orderBy('createdAt', 'desc').orderBy('hwid').offset(opts.offset).limit(opts.limit).execute(),
+    base.select(BLACKLIST_COLUMNS).orderBy('createdAt', 'desc').orderBy('hwid').offset(opts.offset).limit(opts.limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(total.n) };

@@ -1,30 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Deleted, Hwid, NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { Deleted, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import * as blacklist from './blacklist.service.ts';
-
-const Entry = Type.Object({
-  hwid: Type.String(),
-  reason: NullableString,
-  expiresAt: NullableTime,
-  createdAt: Time,
-});
-const HwidQuery = Strict({ hwid: Hwid });
-const AddBody = Strict({
-  hwid: Hwid,
-  reason: Type.Optional(Type.String({ maxLength: 512 })),
-  expiresAt: Type.Optional(TimeInput),
-});
-const Check = Type.Object({
-  hwid: Type.String(),
-  blacklisted: Type.Boolean(),
-  reason: NullableString,
-  expiresAt: NullableTime,
-});
+import { Entry, HwidQuery, AddBody, Check } from './blacklist.schemas.ts';
 const tags = ['blacklist'];
 
 export default async function blacklistRoutes(fastify: FastifyInstance) {

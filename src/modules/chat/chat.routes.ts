@@ -1,37 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import secureJson from 'secure-json-parse';
 import { invalid } from '../../errors.ts';
-import { ErrorEnvelope, Responses, Strict } from '../../schemas.ts';
+import { ErrorEnvelope, Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
-import { Settings } from '../service-settings/service-settings.routes.ts';
+import { Settings } from '../service-settings/service-settings.schemas.ts';
 import * as chat from './chat.service.ts';
+import { ConnectBody, DisconnectBody, InteractionAnswer, ServiceParam } from './chat.schemas.ts';
 
 const manage = { auth: 'service', permission: 'allowManageKeys', limit: 'api' } as const;
 const tags = ['chat'];
-
-const ConnectBody = Strict({
-  guildId: Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat server id of 17 to 20 digits' }),
-  guildName: Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' }),
-});
-// No input; no body or an empty JSON object is tolerated, any field is not (and is named in the 400).
-// `nullable` rather than a union with null, so Ajv reports the unknown field itself.
-const DisconnectBody = Strict({}, { nullable: true });
-
-const InteractionAnswer = Type.Union([
-  Type.Object({ type: Type.Literal(1) }),
-  Type.Object({
-    type: Type.Literal(4),
-    data: Type.Object({
-      content: Type.String(),
-      flags: Type.Literal(64),
-      allowed_mentions: Type.Object({ parse: Type.Array(Type.String(), { maxItems: 0 }) }),
-    }),
-  }),
-]);
-const ServiceParam = Type.Object({ service: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** The platform signs the exact bytes it sent: this scope keeps them instead of parsing JSON first. */
 async function interactionRoutes(fastify: FastifyInstance) {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import { safeEqual } from '../../lib/secrets.ts';
 import { AppError } from '../../errors.ts';
-import { OutboundNetworkError, OutboundRefused, send, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
-import type { KeySystemProvider } from './key-system.tables.ts';
+import { OutboundNetworkError, OutboundRefused, send, type OutboundPolicy, type OutboundResponse } from '../../net/outbound.ts';
+import type { KeySystemProvider } from '../../db/schema.ts';
 
 /**
  * Each ad provider's anti-bypass check, server to server through the SSRF-safe outbound client.

@@ -1,12 +1,28 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { KeySystemGrantsTable, KeySystemProvider, KeySystemSessionsTable, KeySystemSettingsTable } from './key-system.tables.ts';
+import type { KeySystemGrantsTable, KeySystemProvider, KeySystemSessionsTable, KeySystemSettingsTable } from '../../db/schema.ts';
 
 export type SettingsRow = Selectable<KeySystemSettingsTable>;
 export type SessionRow = Selectable<KeySystemSessionsTable>;
 
 export const findSettings = (db: Db, serviceId: string) =>
-  db.selectFrom('keySystemSettings').selectAll().where('serviceId', '=', serviceId).executeTakeFirst();
+  db
+    .selectFrom('keySystemSettings')
+    .select([
+      'serviceId',
+      'enabled',
+      'checkpoints',
+      'keyHours',
+      'minSecondsPerCheckpoint',
+      'provider',
+      'links',
+      'providerTokenSealed',
+      'pageTitle',
+      'maxKeysPerAddressPerDay',
+      'updatedAt',
+    ])
+    .where('serviceId', '=', serviceId)
+    .executeTakeFirst();
 
 /** Insert or replace the whole row: the service computes the merged settings. */
 export async function saveSettings(db: Db, row: Insertable<KeySystemSettingsTable>) {
@@ -21,7 +37,26 @@ export async function saveSettings(db: Db, row: Insertable<KeySystemSettingsTabl
 export const insertSession = (db: Db, row: Insertable<KeySystemSessionsTable>) => db.insertInto('keySystemSessions').values(row).execute();
 
 export const findSession = (db: Db, serviceId: string, id: string) =>
-  db.selectFrom('keySystemSessions').selectAll().where('id', '=', id).where('serviceId', '=', serviceId).executeTakeFirst();
+  db
+    .selectFrom('keySystemSessions')
+    .select([
+      'id',
+      'serviceId',
+      'browserDigest',
+      'address',
+      'checkpoint',
+      'checkpoints',
+      'checkpointStartedAt',
+      'expectedTokenDigest',
+      'nextUrl',
+      'key',
+      'keyExpiresAt',
+      'createdAt',
+      'expiresAt',
+    ])
+    .where('id', '=', id)
+    .where('serviceId', '=', serviceId)
+    .executeTakeFirst();
 
 /** Moves the session on by one checkpoint only if nobody else did first (two tabs, two instances). */
 export async function advanceSession(db: Db, id: string, from: number, patch: Updateable<KeySystemSessionsTable>): Promise<boolean> {

@@ -1,7 +1,6 @@
 import { cookiesOf } from '../../lib/cookies.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
 import { Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
@@ -22,6 +21,8 @@ import {
   SessionParams,
   StartBody,
   Started,
+  KeyPageQuery,
+  ReturnQuery,
 } from './key-system.schemas.ts';
 
 const tags = ['key-system'];
@@ -191,11 +192,7 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8');
 
-  // ?restart=1 offers a fresh start to a user whose session is stuck (a new session replaces the cookie).
-  // Other parameters (an ad network's or a forum's tracking) are ignored, as on any page a user is linked to.
-  const PageQuery = Type.Object({ restart: Type.Optional(Type.String({ maxLength: 8, errorMessage: 'must be 1 to start over' })) });
-
-  app.get('/key/:service', { config, schema: { ...hide, params: ServiceParams, querystring: PageQuery } }, async (request, reply) => {
+  app.get('/key/:service', { config, schema: { ...hide, params: ServiceParams, querystring: KeyPageQuery } }, async (request, reply) => {
     html(reply);
     const found = await enabledService(request.params.service);
     if (!found) return reply.status(404).send(notFoundPage());
@@ -203,9 +200,6 @@ export async function keySystemPageRoutes(fastify: FastifyInstance) {
     const session = restart ? null : await keySystem.findServiceSession(ctx, found.service, sessionCookie(request, found.service));
     return reply.send(keyPage(found.service, found.settings, session));
   });
-
-  const Param = Type.Optional(Type.String({ maxLength: 256 }));
-  const ReturnQuery = Type.Object({ session: Param, token: Param, hash: Param });
 
   app.get(
     '/key/:service/return',

@@ -88,3 +88,11 @@ export const KeySystemResponses = <T extends TSchema>(data: T, status = 200) => 
   '4xx': KeySystemError,
   '5xx': KeySystemError,
 });
+
+// ?restart=1 offers a fresh start to a user whose session is stuck (a new session replaces the cookie).
+// Other parameters (an ad network's or a forum's tracking) are ignored, as on any page a user is linked to.
+export const KeyPageQuery = Type.Object({ restart: Type.Optional(Type.String({ maxLength: 8, errorMessage: 'must be 1 to start over' })) });
+
+const ReturnParam = Type.Optional(Type.String({ maxLength: 256 }));
+/** What a provider sends the user back with (each provider uses some of them). */
+export const ReturnQuery = Type.Object({ session: ReturnParam, token: ReturnParam, hash: ReturnParam });

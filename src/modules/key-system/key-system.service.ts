@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { AppError, invalid } from '../../errors.ts';
-import { consumeCaptcha } from '../../lib/captcha.ts';
+import { consumeCaptcha } from '../auth/captcha.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
 import { digest, safeEqual } from '../../lib/secrets.ts';
 import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';
@@ -11,7 +11,7 @@ import type { ServiceRow } from '../services/services.repository.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import { checkpointLink, providerVouches, WORKINK_LINK_IDS } from './key-system.providers.ts';
 import * as repo from './key-system.repository.ts';
-import type { KeySystemProvider } from './key-system.tables.ts';
+import type { KeySystemProvider } from '../../db/schema.ts';
 
 export const SESSION_TTL_MS = HOUR_MS;
 /** Spent tokens are remembered far longer than any provider keeps one valid. */

@@ -1,11 +1,16 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { KeylessTable } from '../../db/types.ts';
+import type { KeylessTable } from '../../db/schema.ts';
 
 export type KeylessRow = Selectable<KeylessTable>;
 
 export const findKeyless = (db: Db, serviceId: string, hwid: string) =>
-  db.selectFrom('keyless').selectAll().where('serviceId', '=', serviceId).where('hwid', '=', hwid).executeTakeFirst();
+  db
+    .selectFrom('keyless')
+    .select(['serviceId', 'hwid', 'isPremium', 'expiresAt', 'createdAt'])
+    .where('serviceId', '=', serviceId)
+    .where('hwid', '=', hwid)
+    .executeTakeFirst();
 
 export const insertKeyless = (db: Db, row: Insertable<KeylessTable>) => db.insertInto('keyless').values(row).execute();
 

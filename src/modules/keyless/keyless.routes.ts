@@ -1,14 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Deleted, Hwid, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { Deleted, Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as keyless from './keyless.service.ts';
-
-const Entry = Type.Object({ hwid: Type.String(), isPremium: Type.Boolean(), expiresAt: Time, createdAt: Time });
-const HwidQuery = Strict({ hwid: Hwid });
-const AddBody = Strict({ hwid: Hwid, isPremium: Type.Optional(Type.Boolean()), expiresAt: Type.Optional(TimeInput) });
+import { Entry, HwidQuery, AddBody } from './keyless.schemas.ts';
 const tags = ['keyless'];
 
 export default async function keylessRoutes(fastify: FastifyInstance) {

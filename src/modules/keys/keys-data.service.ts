@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
+import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
+import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
 
 export type ActiveKeyRow = Selectable<ActiveKeysTable>;
 export type GeneratedKeyRow = Selectable<GeneratedKeysTable>;

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/types.ts';
+import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/schema.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';

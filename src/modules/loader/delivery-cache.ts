@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { Db } from '../../db/database.ts';
-import type { InvalidationBus } from '../../lib/invalidation.ts';
+import type { InvalidationBus } from '../../db/invalidation.ts';
 import type { Clock } from '../../lib/time.ts';
-import { InvalidatingCache } from '../../lib/invalidating-cache.ts';
+import { InvalidatingCache } from '../../db/invalidating-cache.ts';
 import { readBlob, SCRIPT_TOPIC } from '../scripts/code-store.ts';
 import * as scriptsRepo from '../scripts/scripts.repository.ts';
 

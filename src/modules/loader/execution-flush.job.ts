@@ -1,4 +1,4 @@
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 
 /**
  * Writes this instance's counted fetch executions (ExecutionCounter). Not exclusive: each instance writes

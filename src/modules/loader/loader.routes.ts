@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { loaderSource } from '../../lua/loader.ts';
 import { luaError } from '../../lua/quote.ts';
-import { ClientCredentialsQuery, hwidFrom, ScriptIdParams } from '../validation/validation.routes.ts';
+import { ClientCredentialsQuery, hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
 import { deliver, deliverableScript, type Delivery } from './loader.service.ts';
 
 const tags = ['client'];

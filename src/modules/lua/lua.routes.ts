@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../../errors.ts';
 import { librarySource } from '../../lua/library.ts';
-import { NullableString, Responses } from '../../schemas.ts';
-import { Type } from 'typebox';
+import { Responses } from '../../schemas.ts';
 import { keyLinkOf } from '../key-system/key-system.service.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
 import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
-import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.routes.ts';
+import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.schemas.ts';
+import { KeySystemLink } from './lua.schemas.ts';
 
 const tags = ['client'];
 
@@ -41,7 +41,7 @@ export default async function luaRoutes(fastify: FastifyInstance) {
         description: "The key-system page of the script's service, or null while its key system is off.",
         tags,
         params: ScriptIdParams,
-        response: Responses(Type.Object({ link: NullableString })),
+        response: Responses(KeySystemLink),
       },
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 import { hasPlainToken, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import * as repo from './prune.repository.ts';
 

@@ -1,19 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { LicenseKey, Responses, Strict } from '../../schemas.ts';
+import { Responses } from '../../schemas.ts';
 import { ResetResult } from '../keys/keys.schemas.ts';
 import { AppError } from '../../errors.ts';
-import { consumeCaptcha } from '../../lib/captcha.ts';
+import { consumeCaptcha } from '../auth/captcha.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
 import { resetAnswer, resetHwid } from '../keys/keys.service.ts';
 import { endUserActor } from '../audit/audit.repository.ts';
-import { Captcha } from '../auth/auth.schemas.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from './html.ts';
 import { altchaWidgetSource, RESET_PAGE_SCRIPT } from './reset-page.assets.ts';
-
-const ServiceRef = Type.String({ minLength: 1, maxLength: 64 });
-const ResetBody = Strict({ service: ServiceRef, key: LicenseKey, captcha: Captcha });
+import { PageParams, ResetBody } from './reset-page.schemas.ts';
 
 /** The page and its assets, at /reset. */
 export async function resetPageRoutes(fastify: FastifyInstance) {
@@ -28,25 +24,22 @@ export async function resetPageRoutes(fastify: FastifyInstance) {
     reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(RESET_PAGE_SCRIPT),
   );
 
-  app.get(
-    '/reset/:service',
-    { config: { limit: 'client' }, schema: { ...hide, params: Strict({ service: Type.String({ maxLength: 256 }) }) } },
-    async (request, reply) => {
-      reply.header('content-security-policy', PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8');
-      let service;
-      try {
-        service = await serviceForClient(app.ctx, request.params.service);
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'NOT_FOUND') {
-          return reply.status(404).send(htmlPage('Service not found', '<h1>Service not found</h1><p>Check the link you were given.</p>'));
-        }
-        throw error;
+  app.get('/reset/:service', { config: { limit: 'client' }, schema: { ...hide, params: PageParams } }, async (request, reply) => {
+    reply.header('content-security-policy', PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8');
+    let service;
+    try {
+      service = await serviceForClient(app.ctx, request.params.service);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') {
+        return reply.status(404).send(htmlPage('Service not found', '<h1>Service not found</h1><p>Check the link you were given.</p>'));
       }
-      const name = escapeHtml(service.name);
-      return reply.send(
-        htmlPage(
-          `Reset HWID · ${service.name}`,
-          `<h1>Reset your HWID</h1>
+      throw error;
+    }
+    const name = escapeHtml(service.name);
+    return reply.send(
+      htmlPage(
+        `Reset HWID · ${service.name}`,
+        `<h1>Reset your HWID</h1>
 <p>${name}: enter your key to unbind it from your current device, then run the script on the new one.</p>
 <form id="reset-form" data-service="${escapeHtml(service.identifier)}">
 <label for="key">Key</label>
@@ -55,11 +48,10 @@ export async function resetPageRoutes(fastify: FastifyInstance) {
 <button type="submit">Reset HWID</button>
 </form>
 <div id="result" class="result" role="status" hidden></div>`,
-          '<script src="/reset/assets/altcha.js" defer></script>\n<script src="/reset/assets/reset.js" defer></script>',
-        ),
-      );
-    },
-  );
+        '<script src="/reset/assets/altcha.js" defer></script>\n<script src="/reset/assets/reset.js" defer></script>',
+      ),
+    );
+  });
 }
 
 /** POST /api/v1/public/reset-hwid: the page's action. Same rule and codes as POST /keys/reset-hwid. */

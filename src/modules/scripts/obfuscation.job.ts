@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 import { ObfuscationFailed, type ObfuscatedType } from '../../obfuscation/index.ts';
 import { collectOutput, deleteBlob, readBlob, scriptChanged, writeBlob } from './code-store.ts';
 import * as repo from './scripts.repository.ts';

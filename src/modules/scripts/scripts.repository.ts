@@ -1,8 +1,26 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
-import type { ScriptChunksTable, ScriptsTable } from './scripts.tables.ts';
-import './scripts.tables.ts';
+import type { ScriptChunksTable, ScriptsTable } from '../../db/schema.ts';
+
+/** The columns a script record carries out of this repository (the code itself is in script_chunks). */
+const SCRIPT_COLUMNS = [
+  'id',
+  'serviceId',
+  'name',
+  'obfuscationType',
+  'visible',
+  'status',
+  'failureReason',
+  'sourceBlob',
+  'size',
+  'outputBlob',
+  'outputSize',
+  'jobId',
+  'leaseUntil',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof ScriptsTable)[];
 
 export type ScriptRow = Selectable<ScriptsTable>;
 
@@ -15,12 +33,12 @@ export const insertScript = (db: Db, row: Insertable<ScriptsTable>) => db.insert
 export const findServiceScript = (db: Db, serviceId: string, idOrName: string) =>
   db
     .selectFrom('scripts')
-    .selectAll()
+    .select(SCRIPT_COLUMNS)
     .where('serviceId', '=', serviceId)
     .where(isUuid(idOrName) ? 'id' : 'name', '=', isUuid(idOrName) ? idOrName.toLowerCase() : idOrName)
     .executeTakeFirst();
 
-export const findScript = (db: Db, id: string) => db.selectFrom('scripts').selectAll().where('id', '=', id).executeTakeFirst();
+export const findScript = (db: Db, id: string) => db.selectFrom('scripts').select(SCRIPT_COLUMNS).where('id', '=', id).executeTakeFirst();
 
 export const nameTaken = async (db: Db, serviceId: string, name: string) =>
   (await db.selectFrom('scripts').select('id').where('serviceId', '=', serviceId).where('name', '=', name).executeTakeFirst()) !==
@@ -37,7 +55,7 @@ export async function pageScripts(db: Db, serviceId: string, opts: { search?: st
     .where('serviceId', '=', serviceId)
     .$if(Boolean(opts.search), (qb) => qb.where(containsIgnoringCase('name', opts.search!)));
   const [items, total] = await Promise.all([
-    base.selectAll().orderBy('createdAt', 'desc').orderBy('name').offset(opts.offset).limit(opts.limit).execute(),
+    base.select(SCRIPT_COLUMNS).orderBy('createdAt', 'desc').orderBy('name').offset(opts.offset).limit(opts.limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(total.n) };

@@ -10,7 +10,7 @@ import { deleteBlob, scriptChanged, writeBlob } from './code-store.ts';
 import type { ScriptCode } from './code.ts';
 import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
-import type { ObfuscationType, ScriptsTable } from './scripts.tables.ts';
+import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;

@@ -8,7 +8,7 @@ import { countKeyless } from '../keyless/keyless.repository.ts';
 import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
 import { countServiceExecution, findServiceByRef, updateService, type ServiceRow } from '../services/services.repository.ts';
 import { forgetService } from '../services/service-lookup.ts';
-import type { ServicesTable } from '../../db/types.ts';
+import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
 
 export function settingsOf(row: ServiceRow) {

@@ -1,6 +1,30 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ServicesTable } from '../../db/types.ts';
+import type { ServicesTable } from '../../db/schema.ts';
+
+/** The columns a service record carries out of this repository. */
+const SERVICE_COLUMNS = [
+  'id',
+  'accountId',
+  'identifier',
+  'name',
+  'apiKeyDigest',
+  'apiKeySealed',
+  'allowUrlShortener',
+  'allowManageKeys',
+  'allowVss',
+  'ipAllowlist',
+  'webhookUrl',
+  'webhookEnabled',
+  'hwidResetCooldownFreeHours',
+  'hwidResetCooldownPremiumHours',
+  'chatInteractionsPublicKey',
+  'chatGuildId',
+  'chatGuildName',
+  'executions',
+  'lastActiveAt',
+  'createdAt',
+] as const satisfies readonly (keyof ServicesTable)[];
 
 export type ServiceRow = Selectable<ServicesTable>;
 
@@ -10,14 +34,14 @@ export const insertService = (db: Db, row: Insertable<ServicesTable>) => db.inse
 export const findServiceByRef = (db: Db, ref: string) =>
   db
     .selectFrom('services')
-    .selectAll()
+    .select(SERVICE_COLUMNS)
     .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
     .executeTakeFirst();
 
 export const findAccountService = (db: Db, accountId: string, ref: string) =>
   db
     .selectFrom('services')
-    .selectAll()
+    .select(SERVICE_COLUMNS)
     .where('accountId', '=', accountId)
     .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
     .executeTakeFirst();
@@ -27,13 +51,13 @@ export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
   db
     .selectFrom('services')
     .innerJoin('accounts', 'accounts.id', 'services.accountId')
-    .selectAll('services')
+    .select(SERVICE_COLUMNS.map((column) => `services.${column}` as const))
     .where('services.apiKeyDigest', '=', keyDigest)
     .where('accounts.disabled', '=', 0)
     .executeTakeFirst();
 
 export const listAccountServices = (db: Db, accountId: string) =>
-  db.selectFrom('services').selectAll().where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
+  db.selectFrom('services').select(SERVICE_COLUMNS).where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
 
 export const updateService = (db: Db, id: string, patch: Updateable<ServicesTable>) =>
   db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { IdParams, Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
@@ -24,7 +23,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
         summary: 'List your services',
         description: 'Every service of the calling account (account key or signed-in session).',
         tags,
-        response: Responses(Type.Object({ services: Type.Array(schemas.Service) })),
+        response: Responses(schemas.ServiceList),
       },
     },
     async (request) => {

@@ -24,3 +24,5 @@ export const Allowlist = Type.Object({ entries: Type.Array(Type.String()) });
 export const AllowlistBody = Strict({
   entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: MAX_ALLOWLIST_ENTRIES }),
 });
+
+export const ServiceList = Type.Object({ services: Type.Array(Service) });

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ShortLinksTable } from './shortener.tables.ts';
+import type { ShortLinksTable } from '../../db/schema.ts';
 
 export const insertShortLink = (db: Db, row: Insertable<ShortLinksTable>) => db.insertInto('shortLinks').values(row).execute();
 
@@ -16,7 +16,13 @@ export const followShortLink = (db: Db, slug: string) =>
 export async function pageShortLinks(db: Db, serviceId: string, opts: { offset: number; limit: number }) {
   const base = db.selectFrom('shortLinks').where('serviceId', '=', serviceId);
   const [items, total] = await Promise.all([
-    base.selectAll().orderBy('createdAt', 'desc').orderBy('slug').offset(opts.offset).limit(opts.limit).execute(),
+    base
+      .select(['slug', 'serviceId', 'url', 'clicks', 'createdAt'])
+      .orderBy('createdAt', 'desc')
+      .orderBy('slug')
+      .offset(opts.offset)
+      .limit(opts.limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(total.n) };

@@ -1,26 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Deleted, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { Deleted, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { htmlPage } from '../reset-page/html.ts';
 import * as shortener from './shortener.service.ts';
+import { Link, ListedLink, CreateBody, SlugQuery, SlugParams } from './shortener.schemas.ts';
 
 const tags = ['shortener'];
 const flagged = { auth: 'service', permission: 'allowUrlShortener', limit: 'api' } as const;
-
-const Link = Type.Object({ slug: Type.String(), shortUrl: Type.String(), url: Type.String() });
-const ListedLink = Type.Object({ ...Link.properties, clicks: Type.Integer(), createdAt: Time });
-const CreateBody = Strict({
-  // Length and scheme are checked by the service so every refusal reads the same.
-  url: Type.String({ maxLength: 4096 }),
-  slug: Type.Optional(
-    Type.String({ pattern: '^[A-Za-z0-9_-]{3,32}$', errorMessage: 'must be 3 to 32 characters of letters, digits, _ and -' }),
-  ),
-});
 const { search: _search, ...PagingOnly } = PageQuery;
-const SlugQuery = Strict({ slug: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** The API half, under /api/v1. */
 export default async function shortenerRoutes(fastify: FastifyInstance) {
@@ -88,7 +77,7 @@ export async function shortLinkRedirectRoutes(fastify: FastifyInstance) {
         summary: 'Follow a short link',
         description: 'Redirects to the target URL.',
         hide: true,
-        params: Type.Object({ slug: Type.String({ maxLength: 256 }) }),
+        params: SlugParams,
       },
     },
     async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { Log } from '../../context.ts';
 import type { Write, WriteObserver } from '../../db/write-observer.ts';
-import type { InvalidationBus } from '../../lib/invalidation.ts';
-import { InvalidatingCache } from '../../lib/invalidating-cache.ts';
+import type { InvalidationBus } from '../../db/invalidation.ts';
+import { InvalidatingCache } from '../../db/invalidating-cache.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { findActiveKeyAndBan } from './validation.repository.ts';
 

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
-import type { VaultScriptsTable } from './vault.tables.ts';
+import type { VaultScriptsTable } from '../../db/schema.ts';
 
 export type VaultScriptRow = Selectable<VaultScriptsTable>;
 const LISTED = ['id', 'name', 'size', 'createdAt', 'updatedAt'] as const;
@@ -12,7 +12,7 @@ export const insertVaultScript = (db: Db, row: Insertable<VaultScriptsTable>) =>
 export const findVaultScript = (db: Db, accountId: string, ref: { id: string } | { name: string }) =>
   db
     .selectFrom('vaultScripts')
-    .selectAll()
+    .select(['id', 'accountId', 'name', 'codeSealed', 'size', 'createdAt', 'updatedAt'])
     .where('accountId', '=', accountId)
     .$if('id' in ref, (qb) => qb.where('id', '=', (ref as { id: string }).id))
     .$if('name' in ref, (qb) => qb.where('name', '=', (ref as { name: string }).name))

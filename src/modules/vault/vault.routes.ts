@@ -1,28 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Deleted, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { Deleted, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { accountIdOf, accountOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { issueVaultToken } from './vault-token.ts';
 import * as vault from './vault.service.ts';
+import { VaultScript, VaultScriptWithCode, CreateBody, UpdateBody, RefParams, VaultToken } from './vault.schemas.ts';
 
 const tags = ['vault'];
 const vaultAuth = { auth: 'vault', limit: 'api' } as const;
 // JSON escaping can double the code's size on the wire; the 40 MB rule is checked on the decoded code.
 const SCRIPT_BODY_LIMIT = 2 * vault.MAX_CODE_BYTES + 65_536;
-
-const VaultScript = Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer(), createdAt: Time, updatedAt: Time });
-const VaultScriptWithCode = Type.Object({ ...VaultScript.properties, code: Type.String() });
-const Name = Type.String({ minLength: 1, maxLength: 64 });
-const Code = Type.String({ minLength: 1 });
-const CreateBody = Strict({ name: Name, code: Code });
-const UpdateBody = Strict(
-  { name: Type.Optional(Name), code: Type.Optional(Code) },
-  { minProperties: 1, errorMessage: 'must name at least one of name, code' },
-);
-const RefParams = Strict({ idOrName: Type.String({ minLength: 1, maxLength: 64 }) });
-const VaultToken = Type.Object({ token: Type.String(), expiresIn: Type.Integer(), apiBaseUrl: Type.String() });
 
 /** POST /api/v1/vault-v3/session/token: the account key buys a short-lived vault token. */
 export async function vaultTokenRoutes(fastify: FastifyInstance) {

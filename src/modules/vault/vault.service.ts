@@ -5,7 +5,7 @@ import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { newId, UUID_PATTERN } from '../../lib/random.ts';
 import { iso } from '../../lib/time.ts';
-import type { VaultScriptsTable } from './vault.tables.ts';
+import type { VaultScriptsTable } from '../../db/schema.ts';
 import * as repo from './vault.repository.ts';
 
 /** Same rule as VSS script names (contract §3). */

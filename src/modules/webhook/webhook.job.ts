@@ -1,4 +1,4 @@
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 import { runWebhookWorkerPass } from './webhook.service.ts';
 
 /**

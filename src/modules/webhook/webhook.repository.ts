@@ -1,7 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/database.ts';
-import type { OutboxStatus, WebhookOutboxTable } from './webhook.tables.ts';
-import './webhook.tables.ts';
+import type { OutboxStatus, WebhookOutboxTable } from '../../db/schema.ts';
 
 export type OutboxRow = Selectable<WebhookOutboxTable>;
 

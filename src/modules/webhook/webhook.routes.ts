@@ -1,33 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { IdParams, NullableString, NullableTime, Page, PageQuery, Responses, Strict, Time } from '../../schemas.ts';
+import { IdParams, Page, Responses } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountIdOf, serviceOf } from '../../plugins/auth.ts';
 import * as webhook from './webhook.service.ts';
-
-const PostBody = Strict({
-  content: Type.String({ minLength: 1, maxLength: 2000, errorMessage: 'must be 1 to 2000 characters' }),
-  username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, errorMessage: 'must be 1 to 80 characters' })),
-});
-const Delivered = Type.Object({ delivered: Type.Boolean(), queued: Type.Optional(Type.Boolean()) });
-const Revealed = Type.Object({ webhookUrl: Type.Union([Type.String(), Type.Null()]), webhookEnabled: Type.Boolean() });
-const OutboxStatusSchema = Type.Union(
-  [Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')],
-  {
-    errorMessage: 'must be one of pending, sending, delivered, failed',
-  },
-);
-const OutboxQuery = Strict({ ...PageQuery, status: Type.Optional(OutboxStatusSchema) });
-const OutboxMessage = Type.Object({
-  id: Type.String(),
-  status: Type.String(),
-  attempts: Type.Integer(),
-  lastError: NullableString,
-  createdAt: Time,
-  deliveredAt: NullableTime,
-  nextAttemptAt: NullableTime,
-});
+import { PostBody, Delivered, Revealed, OutboxQuery, OutboxMessage } from './webhook.schemas.ts';
 
 export default async function webhookRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

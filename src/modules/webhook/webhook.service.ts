@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Config } from '../../config.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, type OutboundResponse } from '../../lib/outbound.ts';
+import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, type OutboundResponse } from '../../net/outbound.ts';
 import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
 import { findAccountService, type ServiceRow } from '../services/services.repository.ts';
 import * as repo from './webhook.repository.ts';
-import type { OutboxStatus } from './webhook.tables.ts';
+import type { OutboxStatus } from '../../db/schema.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
 

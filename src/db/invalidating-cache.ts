@@ -1,5 +1,5 @@
 import type { InvalidationBus } from './invalidation.ts';
-import type { Clock } from './time.ts';
+import type { Clock } from '../lib/time.ts';
 
 /**
  * A small per-instance cache of rows read from the database, kept true by the invalidation bus: every

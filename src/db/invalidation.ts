@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
-import type { Db, Dialect } from '../db/database.ts';
+import type { Db, Dialect } from './database.ts';
 
 /**
  * Tells every instance that cached copies of something are stale. One mechanism per deployment:

@@ -1,8 +1,8 @@
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib';
 import type { Challenge } from 'altcha-lib/types';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../../context.ts';
 import { spendCaptcha } from './captcha.repository.ts';
-import { invalid } from '../errors.ts';
+import { invalid } from '../../errors.ts';
 
 /**
  * ALTCHA proof-of-work, self-hosted. A challenge is an HMAC-signed puzzle with its expiry in the salt;

@@ -1,4 +1,4 @@
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 import { sweepKeySystem } from './key-system.service.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 import { pruneOrphanedAnalytics } from '../analytics/analytics.repository.ts';
 import { pruneExpiredAudit } from './audit.service.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { releaseLease, takeLease } from './job-leases.repository.ts';
+import { releaseLease, takeLease } from './leases.repository.ts';
 
 /**
  * Background work of one kind. `run` does one pass and returns; the runner calls it every `intervalMs`

@@ -1,4 +1,4 @@
-import type { Job } from '../../lib/jobs.ts';
+import type { Job } from '../../jobs/runner.ts';
 
 /**
  * Writes this instance's in-memory counts (contract §7.5: at most 5 s late). Not exclusive: every

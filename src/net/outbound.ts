@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { ipLiteral, isPublicAddress } from './ssrf.ts';
+import { ipLiteral, isPublicAddress } from '../lib/ssrf.ts';
 
 /**
  * The one way Keyward makes a request to an address a user chose (webhooks). The SSRF rules live here:

@@ -1,5 +1,5 @@
-import type { Db } from '../db/database.ts';
-import { isUniqueViolation } from '../db/database.ts';
+import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/database.ts';
 
 /**
  * Records a solved captcha as spent until it expires; false when it was spent already (on any instance).

@@ -1,11 +1,5 @@
 import type { Db } from '../db/database.ts';
 
-declare module '../db/types.ts' {
-  interface Database {
-    jobLeases: { name: string; holder: string; leaseUntil: number };
-  }
-}
-
 /**
  * Takes or renews the lease on `name` for `holder` until `until`; true when this holder has it. One statement,
  * so two instances asking at once cannot both win: the row is taken only when free, expired or already ours.

@@ -1,0 +1,19 @@
+import type { Job } from './runner.ts';
+import { analyticsFlushJob } from '../modules/analytics/analytics-flush.job.ts';
+import { auditPruneJob } from '../modules/audit/audit-prune.job.ts';
+import { executionFlushJob } from '../modules/loader/execution-flush.job.ts';
+import { keySystemSweepJob } from '../modules/key-system/key-system-sweep.job.ts';
+import { pruneJob } from '../modules/maintenance/prune.job.ts';
+import { obfuscationJob } from '../modules/scripts/obfuscation.job.ts';
+import { webhookDeliveryJob } from '../modules/webhook/webhook.job.ts';
+
+/** Every background job of the app; the runner (jobs/runner.ts) starts them with the server and stops them with it. */
+export const jobs: readonly Job[] = [
+  webhookDeliveryJob,
+  obfuscationJob,
+  analyticsFlushJob,
+  executionFlushJob,
+  pruneJob,
+  auditPruneJob,
+  keySystemSweepJob,
+];

@@ -1,0 +1,3 @@
+import { Type } from 'typebox';
+
+export const ApiKey = Type.Object({ apiKey: Type.String() });

@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import { LicenseKey, NullableString, NullableTime, Strict, Time } from '../../schemas.ts';
+
+export const Settings = Type.Object({
+  webhookUrl: NullableString,
+  webhookEnabled: Type.Boolean(),
+  hwidResetCooldownFreeHours: Type.Integer(),
+  hwidResetCooldownPremiumHours: Type.Integer(),
+  chatInteractionsPublicKey: NullableString,
+  chat: Type.Union([Type.Object({ guildId: Type.String(), guildName: Type.String() }), Type.Null()]),
+});
+export const Info = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time, settings: Settings });
+export const Status = Type.Object({
+  activeKeys: Type.Integer(),
+  generatedKeys: Type.Integer(),
+  keylessEntries: Type.Integer(),
+  blacklistedHwids: Type.Integer(),
+  totalExecutions: Type.Integer(),
+});
+export const Executions = Type.Object({ executions: Type.Integer(), lastActiveAt: NullableTime });
+// The body is optional; a missing one becomes {} before validation (see the route) rather than a
+// union with null, whose failure would name the whole body instead of the offending field.
+export const ExecutionBody = Strict({ key: Type.Optional(LicenseKey) });
+export const Hours = Type.Integer({ minimum: 0, maximum: 720, errorMessage: 'must be a whole number of hours from 0 to 720' });
+export const SettingsBody = Strict({
+  webhookUrl: Type.Optional(Type.Union([Type.String({ maxLength: 512 }), Type.Null()], { errorMessage: 'must be a webhook URL or null' })),
+  webhookEnabled: Type.Optional(Type.Boolean()),
+  hwidResetCooldownFreeHours: Type.Optional(Hours),
+  hwidResetCooldownPremiumHours: Type.Optional(Hours),
+  chatInteractionsPublicKey: Type.Optional(
+    Type.Union([Type.String({ pattern: '^[0-9a-fA-F]{64}$' }), Type.Null()], { errorMessage: 'must be 64 hexadecimal characters or null' }),
+  ),
+});
