@@ -4,7 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { ActiveKeysTable } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { iso, LATEST_TIME_MS } from '../../lib/time.ts';
-import { EXPORT_COLUMNS } from './keys-export.ts';
+import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-export.ts';
 
 type KeyStatus = ActiveKeysTable['status'];
 
@@ -177,10 +177,14 @@ function fromKeyward(record: unknown): ImportedKey {
   };
 }
 
+/** The cell's value without the one `'` an export put before a formula's first character (keys-export.ts, neutralized). */
+const unneutralized = (cell: string) => (cell.startsWith("'") && FORMULA_CELL.test(cell) ? cell.slice(1) : cell);
+
 /** CSV cells are text: turn an export's words back into the JSON record's types, then check it the same way. */
 function csvRecordToJson(row: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, text] of Object.entries(row)) {
+  for (const [name, cell] of Object.entries(row)) {
+    const text = unneutralized(cell);
     if (text === '' && name !== 'note') continue;
     switch (name) {
       case 'hwids':
