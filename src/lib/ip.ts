@@ -39,3 +39,25 @@ export function inRanges(address: string, entries: readonly string[]): boolean {
     return range.kind() === ip.kind() && ip.match(range as never, bits);
   });
 }
+
+const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * The one key every per-address limit and lockout counts under (rate limits, failed-authentication budget, key-system
+ * keys per address …), so that no spelling of an address buys a fresh budget: an IPv4 address as itself, an
+ * IPv4-mapped IPv6 address (::ffff:203.0.113.77, in any spelling) as that IPv4 address, and any other IPv6 address
+ * as its /64 (one customer line is handed a whole /64, so its addresses are one client), written in one canonical
+ * form whatever the case or zero compression of the text. Anything unparsable is its own key, lower-cased.
+ */
+export function addressKey(address: string): string {
+  if (PLAIN_IPV4.test(address)) return address;
+  const bare = address.replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return address.toLowerCase();
+  const parsed = ipaddr.process(bare);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts;
+  return `${parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
+}

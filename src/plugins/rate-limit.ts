@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import rateLimit from '@fastify/rate-limit';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey } from './auth.ts';
 import { serviceForClient } from '../modules/services/service-lookup.ts';
@@ -48,12 +49,12 @@ const UNKNOWN_TARGET = '?';
 
 const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequest) => string | Promise<string>> => ({
   // Per address and service: one busy game server must not starve another seller's users.
-  client: async (request) => `client:${request.ip}:${await clientTarget(ctx, request)}`,
+  client: async (request) => `client:${addressKey(request.ip)}:${await clientTarget(ctx, request)}`,
   api: (request) => {
     const key = presentedKey(request);
-    return key ? `api:${digest(key)}` : `api-ip:${request.ip}`;
+    return key ? `api:${digest(key)}` : `api-ip:${addressKey(request.ip)}`;
   },
-  login: (request) => `login:${request.ip}`,
+  login: (request) => `login:${addressKey(request.ip)}`,
 });
 
 const WINDOW_MS = 60_000;
@@ -100,7 +101,7 @@ function localClientLimiter(ctx: AppContext, max: number) {
   const limit = String(max);
   const spend = (request: FastifyRequest, reply: FastifyReply, target: string): AppError | undefined => {
     const now = Date.now();
-    const { count, resetAt } = counter.hit(`${request.ip}:${target}`, now);
+    const { count, resetAt } = counter.hit(`${addressKey(request.ip)}:${target}`, now);
     const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
     reply
       .header('ratelimit-limit', limit)
@@ -198,7 +199,7 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
   }
 
   const check = async (request: FastifyRequest) => {
-    const retryAfter = await spent(request.ip);
+    const retryAfter = await spent(addressKey(request.ip));
     if (retryAfter > 0) {
       throw new AppError('RATE_LIMITED', `Too many failed authentications from this address; try again in ${retryAfter} seconds`, {
         retryAfter,
@@ -216,6 +217,6 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
   // Only an AppError answers 401 (plugins/errors.ts) and every error passes this hook before the error
   // handler: an answer without an error costs nothing here (an onSend hook ran on every executor call).
   app.addHook('onError', async (request, _reply, error) => {
-    if (error instanceof AppError && error.status === 401) await count(request.ip);
+    if (error instanceof AppError && error.status === 401) await count(addressKey(request.ip));
   });
 }

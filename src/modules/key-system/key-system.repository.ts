@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { isSqlite } from '../../db/search.ts';
 import type { KeySystemGrantsTable, KeySystemProvider, KeySystemSessionsTable, KeySystemSettingsTable } from '../../db/schema.ts';
 
 export type SettingsRow = Selectable<KeySystemSettingsTable>;
@@ -92,6 +93,16 @@ export const releaseToken = (db: Db, provider: KeySystemProvider, tokenDigest: s
   db.deleteFrom('keySystemTokens').where('provider', '=', provider).where('tokenDigest', '=', tokenDigest).execute();
 
 export const insertGrant = (db: Db, row: Insertable<KeySystemGrantsTable>) => db.insertInto('keySystemGrants').values(row).execute();
+
+/**
+ * Holds the service's key-system row until the transaction ends, so that the completions of one service count their
+ * address's grants one after another (a grant committed by one is seen by the next: READ COMMITTED reads afresh
+ * per statement). On SQLite the transaction's first write already holds the database's only write lock.
+ */
+export async function lockGrants(trx: Db, serviceId: string) {
+  if (isSqlite(trx)) return;
+  await trx.selectFrom('keySystemSettings').select('serviceId').where('serviceId', '=', serviceId).forUpdate().execute();
+}
 
 /** The grants to this address in the window, oldest first (the oldest decides when the next key is possible). */
 export const grantsSince = (db: Db, serviceId: string, address: string, since: number) =>

@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/database.ts';
+import { isUniqueViolation, type Db } from '../../db/database.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { consumeCaptcha } from '../auth/captcha.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
 import { digest, safeEqual } from '../../lib/secrets.ts';
+import { addressKey } from '../../lib/ip.ts';
 import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';
 import { insertGeneratedKeys } from '../keys/keys.repository.ts';
 import { newLicenseKey } from '../keys/keys.service.ts';
@@ -172,15 +173,20 @@ export function parseSessionCookie(value: string | undefined): { id: string; sec
 
 const returnUrl = (ctx: AppContext, service: ServiceRow, sessionId: string) => `${pageUrl(ctx, service)}/return?session=${sessionId}`;
 
-/** Over the per-address limit: when the oldest key in the last day ages out. */
-async function nextKeyAllowedAt(ctx: AppContext, serviceId: string, address: string, limit: number, now: number): Promise<number | null> {
+/** Over the per-address limit: when the oldest key in the last day ages out. `db` may be a transaction. */
+async function nextKeyAllowedAt(db: Db, serviceId: string, address: string, limit: number, now: number): Promise<number | null> {
   if (limit === 0) return null;
-  const grants = await repo.grantsSince(ctx.db, serviceId, address, now - DAY_MS);
+  const grants = await repo.grantsSince(db, serviceId, addressKey(address), now - DAY_MS);
   return grants.length < limit ? null : grants[grants.length - limit]!.issuedAt + DAY_MS;
 }
 
-async function enforceLimit(ctx: AppContext, serviceId: string, address: string, settings: KeySystemSettings, now: number) {
-  const at = await nextKeyAllowedAt(ctx, serviceId, address, settings.maxKeysPerAddressPerDay, now);
+/**
+ * Refuses when the address has earned its keys for the day. Outside a transaction this is the early, friendly answer
+ * (at the start, before the last checkpoint); the decision itself is taken again inside the key's transaction, under
+ * lockGrants, so that sessions finishing at once cannot all pass on the same count.
+ */
+async function enforceLimit(db: Db, serviceId: string, address: string, settings: KeySystemSettings, now: number) {
+  const at = await nextKeyAllowedAt(db, serviceId, address, settings.maxKeysPerAddressPerDay, now);
   if (at === null) return;
   // The page shows nextKeyAt in the user's own time zone; API callers get the same instant in the sentence.
   throw new AppError('KEY_SYSTEM_LIMIT', `You have earned the most keys allowed today; the next key can be earned at ${iso(at)}`, {
@@ -212,7 +218,7 @@ export async function startSession(ctx: AppContext, service: ServiceRow, input: 
   if (!settings.enabled) throw disabled();
   await consumeCaptcha(ctx, input.captcha);
   const now = ctx.clock();
-  await enforceLimit(ctx, service.id, input.address, settings, now);
+  await enforceLimit(ctx.db, service.id, input.address, settings, now);
   const id = newId();
   const secret = randomAlphanumeric(32);
   const link = await linkFor(ctx, service, settings, id, 0);
@@ -278,7 +284,7 @@ export async function passCheckpoint(
     throw failed('too-fast', `This checkpoint was passed too quickly; wait ${wait} more seconds and try again`, wait);
   }
   const last = session.checkpoint + 1 >= session.checkpoints;
-  if (last) await enforceLimit(ctx, service.id, session.address, settings, now);
+  if (last) await enforceLimit(ctx.db, service.id, session.address, settings, now);
 
   if (settings.provider !== 'none') {
     if (!token) throw failed('token-invalid', 'The checkpoint carries no token; complete it through the link');
@@ -333,6 +339,10 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
         nextUrl: null,
       });
       if (!won) throw new LostRace();
+      if (settings.maxKeysPerAddressPerDay > 0) {
+        await repo.lockGrants(trx, service.id);
+        await enforceLimit(trx, service.id, session.address, settings, now);
+      }
       await insertGeneratedKeys(trx, [
         {
           key,
@@ -347,7 +357,7 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
           createdAt: now,
         },
       ]);
-      await repo.insertGrant(trx, { serviceId: service.id, address: session.address, key, issuedAt: now });
+      await repo.insertGrant(trx, { serviceId: service.id, address: addressKey(session.address), key, issuedAt: now });
       // Contract §7.6: the key system acts for an end user.
       const actor: Actor = { kind: 'end-user', accountId: null, ip: session.address };
       await recordServiceAudit(trx, actor, service, 'key.generate', key, { count: 1, source: 'key-system' }, now);

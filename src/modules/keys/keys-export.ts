@@ -1,8 +1,8 @@
 // Contract §7.4's export: reading the keys and writing them as CSV or JSON bytes. The server runs it in a worker
 // thread (export-workers.ts); the CLI in its own process.
 import type { Db } from '../../db/database.ts';
-import type { ListedKey } from './keys-data.service.ts';
-import * as repo from './keys-data.repository.ts';
+import type { ListedKey } from './keys-list.service.ts';
+import * as repo from './keys-list.repository.ts';
 import { hwidsOf } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys.service.ts';
 
@@ -79,8 +79,21 @@ export function csvValues(record: ExportRecord): string[] {
   ];
 }
 
-/** One CSV cell as csv-stringify writes it by default: quoted (quotes doubled) when it holds `"`, `,`, CR or LF. */
-const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+/**
+ * A cell a spreadsheet would run as a formula (one beginning with `=`, `+`, `-`, `@`, a tab or a carriage return) is
+ * written with a leading `'`, which spreadsheets read as "text". An HWID is chosen by whoever runs the script, so an
+ * export must never hand a seller's spreadsheet a formula. A cell already beginning with `'`s before such a character
+ * gets one more, so that the import, which takes exactly one `'` off a cell beginning that way, gives back every
+ * value exactly (see unneutralized in keys-import.ts).
+ */
+export const FORMULA_CELL = /^'*[=+\-@\t\r]/;
+export const neutralized = (value: string) => (FORMULA_CELL.test(value) ? `'${value}` : value);
+
+/** One CSV cell as csv-stringify writes it by default (quoted, quotes doubled, when it holds `"`, `,`, CR or LF), neutralized. */
+const csvCell = (raw: string) => {
+  const value = neutralized(raw);
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+};
 
 /** One CSV line (CRLF-terminated) of a record, in EXPORT_COLUMNS order. */
 export const csvLine = (record: ExportRecord) => csvValues(record).map(csvCell).join(',') + '\r\n';

@@ -1,169 +1,12 @@
-import type { Insertable } from 'kysely';
+// Reading an import (contract §7.4): Keyward CSV or JSON, or Luarmor records, each checked field by field. Pure
+// (no database, no context), beside keys-export.ts, whose columns it reads back.
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/database.ts';
-import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
+import type { ActiveKeysTable } from '../../db/schema.ts';
 import { AppError, invalid } from '../../errors.ts';
-import { pageOf, type PageRequest } from '../../lib/pagination.ts';
-import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
-import * as repo from './keys-data.repository.ts';
-import { EXPORT_COLUMNS } from './keys-export.ts';
-import { withHwids } from './keys.repository.ts';
-import { toActiveKeyView, toGeneratedKeyView, type KeyStatus } from './keys.service.ts';
+import { iso, LATEST_TIME_MS } from '../../lib/time.ts';
+import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-export.ts';
 
-/** Filter values as the query string carries them; the schema has checked each is one of its words. */
-export interface FilterQuery {
-  type?: 'active' | 'generated' | 'all';
-  status?: KeyStatus;
-  premium?: 'true' | 'false';
-  bound?: 'true' | 'false';
-  expired?: 'true' | 'false';
-  search?: string;
-}
-
-const flagOf = (text: 'true' | 'false' | undefined) => (text === undefined ? undefined : text === 'true');
-
-export const filterOf = (query: FilterQuery, now: number): repo.KeyFilter => ({
-  type: query.type ?? 'all',
-  status: query.status,
-  premium: flagOf(query.premium),
-  bound: flagOf(query.bound),
-  expired: flagOf(query.expired),
-  search: query.search,
-  now,
-});
-
-export type ListedKey =
-  ({ type: 'active' } & ReturnType<typeof toActiveKeyView>) | ({ type: 'generated' } & ReturnType<typeof toGeneratedKeyView>);
-
-/**
- * A short search reads every key of the service, once for the page and once more for the count. A page that is not
- * full is the last one: offset + its length is the count, and the second read is skipped (a 1–2 character term
- * mostly matches few keys or none). Only a full page, or an empty one past the first, still counts.
- */
-async function pageThenTotal(ctx: AppContext, serviceId: string, filter: repo.KeyFilter, sort: repo.KeySort, request: PageRequest) {
-  const entries = await repo.pageOfKeys(ctx.db, serviceId, filter, sort, request.limit, request.offset);
-  const lastPage = entries.length > 0 ? entries.length < request.limit : request.offset === 0;
-  return [entries, lastPage ? request.offset + entries.length : await repo.countKeys(ctx.db, serviceId, filter)] as const;
-}
-
-export async function listKeys(
-  ctx: AppContext,
-  serviceId: string,
-  query: FilterQuery & { sort?: repo.SortColumn; order?: 'asc' | 'desc' },
-  request: PageRequest,
-) {
-  const filter = filterOf(query, ctx.clock());
-  const sort: repo.KeySort = { sort: query.sort ?? 'createdAt', order: query.order ?? 'desc' };
-  const [entries, total] = repo.readsEveryKey(filter)
-    ? await pageThenTotal(ctx, serviceId, filter, sort, request)
-    : await Promise.all([
-        repo.pageOfKeys(ctx.db, serviceId, filter, sort, request.limit, request.offset),
-        repo.countKeys(ctx.db, serviceId, filter),
-      ]);
-  const activeKeys = entries.filter((e) => e.type === 'active').map((e) => e.key);
-  const generatedKeys = entries.filter((e) => e.type === 'generated').map((e) => e.key);
-  const [active, generated] = await Promise.all([
-    repo.activeRowsByKey(ctx.db, serviceId, activeKeys).then((rows) => withHwids(ctx.db, rows)),
-    repo.generatedRowsByKey(ctx.db, serviceId, generatedKeys),
-  ]);
-  const views = new Map<string, ListedKey>();
-  for (const row of active) views.set(row.key, { type: 'active', ...toActiveKeyView(row) });
-  for (const row of generated) views.set(row.key, { type: 'generated', ...toGeneratedKeyView(row) });
-  // A key deleted between the two reads simply drops out of this page.
-  const items = entries.map((e) => views.get(e.key)).filter((v) => v !== undefined);
-  return pageOf(items, total, request);
-}
-
-// ---------------------------------------------------------------- bulk actions (§7.3)
-
-export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
-export interface BulkInput {
-  action: BulkAction;
-  keys: string[];
-  days?: number;
-  note?: string;
-}
-
-const STATUS_OF: Partial<Record<BulkAction, KeyStatus>> = { ban: 'banned', pause: 'paused', activate: 'active' };
-
-function checkBulkInput(input: BulkInput) {
-  if (input.action === 'extend' && input.days === undefined) throw invalid('days', 'days is required when action is extend');
-  if (input.action !== 'extend' && input.days !== undefined) throw invalid('days', 'days is only used when action is extend');
-  if (input.action === 'setNote' && input.note === undefined) throw invalid('note', 'note is required when action is setNote');
-  if (input.action !== 'setNote' && input.note !== undefined) throw invalid('note', 'note is only used when action is setNote');
-}
-
-/** All of it happens or none: one transaction, and the audit entry commits with it. */
-/** `service` is the caller's service (its owner is the audit entry's account). */
-export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: string; accountId: string }, input: BulkInput) {
-  const serviceId = service.id;
-  checkBulkInput(input);
-  const now = ctx.clock();
-  return ctx.db.transaction().execute(async (trx) => {
-    const found = await repo.existingOfService(trx, serviceId, input.keys);
-    const known = new Set([...found.active, ...found.generated].map((r) => r.key));
-    // Another service's keys are indistinguishable from keys that do not exist.
-    const notFound = input.keys.filter((k) => !known.has(k));
-    const active = found.active.map((r) => r.key);
-    const generated = found.generated.map((r) => r.key);
-    let skipped: string[] = [];
-    switch (input.action) {
-      case 'delete':
-        await repo.deleteKeys(trx, serviceId, active, generated);
-        break;
-      case 'ban':
-      case 'pause':
-      case 'activate':
-        await repo.patchKeys(trx, serviceId, active, generated, { status: STATUS_OF[input.action] });
-        break;
-      case 'setNote':
-        // An empty note clears it, as a null note would.
-        await repo.patchKeys(trx, serviceId, active, generated, { note: input.note === '' ? null : input.note });
-        break;
-      case 'resetHwid': {
-        const bound = found.active.filter((r) => r.hwidCount > 0).map((r) => r.key);
-        const boundSet = new Set(bound);
-        skipped = [...active.filter((k) => !boundSet.has(k)), ...generated];
-        await repo.clearHwids(trx, serviceId, bound);
-        break;
-      }
-      case 'extend': {
-        const ms = input.days! * DAY_MS;
-        const rows = [...found.active, ...found.generated];
-        skipped = rows.filter((r) => r.expiresAt === null).map((r) => r.key);
-        const latest = Math.max(now, ...rows.map((r) => r.expiresAt ?? 0)) + ms;
-        if (latest > LATEST_TIME_MS) throw invalid('days', `days would take an expiry past ${iso(LATEST_TIME_MS)}`);
-        await repo.extendKeys(
-          trx,
-          serviceId,
-          'activeKeys',
-          found.active.filter((r) => r.expiresAt !== null).map((r) => r.key),
-          ms,
-          now,
-        );
-        await repo.extendKeys(
-          trx,
-          serviceId,
-          'generatedKeys',
-          found.generated.filter((r) => r.expiresAt !== null).map((r) => r.key),
-          ms,
-          now,
-        );
-        break;
-      }
-    }
-    const updated = known.size - skipped.length;
-    const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };
-    if (input.days !== undefined) details.days = input.days;
-    if (input.note !== undefined) details.note = input.note;
-    await recordServiceAudit(trx, actor, service, 'keys.bulk', null, details, now);
-    return { action: input.action, updated, notFound, skipped };
-  });
-}
-
-// ---------------------------------------------------------------- import (§7.4)
+type KeyStatus = ActiveKeysTable['status'];
 
 export type ImportFormat = 'keyward-csv' | 'keyward-json' | 'luarmor';
 export interface ImportInput {
@@ -182,7 +25,7 @@ interface RecordError {
 }
 
 /** A record read from any format, before it becomes a row. */
-interface ImportedKey {
+export interface ImportedKey {
   key: string;
   active: boolean;
   status: KeyStatus;
@@ -334,10 +177,14 @@ function fromKeyward(record: unknown): ImportedKey {
   };
 }
 
+/** The cell's value without the one `'` an export put before a formula's first character (keys-export.ts, neutralized). */
+const unneutralized = (cell: string) => (cell.startsWith("'") && FORMULA_CELL.test(cell) ? cell.slice(1) : cell);
+
 /** CSV cells are text: turn an export's words back into the JSON record's types, then check it the same way. */
 function csvRecordToJson(row: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, text] of Object.entries(row)) {
+  for (const [name, cell] of Object.entries(row)) {
+    const text = unneutralized(cell);
     if (text === '' && name !== 'note') continue;
     switch (name) {
       case 'hwids':
@@ -478,77 +325,4 @@ export function parseImport(input: ImportInput): ImportedKey[] {
     });
   }
   return parsed;
-}
-
-export interface ImportProgress {
-  (done: number, total: number): void;
-}
-
-/** All or nothing: every record checked, duplicates settled, then one transaction with its audit entry. */
-export async function importKeys(
-  ctx: AppContext,
-  actor: Actor,
-  service: { id: string; accountId: string },
-  input: ImportInput,
-  progress?: ImportProgress,
-) {
-  const serviceId = service.id;
-  const parsed = parseImport(input);
-  const now = ctx.clock();
-  const run = async (trx: typeof ctx.db) => {
-    const existing = await repo.existingKeys(
-      trx,
-      parsed.map((k) => k.key),
-    );
-    if (existing.size > 0 && input.onDuplicate !== 'skip') {
-      const duplicates = parsed.filter((k) => existing.has(k.key)).map((k) => k.key);
-      throw new AppError('CONFLICT', `${duplicates.length} key(s) already exist; nothing was imported`, { duplicates });
-    }
-    const fresh = parsed.filter((k) => !existing.has(k.key));
-    const active: Insertable<ActiveKeysTable>[] = [];
-    const generated: Insertable<GeneratedKeysTable>[] = [];
-    const hwids: Array<{ key: string; serviceId: string; hwid: string; position: number }> = [];
-    for (const k of fresh) {
-      const shared = {
-        key: k.key,
-        serviceId: serviceId,
-        note: k.note,
-        isPremium: k.isPremium ? (1 as const) : (0 as const),
-        noHwidValidation: k.noHwidValidation ? (1 as const) : (0 as const),
-        status: k.status,
-        expiresAt: k.expiresAt,
-        chatId: k.chatId,
-        createdAt: k.createdAt ?? now,
-        maxHwids: k.maxHwids,
-      };
-      if (k.active) {
-        active.push({
-          ...shared,
-          hwid: k.hwids[0] ?? null,
-          hwidCount: k.hwids.length,
-          executions: k.executions,
-          activatedAt: k.activatedAt ?? k.createdAt ?? now,
-          lastUsedAt: k.lastUsedAt,
-          hwidResetAt: k.hwidResetAt,
-          hwidResetCount: k.hwidResetCount,
-        });
-        k.hwids.forEach((hwid, i) => hwids.push({ key: k.key, serviceId: serviceId, hwid, position: i + 1 }));
-      } else {
-        generated.push({ ...shared, expirationType: k.expiresAt === null ? 'lifetime' : (k.expirationType ?? 'byDate') });
-      }
-    }
-    await repo.insertImported(trx, active, hwids, generated, progress);
-    const result = { imported: { active: active.length, generated: generated.length }, skipped: existing.size };
-    await recordServiceAudit(trx, actor, service, 'keys.import', null, { format: input.format, ...result }, now);
-    return result;
-  };
-  // Another import committing some of these keys between our check and our insert breaks a unique index:
-  // run again, and the check then sees them (409, or skipped when asked).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.db.transaction().execute(run);
-    } catch (error) {
-      if (!isUniqueViolation(error) || attempt === 3) throw error;
-    }
-  }
 }
