@@ -13,6 +13,7 @@ import { ExportWorkers } from './modules/keys/export-workers.ts';
 import { DeliveryCache } from './modules/loader/delivery-cache.ts';
 import { ExecutionCounter } from './modules/loader/execution-counter.ts';
 import { ServiceLookup } from './modules/services/service-lookup.ts';
+import { SigningKeyCache } from './modules/signing/signing.service.ts';
 import { VerdictCache } from './modules/validation/verdict-cache.ts';
 import { outboundPolicy } from './modules/webhook/webhook.service.ts';
 import { providersFrom, type ObfuscatedType, type ObfuscationProvider } from './obfuscation/index.ts';
@@ -51,6 +52,8 @@ export interface AppContext {
   delivery: DeliveryCache;
   /** What judging a key read lately, dropped on every write to it (modules/validation/verdict-cache.ts). */
   verdicts: VerdictCache;
+  /** Each service's opened Ed25519 signing key, dropped on rotation (modules/signing/signing.service.ts). */
+  signingKeys: SigningKeyCache;
   /** The obfuscators this server has configured, by type. */
   obfuscators: Partial<Record<ObfuscatedType, ObfuscationProvider>>;
   /** Where the webhook may post and how long it waits (tests swap DNS through it). */
@@ -108,6 +111,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     services: new ServiceLookup(database.db, clock),
     delivery: new DeliveryCache({ db: database.db, bus, clock }, config.scriptCacheBytes),
     verdicts: new VerdictCache({ bus, clock, writes: writesOf(database.db), log }, server ? config.verdictCacheMs : 0),
+    signingKeys: new SigningKeyCache(bus),
     obfuscators: providersFrom(config.obfuscation),
     outbound: { webhook: outboundPolicy(config) },
     executions: new ExecutionCounter(),

@@ -110,4 +110,13 @@ export interface Database {
   keyHwids: KeyHwidsTable;
   keyless: KeylessTable;
   blacklist: BlacklistTable;
+  serviceSigningKeys: ServiceSigningKeysTable;
+}
+
+/** A service's Ed25519 key pair (contract §13.1): the raw public key in base64, the PKCS#8 private key sealed. */
+export interface ServiceSigningKeysTable {
+  serviceId: string;
+  publicKey: string;
+  privateKeySealed: string;
+  createdAt: number;
 }

@@ -9,6 +9,17 @@ import { serviceForClient } from '../services/service-lookup.ts';
 import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
 import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.routes.ts';
+import { Nonce } from '../signing/signing.schemas.ts';
+import { signVerdict } from '../signing/signing.service.ts';
+
+// With a nonce, the answer also names the service and HWID the signature covers: the library knows neither
+// (a script id names the service; the HWID may have come from an executor header).
+const CheckQuery = Type.Object({ ...ClientCredentialsQuery.properties, nonce: Type.Optional(Nonce) }, { additionalProperties: true });
+const CheckAnswer = Type.Object({
+  ...VerdictSchema.properties,
+  serviceId: Type.Optional(Type.String()),
+  hwid: Type.Optional(Type.String()),
+});
 
 const tags = ['client'];
 
@@ -61,18 +72,20 @@ export default async function luaRoutes(fastify: FastifyInstance) {
         description: "The /keys/validate verdict for the script's service, named by the script id.",
         tags,
         params: ScriptIdParams,
-        querystring: ClientCredentialsQuery,
-        response: Responses(VerdictSchema),
+        querystring: CheckQuery,
+        response: Responses(CheckAnswer),
       },
     },
     async (request) => {
-      const { key, hwid } = request.query;
-      const verdict = await checkForScript(ctx, request.params.scriptId, {
-        key: key || undefined,
-        hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders),
-      });
+      const { key, hwid, nonce } = request.query;
+      const credentials = { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) };
+      const verdict = await checkForScript(ctx, request.params.scriptId, credentials);
       if (!verdict) throw notFound('Script');
-      return { success: true as const, data: verdict };
+      if (nonce === undefined) return { success: true as const, data: verdict };
+      const script = await deliverableScript(ctx, request.params.scriptId);
+      if (!script) throw notFound('Script');
+      const signature = await signVerdict(ctx, script.serviceId, { ...credentials, nonce }, verdict);
+      return { success: true as const, data: { ...verdict, ...signature, serviceId: script.serviceId, hwid: credentials.hwid ?? '' } };
     },
   );
 }
