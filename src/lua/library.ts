@@ -207,6 +207,10 @@ function api.check_key(key)
     api.last_key = key
     return { code = answer.data.code, message = answer.data.message, data = answer.data }
   end
+  -- An error answer is never signed: with signed checks on, it may refuse but never pass a key.
+  if nonce and (answer.code == "KEY_VALID" or answer.code == "KEYLESS") then
+    return { code = "SIGNATURE_INVALID", message = "The answer is not signed by this service's key, or is stale", data = nil }
+  end
   return { code = answer.code or "ERROR", message = answer.error or "The key could not be checked", data = nil }
 end
 

@@ -36,7 +36,7 @@ let s: SeededService;
 let scriptId: string;
 let publicKey: string;
 
-type Mode = 'proxy' | 'unsigned' | 'other-key' | 'replay' | 'stale';
+type Mode = 'proxy' | 'unsigned' | 'error-valid' | 'other-key' | 'replay' | 'stale';
 let mode: Mode = 'proxy';
 const otherKey = generateKeyPairSync('ed25519').privateKey;
 
@@ -63,6 +63,8 @@ beforeAll(async () => {
       if (mode === 'unsigned') {
         return { success: true, data: { valid: true, code: 'KEY_VALID', message: 'ok', isPremium: true, expiresAt: null } };
       }
+      // An error envelope is never signed: one that names a passing code must not pass.
+      if (mode === 'error-valid') return { success: false, code: 'KEY_VALID', error: 'The key is valid' };
       if (mode === 'other-key') {
         const data = { valid: true, code: 'KEY_VALID', message: 'ok', isPremium: false, expiresAt: null, serverTime: Date.now() };
         const text = [
@@ -156,13 +158,16 @@ describe.each(['lua5.1', 'luajit'])('api.check_key with api.public_key in %s', (
     expect(wrong.stdout).toBe('CODE\tKEY_INCORRECT\tfalse\n');
   });
 
-  it.each<Mode>(['unsigned', 'other-key', 'replay', 'stale'])('refuses a spoofed answer (%s) as SIGNATURE_INVALID', async (spoofMode) => {
-    const { key, hwid } = await freshKey();
-    mode = spoofMode;
-    const run = await lua(interpreter, program({ key, checkUrl: spoofUrl, publicKey }), hwid);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('CODE\tSIGNATURE_INVALID\tnil\n');
-  });
+  it.each<Mode>(['unsigned', 'error-valid', 'other-key', 'replay', 'stale'])(
+    'refuses a spoofed answer (%s) as SIGNATURE_INVALID',
+    async (spoofMode) => {
+      const { key, hwid } = await freshKey();
+      mode = spoofMode;
+      const run = await lua(interpreter, program({ key, checkUrl: spoofUrl, publicKey }), hwid);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe('CODE\tSIGNATURE_INVALID\tnil\n');
+    },
+  );
 
   it("refuses the real server's answer under a public key that is not the service's (an old one after a rotation)", async () => {
     const { key, hwid } = await freshKey();
