@@ -332,6 +332,16 @@ export interface JobLeasesTable {
   leaseUntil: number;
 }
 
+// ---- Signed answers ----
+
+/** A service's Ed25519 key pair (contract §13.1): the raw public key in base64, the PKCS#8 private key sealed. */
+export interface ServiceSigningKeysTable {
+  serviceId: string;
+  publicKey: string;
+  privateKeySealed: string;
+  createdAt: number;
+}
+
 export interface Database {
   // Accounts, services and their keys
   accounts: AccountsTable;
@@ -362,4 +372,6 @@ export interface Database {
   analyticsScripts: AnalyticsScriptsTable;
   auditLog: AuditLogTable;
   jobLeases: JobLeasesTable;
+  // Signed answers
+  serviceSigningKeys: ServiceSigningKeysTable;
 }

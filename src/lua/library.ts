@@ -1,3 +1,4 @@
+import { ED25519_LUA } from './ed25519.lua.ts';
 import { luaString } from './quote.ts';
 
 /**
@@ -9,6 +10,8 @@ import { luaString } from './quote.ts';
  *   if status.code == "KEY_INCORRECT" then print("Get a key: " .. (api.get_key_link() or "ask the seller")) end
  * check_key never raises: a refused key, an unknown script or a network failure all come back as a code.
  * Lua 5.1 with only game:HttpGet (and gethwid when present), so it carries its own small JSON decoder.
+ * With api.public_key set, check_key asks for a signed answer and refuses one it cannot verify (contract §13.1;
+ * the pure-Lua verifier is ed25519.lua.ts, loaded only then).
  */
 export function librarySource(baseUrl: string): string {
   return `-- Keyward Lua library
@@ -135,12 +138,57 @@ local function query(key)
   return q
 end
 
+-- Signed answers (contract §13.1) ----------------------------------------------------------------------
+local load_crypto = function()
+${ED25519_LUA}
+end
+local crypto
+local NONCE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+local MAX_CLOCK_SKEW_S = 300
+local nonce_seeded = false
+local function new_nonce()
+  if not nonce_seeded then
+    -- Plain Lua 5.1 starts every run on the same sequence: a predictable nonce would let an old answer be replayed.
+    local address = tonumber(string.match(tostring({}), "(%x%x%x%x%x%x)$") or "0", 16) or 0
+    pcall(math.randomseed, (os.time() + math.floor((os.clock() * 1000000) % 1000000) + address) % 2147483647)
+    nonce_seeded = true
+  end
+  local out = {}
+  for i = 1, 32 do
+    local n = math.random(1, #NONCE_CHARS)
+    out[i] = string.sub(NONCE_CHARS, n, n)
+  end
+  return table.concat(out)
+end
+local function signature_holds(data, key, sent_hwid, nonce)
+  if type(data.signature) ~= "string" or type(data.serverTime) ~= "number" or type(data.serviceId) ~= "string"
+    or type(data.code) ~= "string" or type(data.valid) ~= "boolean" then
+    return false
+  end
+  if math.abs(data.serverTime / 1000 - os.time()) > MAX_CLOCK_SKEW_S then return false end
+  local expires = data.expiresAt
+  if expires ~= nil and type(expires) ~= "string" then return false end
+  local hwid_signed = sent_hwid
+  if hwid_signed == "" and type(data.hwid) == "string" then hwid_signed = data.hwid end
+  crypto = crypto or load_crypto()
+  local public_key = crypto.base64_decode(api.public_key)
+  local signature = crypto.base64_decode(data.signature)
+  if not public_key or #public_key ~= 32 or not signature or #signature ~= 64 then return false end
+  local text = table.concat({ "keyward-validate-v1", data.serviceId, tostring(key or ""), hwid_signed, nonce, data.code,
+    data.valid and "true" or "false", expires or "", string.format("%.0f", data.serverTime) }, "|")
+  return crypto.verify(public_key, text, signature)
+end
+
 function api.check_key(key)
   if type(api.script_id) ~= "string" or api.script_id == "" then
     return { code = "SCRIPT_ID_REQUIRED", message = "Set api.script_id before calling check_key", data = nil }
   end
+  local signed = type(api.public_key) == "string" and api.public_key ~= ""
+  local nonce = signed and new_nonce() or nil
   local ok, body = pcall(function()
-    return game:HttpGet(api.base_url .. "/api/v1/lua/check/" .. encode(api.script_id) .. query(key))
+    local url = api.base_url .. "/api/v1/lua/check/" .. encode(api.script_id) .. query(key)
+    if nonce then url = url .. "&nonce=" .. nonce end
+    return game:HttpGet(url)
   end)
   if not ok then
     return { code = "NETWORK_ERROR", message = tostring(body), data = nil }
@@ -150,8 +198,18 @@ function api.check_key(key)
     return { code = "INVALID_RESPONSE", message = "The server's answer could not be read", data = nil }
   end
   if answer.success and type(answer.data) == "table" then
+    if nonce then
+      local checked, holds = pcall(signature_holds, answer.data, key, hwid(), nonce)
+      if not checked or not holds then
+        return { code = "SIGNATURE_INVALID", message = "The answer is not signed by this service's key, or is stale", data = nil }
+      end
+    end
     api.last_key = key
     return { code = answer.data.code, message = answer.data.message, data = answer.data }
+  end
+  -- An error answer is never signed: with signed checks on, it may refuse but never pass a key.
+  if nonce and (answer.code == "KEY_VALID" or answer.code == "KEYLESS") then
+    return { code = "SIGNATURE_INVALID", message = "The answer is not signed by this service's key, or is stale", data = nil }
   end
   return { code = answer.code or "ERROR", message = answer.error or "The key could not be checked", data = nil }
 end

@@ -6,6 +6,7 @@ import { ExportWorkers } from './keys/export-workers.ts';
 import { DeliveryCache } from './loader/delivery-cache.ts';
 import { ExecutionCounter } from './loader/execution-counter.ts';
 import { ServiceLookup } from './services/service-lookup.ts';
+import { SigningKeyCache } from './signing/signing.service.ts';
 import { VerdictCache } from './validation/verdict-cache.ts';
 import { outboundPolicy } from './webhook/webhook.service.ts';
 
@@ -21,6 +22,8 @@ declare module '../context.ts' {
     delivery: DeliveryCache;
     /** What judging a key read lately, dropped on every write to it (modules/validation/verdict-cache.ts). */
     verdicts: VerdictCache;
+    /** Each service's opened Ed25519 signing key, dropped on rotation (modules/signing/signing.service.ts). */
+    signingKeys: SigningKeyCache;
     /** Where the webhook may post and how long it waits (tests swap DNS through it). */
     outbound: { webhook: OutboundPolicy };
     /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
@@ -45,6 +48,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     services: new ServiceLookup(db, clock),
     delivery: new DeliveryCache({ db, bus, clock }, config.scriptCacheBytes),
     verdicts: new VerdictCache({ bus, clock, writes: writesOf(db), log }, server ? config.verdictCacheMs : 0),
+    signingKeys: new SigningKeyCache(bus),
     outbound: { webhook: outboundPolicy(config) },
     executions: new ExecutionCounter(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),

@@ -36,6 +36,7 @@ export const SERVICE_ACTIONS = [
   'script.update',
   'script.delete',
   'keySystem.update',
+  'signingKey.rotate',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

@@ -7,8 +7,9 @@ import { keyLinkOf } from '../key-system/key-system.service.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
 import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
-import { ClientCredentialsQuery, hwidFrom, ScriptIdParams, VerdictSchema } from '../validation/validation.schemas.ts';
-import { KeySystemLink } from './lua.schemas.ts';
+import { hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
+import { CheckAnswer, CheckQuery, KeySystemLink } from './lua.schemas.ts';
+import { signVerdict } from '../signing/signing.service.ts';
 
 const tags = ['client'];
 
@@ -61,18 +62,20 @@ export default async function luaRoutes(fastify: FastifyInstance) {
         description: "The /keys/validate verdict for the script's service, named by the script id.",
         tags,
         params: ScriptIdParams,
-        querystring: ClientCredentialsQuery,
-        response: Responses(VerdictSchema),
+        querystring: CheckQuery,
+        response: Responses(CheckAnswer),
       },
     },
     async (request) => {
-      const { key, hwid } = request.query;
-      const verdict = await checkForScript(ctx, request.params.scriptId, {
-        key: key || undefined,
-        hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders),
-      });
+      const { key, hwid, nonce } = request.query;
+      const credentials = { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) };
+      const verdict = await checkForScript(ctx, request.params.scriptId, credentials);
       if (!verdict) throw notFound('Script');
-      return { success: true as const, data: verdict };
+      if (nonce === undefined) return { success: true as const, data: verdict };
+      const script = await deliverableScript(ctx, request.params.scriptId);
+      if (!script) throw notFound('Script');
+      const signature = await signVerdict(ctx, script.serviceId, { ...credentials, nonce }, verdict);
+      return { success: true as const, data: { ...verdict, ...signature, serviceId: script.serviceId, hwid: credentials.hwid ?? '' } };
     },
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { serviceForClient } from '../services/service-lookup.ts';
+import { signVerdict } from '../signing/signing.service.ts';
 import { validateKey, type Verdict } from './validation.service.ts';
 import { hwidFrom, ValidateInput, VerdictSchema } from './validation.schemas.ts';
 
@@ -12,15 +13,22 @@ export default async function validationRoutes(fastify: FastifyInstance) {
   const schema = { tags: ['client'], response: Responses(VerdictSchema) };
 
   // A key validated in a loop is answered without a promise (Fastify sends a plain return value at once).
-  const envelope = (data: Verdict) => ({ success: true as const, data });
-  const handle = (request: FastifyRequest, input: { service: string; key?: string; hwid?: string }) => {
+  const envelope = <T extends Verdict>(data: T) => ({ success: true as const, data });
+  const handle = (request: FastifyRequest, input: { service: string; key?: string; hwid?: string; nonce?: string }) => {
     const credentials = { key: input.key, hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders) };
+    if (input.nonce !== undefined) return signed(input.service, credentials, input.nonce);
     const service = ctx.services.peek(input.service);
     const verdict = service ? validateKey(ctx, service.id, credentials) : validate(input.service, credentials);
     return verdict instanceof Promise ? verdict.then(envelope) : envelope(verdict);
   };
   const validate = async (ref: string, credentials: { key?: string; hwid?: string }) =>
     validateKey(ctx, (await serviceForClient(ctx, ref)).id, credentials);
+  // Only a client that sends a nonce pays for a signature (contract §13.1); the answer above stays as it was.
+  const signed = async (ref: string, credentials: { key?: string; hwid?: string }, nonce: string) => {
+    const serviceId = (await serviceForClient(ctx, ref)).id;
+    const verdict = await validateKey(ctx, serviceId, credentials);
+    return envelope({ ...verdict, ...(await signVerdict(ctx, serviceId, { ...credentials, nonce }, verdict)) });
+  };
 
   app.get(
     '/keys/validate',
@@ -29,7 +37,7 @@ export default async function validationRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Validate a key (executor call)',
         description:
-          'Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.',
+          "Query `service`, `key`, `hwid` (the HWID may come from an executor header instead), and optionally `nonce` (16 to 64 letters and digits) for an answer signed with the service's Ed25519 key (`serverTime`, `signature`; contract §13.1). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.",
         ...schema,
         querystring: ValidateInput,
       },

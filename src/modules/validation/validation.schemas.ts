@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NullableTime } from '../../schemas.ts';
+import { Nonce, SignatureFields } from '../signing/signing.schemas.ts';
 
 // An HWID is printable ASCII (contract §3, the API's Hwid rule), so a bound key can be looked up and
 // managed again. Empty is allowed here: a missing HWID is the HWID_REQUIRED verdict, not a 400.
@@ -36,6 +37,7 @@ export const ValidateInput = Type.Object(
     }),
     key: Type.Optional(ClientKey),
     hwid: Type.Optional(ClientHwid),
+    nonce: Type.Optional(Nonce),
   },
   { additionalProperties: true },
 );
@@ -45,6 +47,7 @@ export const VerdictSchema = Type.Object({
   message: Type.String(),
   isPremium: Type.Boolean(),
   expiresAt: NullableTime,
+  ...SignatureFields,
 });
 
 /** The HWID from the request field, else from the first executor fingerprint header with a usable value. */

@@ -3582,7 +3582,7 @@ export interface paths {
         };
         /**
          * Validate a key (executor call)
-         * @description Query `service`, `key`, `hwid` (the HWID may come from an executor header instead). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.
+         * @description Query `service`, `key`, `hwid` (the HWID may come from an executor header instead), and optionally `nonce` (16 to 64 letters and digits) for an answer signed with the service's Ed25519 key (`serverTime`, `signature`; contract §13.1). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.
          */
         get: {
             parameters: {
@@ -3590,6 +3590,7 @@ export interface paths {
                     service: string;
                     key?: string;
                     hwid?: string;
+                    nonce?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3613,6 +3614,10 @@ export interface paths {
                                 isPremium: boolean;
                                 /** Format: date-time */
                                 expiresAt: string | null;
+                                /** @description Epoch milliseconds at signing; only with nonce. */
+                                serverTime?: number;
+                                /** @description Base64 Ed25519 signature (contract §13.1); only with nonce. */
+                                signature?: string;
                             };
                         };
                     };
@@ -3671,6 +3676,7 @@ export interface paths {
                         service: string;
                         key?: string;
                         hwid?: string;
+                        nonce?: string;
                     } & {
                         [key: string]: unknown;
                     };
@@ -3693,6 +3699,10 @@ export interface paths {
                                 isPremium: boolean;
                                 /** Format: date-time */
                                 expiresAt: string | null;
+                                /** @description Epoch milliseconds at signing; only with nonce. */
+                                serverTime?: number;
+                                /** @description Base64 Ed25519 signature (contract §13.1); only with nonce. */
+                                signature?: string;
                             };
                         };
                     };
@@ -6434,6 +6444,7 @@ export interface paths {
                 query?: {
                     key?: string;
                     hwid?: string;
+                    nonce?: string;
                 };
                 header?: never;
                 path: {
@@ -6459,6 +6470,12 @@ export interface paths {
                                 isPremium: boolean;
                                 /** Format: date-time */
                                 expiresAt: string | null;
+                                /** @description Epoch milliseconds at signing; only with nonce. */
+                                serverTime?: number;
+                                /** @description Base64 Ed25519 signature (contract §13.1); only with nonce. */
+                                signature?: string;
+                                serviceId?: string;
+                                hwid?: string;
                             };
                         };
                     };
@@ -7541,7 +7558,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
                     from?: string;
                     to?: string;
                 };
@@ -7644,7 +7661,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
                     from?: string;
                     to?: string;
                 };
@@ -7830,6 +7847,170 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/services/{service}/signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service's public signing key
+         * @description Public: the Ed25519 key that signs /keys/validate answers asked for with `nonce` (contract §13.1), as base64 of its 32 raw bytes. Set it as `api.public_key` in the Lua library.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {string} */
+                                algorithm: "Ed25519";
+                                publicKey: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/signing-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing key
+         * @description Needs allowManageKeys. Replaces the Ed25519 key pair at once on every instance and answers the new public key; loaders holding the old one refuse signed answers (SIGNATURE_INVALID) until they get the new one. Audited as signingKey.rotate.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {string} */
+                                algorithm: "Ed25519";
+                                publicKey: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -7,6 +7,7 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { SigningSection } from './SigningSection';
 
 interface Settings {
   webhookUrl: string | null;
@@ -293,6 +294,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
           </Text>
         </Stack>
       </Section>
+
+      <SigningSection serviceId={serviceId} />
 
       <ConfirmDialog
         opened={confirmDisconnect}
