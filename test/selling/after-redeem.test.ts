@@ -105,4 +105,73 @@ describe('expirationType afterRedeem (contract §12.1)', () => {
     expect(res.body.data).toMatchObject({ expiresAt: null, durationDays: 15 });
     expect((await generatedRow(key!))!.durationDays).toBe(15);
   });
+
+  describe('export and import carry durationDays', () => {
+    let n = 0;
+    const importKey = () => `imp${process.pid}x${++n}`.padEnd(12, '0');
+    const importKeys = (s: SeededService, body: unknown) => api(s, 'POST', '/keys/api/keys/import', body);
+    const header =
+      'key,type,status,hwids,note,isPremium,noHwidValidation,maxHwids,expiresAt,chatId,executions,createdAt,activatedAt,lastUsedAt,durationDays';
+
+    it('writes durationDays as the CSV column after lastUsedAt and as a JSON field', async () => {
+      const s = await seedService(t().ctx);
+      const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'afterRedeem', days: 9 });
+      const csv = await t().app.inject({ method: 'GET', url: '/api/v1/keys/api/keys/export', headers: { 'x-api-key': s.serviceKey } });
+      const [head, row] = csv.body.split('\r\n');
+      expect(head).toBe(header);
+      expect(row!.startsWith(`${key},generated,`)).toBe(true);
+      expect(row!.endsWith(',,,9')).toBe(true);
+      const json = await t().app.inject({
+        method: 'GET',
+        url: '/api/v1/keys/api/keys/export?format=json',
+        headers: { 'x-api-key': s.serviceKey },
+      });
+      expect(JSON.parse(json.body)).toMatchObject([{ key, expirationType: 'afterRedeem', expiresAt: null, durationDays: 9 }]);
+    });
+
+    it('imports a CSV durationDays as a key whose time starts at redemption', async () => {
+      const s = await seedService(t().ctx);
+      const key = importKey();
+      const data = `${header}\r\n${key},generated,active,,,false,false,1,,,0,,,,21\r\n`;
+      const res = await importKeys(s, { format: 'keyward-csv', data });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(await generatedRow(key)).toMatchObject({ expirationType: 'afterRedeem', expiresAt: null, durationDays: 21 });
+    });
+
+    it.each([
+      [{ type: 'active', hwids: ['pc'], durationDays: 5 }, 'durationDays'],
+      [{ expiresAt: '2030-01-01T00:00:00.000Z', durationDays: 5 }, 'durationDays'],
+      [{ durationDays: 0 }, 'durationDays'],
+      [{ durationDays: 3651 }, 'durationDays'],
+      [{ expirationType: 'afterRedeem' }, 'expirationType'],
+    ])('refuses the JSON record %j naming %s and imports nothing', async (fields, field) => {
+      const s = await seedService(t().ctx);
+      const key = importKey();
+      const res = await importKeys(s, { format: 'keyward-json', data: [{ key, ...fields }] });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ index: 0, field })]);
+      expect(await generatedRow(key)).toBeUndefined();
+    });
+
+    it("maps Luarmor's key_days of an unused key, and ignores it on a used one", async () => {
+      const s = await seedService(t().ctx);
+      const [unused, used, none] = [importKey(), importKey(), importKey()];
+      const res = await importKeys(s, {
+        format: 'luarmor',
+        data: [
+          { user_key: unused, identifier: '', auth_expire: -1, key_days: 30 },
+          { user_key: used, identifier: 'pc-9', auth_expire: 1_900_000_000, key_days: 30 },
+          { user_key: none, identifier: '', auth_expire: -1, key_days: -1 },
+        ],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(await generatedRow(unused)).toMatchObject({ expirationType: 'afterRedeem', expiresAt: null, durationDays: 30 });
+      expect(await activeRow(used)).toMatchObject({ expiresAt: 1_900_000_000_000 });
+      expect(await generatedRow(none)).toMatchObject({ expirationType: 'lifetime', expiresAt: null, durationDays: null });
+
+      const bad = await importKeys(s, { format: 'luarmor', data: [{ user_key: importKey(), key_days: 'thirty' }] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([expect.objectContaining({ index: 0, field: 'key_days' })]);
+    });
+  });
 });
