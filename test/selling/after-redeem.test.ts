@@ -106,6 +106,17 @@ describe('expirationType afterRedeem (contract §12.1)', () => {
     expect((await generatedRow(key!))!.durationDays).toBe(15);
   });
 
+  it('bulk extend lengthens unused afterRedeem keys and still skips lifetime ones', async () => {
+    const s = await seedService(t().ctx);
+    const [waiting] = await generateKeys(t().app, s.serviceKey, { expirationType: 'afterRedeem', days: 10 });
+    const [lifetime] = await generateKeys(t().app, s.serviceKey, { expirationType: 'lifetime' });
+    const res = await api(s, 'POST', '/keys/api/keys/bulk', { action: 'extend', keys: [waiting, lifetime], days: 4 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ action: 'extend', updated: 1, notFound: [], skipped: [lifetime] });
+    expect(await generatedRow(waiting!)).toMatchObject({ expiresAt: null, durationDays: 14 });
+    expect(await generatedRow(lifetime!)).toMatchObject({ expiresAt: null, durationDays: null });
+  });
+
   describe('export and import carry durationDays', () => {
     let n = 0;
     const importKey = () => `imp${process.pid}x${++n}`.padEnd(12, '0');
