@@ -167,6 +167,8 @@ describe('POST /api/v1/public/shop/generic/:productId', () => {
     [{ orderId: 7, quantity: 1 }, 'orderId'],
     [{ orderId: 'q', quantity: 1, chatId: '12' }, 'chatId'],
     [{ orderId: 'q', quantity: 1, email: 5 }, 'email'],
+    [{ orderId: 'q', quantity: 1, email: 'a\u0000b@example.com' }, 'email'],
+    [{ orderId: 'q', quantity: 1, email: '\ud800@example.com' }, 'email'],
     [{ orderId: 'q', quantity: 1, coupon: 'FREE' }, 'coupon'],
   ])('refuses the signed order %j with a 400 naming %s, and makes nothing', async (order, field) => {
     const { s, productId } = await shopWithProduct();

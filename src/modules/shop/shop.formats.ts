@@ -85,7 +85,11 @@ function orderIdOf(field: string, value: unknown): string {
   return text;
 }
 
-const emailOf = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 254 ? value : null);
+// Text the databases cannot store alike: a NUL or a control character, or a lone surrogate (contract §10).
+const UNSTORABLE = /[\x00-\x1F\x7F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A shop's buyer email is kept for the orders list only: one that cannot be stored is left out, not refused. */
+const emailOf = (value: unknown) =>
+  typeof value === 'string' && value.length > 0 && value.length <= 254 && !UNSTORABLE.test(value) ? value : null;
 
 const GENERIC_FIELDS = new Set(['orderId', 'quantity', 'email', 'chatId']);
 
@@ -96,7 +100,7 @@ function genericOrder(body: Record<string, unknown>): OrderRequest {
     throw invalid('orderId', 'orderId must be 1 to 128 printable characters');
   }
   const quantity = quantityOf('quantity', body.quantity);
-  if (body.email !== undefined && (typeof body.email !== 'string' || body.email.length > 254 || /[\x00-\x1F\x7F]/.test(body.email))) {
+  if (body.email !== undefined && (typeof body.email !== 'string' || body.email.length > 254 || UNSTORABLE.test(body.email))) {
     throw invalid('email', 'email must be text of at most 254 characters');
   }
   if (body.chatId !== undefined && (typeof body.chatId !== 'string' || !CHAT_ID.test(body.chatId))) {
