@@ -187,6 +187,16 @@ describe('POST /api/v1/public/shop/generic/:productId', () => {
     expect(await ordersOf(s.id)).toHaveLength(1);
   });
 
+  it('refuses an order id already delivered for another product of the service (409), making nothing more', async () => {
+    const { s, productId } = await shopWithProduct();
+    const other = await api(s, 'POST', '/keys/api/products', { name: 'Other', expirationType: 'lifetime' });
+    expect((await generic(productId, { orderId: 'one-id', quantity: 1 })).status).toBe(200);
+    const res = await generic(other.body.data.id, { orderId: 'one-id', quantity: 1 });
+    expect(res.status).toBe(409);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'CONFLICT' });
+    expect(await keysOf(s.id)).toHaveLength(1);
+  });
+
   it("keeps one shop's orders apart from another service's with the same order id", async () => {
     const a = await shopWithProduct();
     const b = await shopWithProduct();
