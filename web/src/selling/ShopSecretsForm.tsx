@@ -9,7 +9,7 @@ import { SHOP_PATH } from './types';
 
 const FIELDS = [
   { name: 'genericSecret', label: 'Generic shop secret', hint: 'Any text you choose; your shop signs each request with it' },
-  { name: 'sellixSecret', label: 'Sellix webhook secret', hint: 'In Sellix, the Webhook secret on your shop’s settings page' },
+  { name: 'sellixSecret', label: 'Sellix webhook secret', hint: 'In Sellix, the Webhook secret under Settings → Security' },
   { name: 'sellauthSecret', label: 'SellAuth webhook secret', hint: 'In SellAuth, the Webhook secret under Shop → Miscellaneous' },
 ] as const;
 type SecretName = (typeof FIELDS)[number]['name'];
