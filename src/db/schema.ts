@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Every table of the database, in one place, grouped by area. Table shapes as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case columns).
@@ -63,9 +63,11 @@ export interface GeneratedKeysTable {
   status: 'active' | 'paused' | 'banned';
   expiresAt: number | null;
   chatId: string | null;
-  expirationType: 'byDays' | 'byDate' | 'lifetime';
+  expirationType: 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
   createdAt: number;
   maxHwids: Generated<number>;
+  /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
+  durationDays: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ActiveKeysTable {
@@ -342,6 +344,46 @@ export interface ServiceSigningKeysTable {
   createdAt: number;
 }
 
+// ---- Selling (contract §12.2) ----
+
+/** What a shop sells (contract §12.2): the keys one unit of it delivers. */
+export interface ProductsTable {
+  id: string;
+  serviceId: string;
+  name: string;
+  expirationType: 'byDays' | 'afterRedeem' | 'lifetime';
+  days: number | null;
+  isPremium: Flag;
+  maxHwids: number;
+  note: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Each service's shop secrets, sealed (ctx.sealer); null = that shop is not connected. */
+export interface ShopSettingsTable {
+  serviceId: string;
+  genericSecretSealed: string | null;
+  sellixSecretSealed: string | null;
+  sellauthSecretSealed: string | null;
+  updatedAt: number;
+}
+
+/** One delivered order; unique per (service, provider, orderId), which makes retries idempotent. */
+export interface ShopOrdersTable {
+  id: string;
+  serviceId: string;
+  provider: 'generic' | 'sellix' | 'sellauth';
+  orderId: string;
+  productId: string;
+  productName: string;
+  quantity: number;
+  /** JSON array of the delivered key strings, in the order they were answered. */
+  keys: string;
+  email: string | null;
+  createdAt: number;
+}
+
 export interface Database {
   // Accounts, services and their keys
   accounts: AccountsTable;
@@ -374,4 +416,8 @@ export interface Database {
   jobLeases: JobLeasesTable;
   // Signed answers
   serviceSigningKeys: ServiceSigningKeysTable;
+  // Selling
+  products: ProductsTable;
+  shopSettings: ShopSettingsTable;
+  shopOrders: ShopOrdersTable;
 }

@@ -21,6 +21,8 @@ import dashboardRoutes from './dashboard/dashboard.routes.ts';
 import auditRoutes from './audit/audit.routes.ts';
 import analyticsRoutes from './analytics/analytics.routes.ts';
 import signingRoutes from './signing/signing.routes.ts';
+import shopRoutes from './shop/shop.routes.ts';
+import shopDeliveryRoutes from './shop/shop-delivery.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -52,5 +54,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: auditRoutes, prefix: '/api/v1' },
   { plugin: analyticsRoutes, prefix: '/api/v1' },
   { plugin: signingRoutes, prefix: '/api/v1' },
+  { plugin: shopRoutes, prefix: '/api/v1' },
+  { plugin: shopDeliveryRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

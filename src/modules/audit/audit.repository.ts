@@ -37,6 +37,12 @@ export const SERVICE_ACTIONS = [
   'script.delete',
   'keySystem.update',
   'signingKey.rotate',
+  // Selling (contract §12.2).
+  'product.create',
+  'product.update',
+  'product.delete',
+  'shop.update',
+  'order.delivered',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [
