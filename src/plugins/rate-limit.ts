@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey } from './auth.ts';
-import { serviceForClient } from '../modules/services/service-lookup.ts';
+import { serviceForClient } from '../modules/services/services.service.ts';
 import { deliverableScript } from '../modules/loader/loader.service.ts';
 
 /** Which budget a route spends (contract §5). Routes name one in `config.limit`. */

@@ -1,14 +1,15 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { AppError, invalid } from '../../errors.ts';
-import { consumeCaptcha } from '../auth/captcha.ts';
+import { consumeCaptcha } from '../auth/auth.service.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
 import { digest, safeEqual } from '../../lib/secrets.ts';
 import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';
 import { insertGeneratedKeys } from '../keys/keys.repository.ts';
 import { newLicenseKey } from '../keys/keys.service.ts';
-import type { ServiceRow } from '../services/services.repository.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import type { ServiceRow } from '../services/services.service.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import { checkpointLink, providerVouches, WORKINK_LINK_IDS } from './key-system.providers.ts';
 import * as repo from './key-system.repository.ts';
 import type { KeySystemProvider } from '../../db/schema.ts';
