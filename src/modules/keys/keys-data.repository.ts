@@ -10,7 +10,7 @@ import {
 } from '../../db/search.ts';
 import { LATEST_TIME_MS } from '../../lib/time.ts';
 import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/schema.ts';
-import type { KeyStatus } from './keys.service.ts';
+import type { KeyStatus } from '../../db/schema.ts';
 
 /** The list filters of contract §7.2, already parsed. `now` decides what "expired" means. */
 export interface KeyFilter {
