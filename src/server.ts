@@ -1,6 +1,6 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { anyAccountExists } from './modules/accounts/accounts.repository.ts';
+import { anyAccountExists } from './modules/accounts/accounts.service.ts';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {

@@ -5,13 +5,13 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { AppContext } from '../context.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
-import { SYSTEM_ACTOR } from '../modules/audit/audit.repository.ts';
+import { SYSTEM_ACTOR } from '../modules/audit/actor.ts';
 import { countKeys } from '../modules/keys/keys-list.repository.ts';
 import { filterOf } from '../modules/keys/keys-list.service.ts';
 import type { ImportFormat } from '../modules/keys/keys-import.ts';
 import { importKeys } from '../modules/keys/keys-import.service.ts';
 import { exportChunks, exportFileName, exportKeys } from '../modules/keys/keys-export.ts';
-import { findServiceByRef } from '../modules/services/services.repository.ts';
+import { findServiceByRef } from '../modules/services/services.service.ts';
 
 export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
   keyward keys import --service <id or identifier> --format keyward-csv|keyward-json|luarmor [--skip-duplicates] FILE`;

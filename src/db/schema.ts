@@ -8,6 +8,9 @@ export type Flag = 0 | 1;
 
 // ---- Accounts, services and their keys ----
 
+/** What a seller set a key to; expiry is a separate column. */
+export type KeyStatus = 'active' | 'paused' | 'banned';
+
 export interface AccountsTable {
   id: string;
   username: string;

@@ -1,5 +1,6 @@
 import type { Job } from './runner.ts';
 import { analyticsFlushJob } from '../modules/analytics/analytics-flush.job.ts';
+import { analyticsPruneJob } from '../modules/analytics/analytics-prune.job.ts';
 import { auditPruneJob } from '../modules/audit/audit-prune.job.ts';
 import { executionFlushJob } from '../modules/loader/execution-flush.job.ts';
 import { keySystemSweepJob } from '../modules/key-system/key-system-sweep.job.ts';
@@ -15,5 +16,6 @@ export const jobs: readonly Job[] = [
   executionFlushJob,
   pruneJob,
   auditPruneJob,
+  analyticsPruneJob,
   keySystemSweepJob,
 ];

@@ -50,3 +50,12 @@ export function parseFutureTime(field: string, input: string | number, now: numb
   if (ms <= now) throw invalid(field, `${field} must be in the future${hint}`);
   return ms;
 }
+
+/** A time in a query string: epoch milliseconds as digits, or an ISO 8601 date-time. */
+export function parseQueryTime(field: string, text: string): number {
+  if (/^[0-9]{1,15}$/.test(text)) return parseTimeInput(field, Number(text));
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(ms))
+    throw invalid(field, `${field} must be an ISO 8601 date-time or epoch milliseconds`);
+  return parseTimeInput(field, ms);
+}

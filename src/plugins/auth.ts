@@ -5,10 +5,10 @@ import { AppError, notFound, permissionDenied, unauthorized } from '../errors.ts
 import { ipAllowed } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
 import { csrfMatches, SESSION_COOKIE, sessionDigest } from '../lib/session.ts';
-import { findLiveSession, touchSession } from '../modules/auth/sessions.repository.ts';
-import { verifyVaultToken } from '../modules/vault/vault-token.ts';
-import { findEnabledAccountByKeyDigest, type AccountRow } from '../modules/accounts/accounts.repository.ts';
-import { findAccountService, findServiceByKeyDigest } from '../modules/services/services.repository.ts';
+import { findLiveSession, touchSession } from '../modules/auth/auth.service.ts';
+import { verifyVaultToken } from '../modules/vault/vault.service.ts';
+import { findEnabledAccountByKeyDigest, type AccountRow } from '../modules/accounts/accounts.service.ts';
+import { findAccountService, findServiceByKeyDigest } from '../modules/services/services.service.ts';
 import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/services/services.service.ts';
 
 /**

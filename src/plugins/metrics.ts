@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { inRanges } from '../lib/ip.ts';
-import { outboxDepth } from '../modules/webhook/webhook.repository.ts';
+import { outboxDepth } from '../modules/webhook/webhook.service.ts';
 
 /**
  * GET /metrics in Prometheus text format (contract §10). Off unless METRICS=on: then nothing is counted and the

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey } from './auth.ts';
-import { serviceForClient } from '../modules/services/service-lookup.ts';
+import { serviceForClient } from '../modules/services/services.service.ts';
 import { deliverableScript } from '../modules/loader/loader.service.ts';
 
 /** Which budget a route spends (contract §5). Routes name one in `config.limit`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { listAudit, pruneAudit, recordAudit, SYSTEM_ACTOR } from '../../src/modules/audit/audit.repository.ts';
+import { listAudit, pruneAudit, recordAudit } from '../../src/modules/audit/audit.repository.ts';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/actor.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';
 

@@ -4,7 +4,7 @@ import { silentLog, type AppContext } from '../../src/context.ts';
 import { createContext } from '../../src/modules/state.ts';
 import { generateKeys as generate } from '../../src/modules/keys/keys.service.ts';
 import { replaceHwids } from '../../src/modules/keys/keys.repository.ts';
-import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.repository.ts';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/actor.ts';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
 import { seedService } from '../helpers/seed.ts';

@@ -1,5 +1,7 @@
 import type { AppContext } from '../../context.ts';
-import { recordAudit, type Actor } from '../audit/audit.repository.ts';
+import type { Flag } from '../../db/schema.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
@@ -92,3 +94,19 @@ export async function regenerateAccountKey(ctx: AppContext, accountId: string, a
   });
   return key;
 }
+
+/**
+ * Account records for the other modules (auth, admin, the vault token), the auth plugin and the server's start-up
+ * check, straight from the repository (executor first).
+ */
+export {
+  anyAccountExists,
+  findAccountById,
+  findAccountByUsername,
+  findEnabledAccountByKeyDigest,
+  type AccountRow,
+} from './accounts.repository.ts';
+
+/** Staff changes to an account (the admin module): its role, or whether it may sign in and use its key. */
+export const updateAccountStanding = (ctx: AppContext, id: string, patch: { role?: Role; disabled?: Flag }) =>
+  repo.updateAccount(ctx.db, id, patch);

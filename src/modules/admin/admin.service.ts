@@ -3,9 +3,9 @@ import { AppError, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { UUID_PATTERN } from '../../lib/random.ts';
 import { iso } from '../../lib/time.ts';
-import * as accounts from '../accounts/accounts.repository.ts';
+import * as accounts from '../accounts/accounts.service.ts';
 import { toAccountView, type Role } from '../accounts/accounts.service.ts';
-import { deleteAccountSessions } from '../auth/sessions.repository.ts';
+import { endAccountSessions } from '../auth/auth.service.ts';
 import * as repo from './admin.repository.ts';
 
 /** The staff member acting: the auth hook has already checked they hold a signed-in moderator or admin session. */
@@ -47,8 +47,8 @@ export async function setDisabled(ctx: AppContext, staff: Staff, id: string, dis
   const target = await targetAccount(ctx, id);
   if (target.id === staff.id) throw new AppError('FORBIDDEN', 'You cannot disable or enable your own account');
   if (staff.role === 'moderator' && target.role !== 'user') throw new AppError('FORBIDDEN', 'Moderators can only act on user accounts');
-  await accounts.updateAccount(ctx.db, target.id, { disabled: disabled ? 1 : 0 });
-  if (disabled) await deleteAccountSessions(ctx.db, target.id);
+  await accounts.updateAccountStanding(ctx, target.id, { disabled: disabled ? 1 : 0 });
+  if (disabled) await endAccountSessions(ctx, target.id);
   return toStaffAccountView((await accounts.findAccountById(ctx.db, target.id))!);
 }
 
@@ -56,6 +56,6 @@ export async function setRole(ctx: AppContext, staff: Staff, id: string, role: R
   if (staff.role !== 'admin') throw new AppError('FORBIDDEN', 'Only admins can change roles');
   const target = await targetAccount(ctx, id);
   if (target.id === staff.id) throw new AppError('FORBIDDEN', 'You cannot change your own role');
-  await accounts.updateAccount(ctx.db, target.id, { role });
+  await accounts.updateAccountStanding(ctx, target.id, { role });
   return toStaffAccountView((await accounts.findAccountById(ctx.db, target.id))!);
 }

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { invalid } from '../../errors.ts';
-import { DAY_MS, HOUR_MS, iso } from '../../lib/time.ts';
-import { parseQueryTime } from '../audit/audit.service.ts';
+import { DAY_MS, HOUR_MS, iso, parseQueryTime } from '../../lib/time.ts';
 import { codeTotals, hourlyRows, scriptTotals } from './analytics.repository.ts';
 
 export type Interval = 'hour' | 'day';

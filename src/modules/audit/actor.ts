@@ -1,5 +1,80 @@
 import type { FastifyRequest } from 'fastify';
-import type { Actor } from './audit.repository.ts';
+
+/*
+ * Who made a change and what it was called: values every module hands to the audit log (modules/audit/audit.service.ts
+ * writes them). Kept out of the repository so a module can name an actor or an action without reaching the audit
+ * module's storage.
+ */
+
+/** Contract §7.6: who made a change. */
+export type ActorKind = 'service-key' | 'account-key' | 'session' | 'end-user' | 'system';
+
+/**
+ * Who made a change, handed from the route (or job) into the domain call, so domain code records
+ * the entry in its own transaction without knowing about HTTP.
+ */
+export interface Actor {
+  kind: ActorKind;
+  /** The account behind the caller's key or session; null for an end user or the system. */
+  accountId: string | null;
+  ip: string | null;
+}
+
+export const SERVICE_ACTIONS = [
+  'key.generate',
+  'key.update',
+  'key.delete',
+  'key.extend',
+  'key.resetHwid',
+  'keys.bulk',
+  'keys.import',
+  'keys.compensate',
+  'keyless.add',
+  'keyless.delete',
+  'blacklist.add',
+  'blacklist.delete',
+  'settings.update',
+  'chat.connect',
+  'chat.disconnect',
+  'script.create',
+  'script.update',
+  'script.delete',
+  'keySystem.update',
+  'signingKey.rotate',
+  // Selling (contract §12.2).
+  'product.create',
+  'product.update',
+  'product.delete',
+  'shop.update',
+  'order.delivered',
+] as const;
+
+export const ACCOUNT_ACTIONS = [
+  'service.create',
+  'service.update',
+  'service.delete',
+  'serviceKey.regenerate',
+  'accountKey.regenerate',
+  'permissions.update',
+  'ipAllowlist.update',
+  'login',
+  'login.failed',
+  'twoFactor.enable',
+  'twoFactor.disable',
+] as const;
+
+export const AUDIT_ACTIONS = [...SERVICE_ACTIONS, ...ACCOUNT_ACTIONS] as const;
+export type ServiceAuditAction = (typeof SERVICE_ACTIONS)[number];
+export type AccountAuditAction = (typeof ACCOUNT_ACTIONS)[number];
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Plain data only: callers list what changed and never put a secret (key, token, password, code) in here. */
+export type AuditDetails = Record<string, unknown>;
+
+/** Changes made by the server itself (jobs, CLI commands). */
+export const SYSTEM_ACTOR: Actor = { kind: 'system', accountId: null, ip: null };
+/** A person using a public page or client route, known only by their address. */
+export const endUserActor = (ip: string | null): Actor => ({ kind: 'end-user', accountId: null, ip });
 
 /**
  * The route side of auditing: who the request's principal is, as the plain value domain calls take.

@@ -1,71 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/random.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
-
-/** Contract §7.6: who made a change. */
-export type ActorKind = 'service-key' | 'account-key' | 'session' | 'end-user' | 'system';
-
-/**
- * Who made a change, handed from the route (or job) into the domain call, so domain code records
- * the entry in its own transaction without knowing about HTTP.
- */
-export interface Actor {
-  kind: ActorKind;
-  /** The account behind the caller's key or session; null for an end user or the system. */
-  accountId: string | null;
-  ip: string | null;
-}
-
-export const SERVICE_ACTIONS = [
-  'key.generate',
-  'key.update',
-  'key.delete',
-  'key.extend',
-  'key.resetHwid',
-  'keys.bulk',
-  'keys.import',
-  'keys.compensate',
-  'keyless.add',
-  'keyless.delete',
-  'blacklist.add',
-  'blacklist.delete',
-  'settings.update',
-  'chat.connect',
-  'chat.disconnect',
-  'script.create',
-  'script.update',
-  'script.delete',
-  'keySystem.update',
-  'signingKey.rotate',
-  // Selling (contract §12.2).
-  'product.create',
-  'product.update',
-  'product.delete',
-  'shop.update',
-  'order.delivered',
-] as const;
-
-export const ACCOUNT_ACTIONS = [
-  'service.create',
-  'service.update',
-  'service.delete',
-  'serviceKey.regenerate',
-  'accountKey.regenerate',
-  'permissions.update',
-  'ipAllowlist.update',
-  'login',
-  'login.failed',
-  'twoFactor.enable',
-  'twoFactor.disable',
-] as const;
-
-export const AUDIT_ACTIONS = [...SERVICE_ACTIONS, ...ACCOUNT_ACTIONS] as const;
-export type ServiceAuditAction = (typeof SERVICE_ACTIONS)[number];
-export type AccountAuditAction = (typeof ACCOUNT_ACTIONS)[number];
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** Plain data only: callers list what changed and never put a secret (key, token, password, code) in here. */
-export type AuditDetails = Record<string, unknown>;
+import type { Actor, AuditAction, AuditDetails, ServiceAuditAction } from './actor.ts';
 
 export interface AuditEntryInput {
   action: AuditAction;
@@ -133,9 +69,6 @@ export async function recordServiceAudit(
     })
     .execute();
 }
-
-export const SYSTEM_ACTOR: Actor = { kind: 'system', accountId: null, ip: null };
-export const endUserActor = (ip: string | null): Actor => ({ kind: 'end-user', accountId: null, ip });
 
 export interface AuditFilter {
   serviceId?: string;

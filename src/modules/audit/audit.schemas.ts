@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { NullableString, Paging, Strict, Time } from '../../schemas.ts';
-import { AUDIT_ACTIONS } from './audit.repository.ts';
+import { AUDIT_ACTIONS } from './actor.ts';
 
 export const Entry = Type.Object({
   id: Type.String(),

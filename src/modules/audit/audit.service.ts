@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { invalid } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
-import { DAY_MS, iso, parseTimeInput } from '../../lib/time.ts';
+import { DAY_MS, iso, parseQueryTime } from '../../lib/time.ts';
 import { listAudit, pruneAudit, type AuditFilter } from './audit.repository.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
 
@@ -9,15 +9,6 @@ export interface AuditQuery {
   action?: string;
   from?: string;
   to?: string;
-}
-
-/** A time in a query string: epoch milliseconds as digits, or an ISO 8601 date-time. */
-export function parseQueryTime(field: string, text: string): number {
-  if (/^[0-9]{1,15}$/.test(text)) return parseTimeInput(field, Number(text));
-  const ms = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(ms))
-    throw invalid(field, `${field} must be an ISO 8601 date-time or epoch milliseconds`);
-  return parseTimeInput(field, ms);
 }
 
 function filterOf(query: AuditQuery): AuditFilter {
@@ -54,3 +45,10 @@ export const listAccountAudit = (ctx: AppContext, accountId: string, query: Audi
 
 /** Drops entries older than AUDIT_RETENTION_DAYS. */
 export const pruneExpiredAudit = (ctx: AppContext) => pruneAudit(ctx.db, ctx.clock() - ctx.config.auditRetentionDays * DAY_MS);
+
+/**
+ * Writing an entry, for every other module: pass the executor that makes the change (a Kysely transaction is one), so
+ * the entry and the change commit or roll back together. `recordServiceAudit` files a service action under the
+ * service and its owner; `recordAudit` an account action.
+ */
+export { recordAudit, recordServiceAudit } from './audit.repository.ts';

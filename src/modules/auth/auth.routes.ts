@@ -6,7 +6,7 @@ import { actorOf } from '../audit/actor.ts';
 import { issueCaptcha } from './captcha.ts';
 import { csrfTokenFor, SESSION_COOKIE, sessionCookieOptions } from '../../lib/session.ts';
 import { unauthorized } from '../../errors.ts';
-import { findAccountById } from '../accounts/accounts.repository.ts';
+import { findAccountById } from '../accounts/accounts.service.ts';
 import { toAccountView } from '../accounts/accounts.service.ts';
 import * as schemas from './auth.schemas.ts';
 import * as auth from './auth.service.ts';

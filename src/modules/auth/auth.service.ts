@@ -5,11 +5,12 @@ import { dummyPasswordHash, verifyPassword } from '../../lib/password.ts';
 import { digest } from '../../lib/secrets.ts';
 import { newSessionToken, sessionDigest } from '../../lib/session.ts';
 import { newTotpSecret, totpStep, totpUri } from '../../lib/totp.ts';
-import * as accounts from '../accounts/accounts.repository.ts';
+import * as accounts from '../accounts/accounts.service.ts';
 import { createAccount, toAccountView, type AccountView } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
 import * as sessions from './sessions.repository.ts';
-import { recordAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 
 /** After this many failures in a row an account refuses sign-in for a while, doubling each further failure. */
 export const LOCK_AFTER_FAILURES = 5;
@@ -188,3 +189,12 @@ function setTwoFactor(ctx: AppContext, accountId: string, enabled: boolean, acto
     await recordAudit(trx, actor, { action, accountId, serviceId: null, target: null, details: {}, at: ctx.clock() });
   });
 }
+
+/** Signs every session of an account out (the admin module, when it disables one). */
+export const endAccountSessions = (ctx: AppContext, accountId: string) => sessions.deleteAccountSessions(ctx.db, accountId);
+
+/** For the auth plugin, which reads the session named by a request's cookie and keeps it alive. */
+export { findLiveSession, touchSession } from './sessions.repository.ts';
+
+/** The proof-of-work challenge of the public pages (key system, HWID reset page) as well as sign-in. */
+export { consumeCaptcha, issueCaptcha } from './captcha.ts';

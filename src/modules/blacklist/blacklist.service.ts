@@ -4,7 +4,8 @@ import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './blacklist.repository.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
   hwid: row.hwid,
@@ -55,3 +56,6 @@ export async function checkBlacklist(ctx: AppContext, serviceId: string, hwid: s
   const row = await repo.findBanInForce(ctx.db, serviceId, hwid, ctx.clock());
   return { hwid, blacklisted: row !== undefined, reason: row?.reason ?? null, expiresAt: iso(row?.expiresAt) };
 }
+
+/** For validation (is this HWID banned now?) and the service status page (how many bans are in force). */
+export { countBansInForce, findBanInForce } from './blacklist.repository.ts';

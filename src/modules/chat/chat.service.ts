@@ -1,12 +1,13 @@
 import type { AppContext } from '../../context.ts';
 import { notFound, unauthorized } from '../../errors.ts';
 import { verifyEd25519 } from '../../lib/ed25519.ts';
-import { findServiceByRef, type ServiceRow } from '../services/services.repository.ts';
-import { forgetService } from '../services/service-lookup.ts';
+import { findServiceByRef, type ServiceRow } from '../services/services.service.ts';
+import { forgetService } from '../services/services.service.ts';
 import { settingsOf } from '../service-settings/service-settings.service.ts';
 import { isUsableNow, keysByChat, resetHwid } from '../keys/keys.service.ts';
 import { scriptLoadstrings } from '../keys/loadstrings.ts';
-import { endUserActor, recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import { endUserActor, type Actor } from '../audit/actor.ts';
 import * as repo from './chat.repository.ts';
 
 // A chat command is an end user acting; the request comes from the platform's servers, so no user address is known.

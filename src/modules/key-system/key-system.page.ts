@@ -1,5 +1,5 @@
-import type { ServiceRow } from '../services/services.repository.ts';
-import { escapeHtml, htmlPage } from '../reset-page/html.ts';
+import type { ServiceRow } from '../services/services.service.ts';
+import { escapeHtml, htmlPage } from '../../lib/html.ts';
 import { iso } from '../../lib/time.ts';
 import type { SessionRow } from './key-system.repository.ts';
 import type { KeySystemSettings } from './key-system.service.ts';

@@ -3,7 +3,8 @@ import { conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { addCalendarYear, iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './keyless.repository.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 
 export const toKeylessView = (row: repo.KeylessRow) => ({
   hwid: row.hwid,
@@ -56,3 +57,6 @@ export async function removeKeyless(ctx: AppContext, serviceId: string, hwid: st
     await recordServiceAudit(trx, actor, serviceId, 'keyless.delete', hwid, {}, ctx.clock());
   });
 }
+
+/** For validation (is this HWID whitelisted?) and the service status page (how many entries). */
+export { countKeyless, findKeyless } from './keyless.repository.ts';

@@ -2,7 +2,8 @@
 import type { AppContext } from '../../context.ts';
 import { invalid } from '../../errors.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import * as repo from './keys-bulk.repository.ts';
 import type { KeyStatus } from './keys.service.ts';
 

@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import * as repo from './keys-import.repository.ts';
 import { parseImport, type ImportInput } from './keys-import.ts';
 

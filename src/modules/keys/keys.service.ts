@@ -7,7 +7,8 @@ import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '..
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);

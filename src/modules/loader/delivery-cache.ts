@@ -4,8 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import type { Clock } from '../../lib/time.ts';
 import { InvalidatingCache } from '../../db/invalidating-cache.ts';
-import { readBlob, SCRIPT_TOPIC } from '../scripts/code-store.ts';
-import * as scriptsRepo from '../scripts/scripts.repository.ts';
+import { findScript, readBlob, SCRIPT_TOPIC } from '../scripts/scripts.service.ts';
 
 const gzip = promisify(gzipCallback);
 
@@ -52,7 +51,7 @@ export class DeliveryCache {
 
   script(id: string): Promise<DeliverableScript | undefined> {
     return this.rows.get(id, async () => {
-      const row = await scriptsRepo.findScript(this.db, id);
+      const row = await findScript(this.db, id);
       return row && { id: row.id, serviceId: row.serviceId, status: row.status, outputBlob: row.outputBlob, outputSize: row.outputSize };
     });
   }

@@ -1,12 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { addExecutions } from './loader.repository.ts';
-
-/** Executions counted since the last flush, for one service and its keys. */
-export interface PendingExecutions {
-  count: number;
-  lastAt: number;
-  keys: Map<string, { count: number; lastAt: number }>;
-}
+import { addExecutions, type PendingExecutions } from './loader.repository.ts';
 
 /**
  * Each instance's fetch executions not yet written: a fetch is the hottest path there is, and two UPDATEs

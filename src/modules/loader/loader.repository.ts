@@ -1,6 +1,12 @@
 import type { Db } from '../../db/database.ts';
 import { sql } from 'kysely';
-import type { PendingExecutions } from './execution-counter.ts';
+
+/** Executions counted since the last flush, for one service and its keys. */
+export interface PendingExecutions {
+  count: number;
+  lastAt: number;
+  keys: Map<string, { count: number; lastAt: number }>;
+}
 
 /**
  * Adds a batch of counted executions (ExecutionCounter) to the stored counters, in one transaction with rows

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
 import { luaError } from '../../lua/quote.ts';
-import { readBlob } from '../scripts/code-store.ts';
-import * as scriptsRepo from '../scripts/scripts.repository.ts';
+import { UUID_PATTERN } from '../../lib/random.ts';
+import { readBlob } from '../scripts/scripts.service.ts';
 import { validateKey, type Verdict } from '../validation/validation.service.ts';
 import type { CachedCode } from './delivery-cache.ts';
 
@@ -22,7 +22,7 @@ const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT
 
 /** A script that exists, by the id a loadstring carries. */
 export async function deliverableScript(ctx: AppContext, scriptId: string) {
-  return scriptsRepo.isUuid(scriptId) ? ctx.delivery.script(scriptId.toLowerCase()) : undefined;
+  return UUID_PATTERN.test(scriptId) ? ctx.delivery.script(scriptId.toLowerCase()) : undefined;
 }
 
 /** The verdict for a script's service, or null when the script does not exist. */

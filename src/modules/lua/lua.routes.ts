@@ -4,7 +4,7 @@ import { notFound } from '../../errors.ts';
 import { librarySource } from '../../lua/library.ts';
 import { Responses } from '../../schemas.ts';
 import { keyLinkOf } from '../key-system/key-system.service.ts';
-import { serviceForClient } from '../services/service-lookup.ts';
+import { serviceForClient } from '../services/services.service.ts';
 import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
 import { hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';

@@ -3,11 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { ResetResult } from '../keys/keys.schemas.ts';
 import { AppError } from '../../errors.ts';
-import { consumeCaptcha } from '../auth/captcha.ts';
-import { serviceForClient } from '../services/service-lookup.ts';
+import { consumeCaptcha } from '../auth/auth.service.ts';
+import { serviceForClient } from '../services/services.service.ts';
 import { resetAnswer, resetHwid } from '../keys/keys.service.ts';
-import { endUserActor } from '../audit/audit.repository.ts';
-import { escapeHtml, htmlPage, PAGE_CSP } from './html.ts';
+import { endUserActor } from '../audit/actor.ts';
+import { escapeHtml, htmlPage, PAGE_CSP } from '../../lib/html.ts';
 import { altchaWidgetSource, RESET_PAGE_SCRIPT } from './reset-page.assets.ts';
 import { PageParams, ResetBody } from './reset-page.schemas.ts';
 

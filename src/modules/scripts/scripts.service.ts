@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
@@ -171,3 +172,10 @@ export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
   const rows = await repo.visibleScripts(ctx.db, serviceId);
   return rows.map((row) => ({ id: row.id, name: row.name, loadstring: loadstringFor(ctx, row.id) }));
 }
+
+/**
+ * For the loader, which serves scripts: a script's record by id, its stored code (readBlob) and the invalidation
+ * topic a change to either publishes on (SCRIPT_TOPIC).
+ */
+export { findScript } from './scripts.repository.ts';
+export { readBlob, SCRIPT_TOPIC } from './code-store.ts';

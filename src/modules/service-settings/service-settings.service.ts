@@ -1,13 +1,14 @@
 import type { AppContext } from '../../context.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import { invalid, notFound } from '../../errors.ts';
 import { iso } from '../../lib/time.ts';
 import { maskWebhookUrl, parseChatWebhookUrl, sealWebhookUrl } from '../../lib/webhook-url.ts';
-import { countBansInForce } from '../blacklist/blacklist.repository.ts';
-import { countKeyless } from '../keyless/keyless.repository.ts';
+import { countBansInForce } from '../blacklist/blacklist.service.ts';
+import { countKeyless } from '../keyless/keyless.service.ts';
 import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
-import { countServiceExecution, findServiceByRef, updateService, type ServiceRow } from '../services/services.repository.ts';
-import { forgetService } from '../services/service-lookup.ts';
+import { countServiceExecution, findServiceByRef, updateService, type ServiceRow } from '../services/services.service.ts';
+import { forgetService } from '../services/services.service.ts';
 import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
 

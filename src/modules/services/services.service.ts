@@ -7,7 +7,8 @@ import { digest } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './services.repository.ts';
 import { forgetService } from './service-lookup.ts';
-import { recordAudit, SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/audit.repository.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/actor.ts';
 import type { Db } from '../../db/database.ts';
 
 /** An account action on one of its services: the entry shows in the account's log and in the service's. */
@@ -178,3 +179,17 @@ export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: 
   });
   return unique;
 }
+
+/**
+ * For the other modules and the auth plugin: service records by reference, owner or key digest, the execution
+ * counter and the settings columns (executor first, so a caller can use them in its transaction); the short-lived
+ * copy the client routes read (`serviceForClient`) and how to drop it after a change (`forgetService`).
+ */
+export {
+  countServiceExecution,
+  findAccountService,
+  findServiceByKeyDigest,
+  findServiceByRef,
+  updateService,
+} from './services.repository.ts';
+export { forgetService, serviceForClient } from './service-lookup.ts';

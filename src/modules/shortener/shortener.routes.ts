@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Deleted, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { pageRequest } from '../../lib/pagination.ts';
-import { htmlPage } from '../reset-page/html.ts';
+import { htmlPage } from '../../lib/html.ts';
 import * as shortener from './shortener.service.ts';
 import { Link, ListedLink, CreateBody, SlugQuery, SlugParams } from './shortener.schemas.ts';
 

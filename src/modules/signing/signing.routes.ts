@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
-import { serviceForClient } from '../services/service-lookup.ts';
+import { serviceForClient } from '../services/services.service.ts';
 import { SigningKey, SigningKeyParams } from './signing.schemas.ts';
 import { publicSigningKey, rotateSigningKey } from './signing.service.ts';
 

@@ -2,7 +2,8 @@ import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'nod
 import type { AppContext } from '../../context.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import type { Sealer } from '../../lib/secrets.ts';
-import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import { recordServiceAudit } from '../audit/audit.service.ts';
+import type { Actor } from '../audit/actor.ts';
 import { findSigningKey, insertSigningKeyIfAbsent, replaceSigningKey, type SigningKeyRow } from './signing.repository.ts';
 
 /** Contract §13.1: the prefix that makes a Keyward validation signature mean nothing anywhere else. */

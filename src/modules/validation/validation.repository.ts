@@ -1,5 +1,8 @@
 import { fixedQuery, runFixedQuery, type Db } from '../../db/database.ts';
-import type { ActiveKeyRow } from '../keys/keys.repository.ts';
+import type { Selectable } from 'kysely';
+import type { ActiveKeysTable } from '../../db/schema.ts';
+
+type ActiveKeyRow = Selectable<ActiveKeysTable>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
-import { serviceForClient } from '../services/service-lookup.ts';
+import { serviceForClient } from '../services/services.service.ts';
 import { signVerdict } from '../signing/signing.service.ts';
 import { validateKey, type Verdict } from './validation.service.ts';
 import { hwidFrom, ValidateInput, VerdictSchema } from './validation.schemas.ts';

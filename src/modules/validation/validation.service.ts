@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import { findBanInForce } from '../blacklist/blacklist.repository.ts';
-import { findKeyless } from '../keyless/keyless.repository.ts';
+import { findBanInForce } from '../blacklist/blacklist.service.ts';
+import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.repository.ts';
 import { DAY_MS, iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan } from './validation.repository.ts';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { safeEqual } from '../../lib/secrets.ts';
-import { findAccountById, type AccountRow } from '../accounts/accounts.repository.ts';
+import { findAccountById, type AccountRow } from '../accounts/accounts.service.ts';
 
 export const VAULT_TOKEN_TTL_SECONDS = 300;
 const PREFIX = 'kwv_';

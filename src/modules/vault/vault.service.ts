@@ -92,3 +92,6 @@ export async function deleteVaultScript(ctx: AppContext, accountId: string, idOr
   if (Number(result.numDeletedRows) === 0) throw notFound('Vault script');
   return { deleted: 1 };
 }
+
+/** For the auth plugin: the account a vault token stands for, or null (modules/vault/vault-token.ts). */
+export { verifyVaultToken } from './vault-token.ts';

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { OutboundNetworkError, OutboundRefused, postJson, type OutboundPolicy, type OutboundResponse } from '../../net/outbound.ts';
 import { CHAT_WEBHOOK_HOSTS, openWebhookUrl } from '../../lib/webhook-url.ts';
-import { findAccountService, type ServiceRow } from '../services/services.repository.ts';
+import { findAccountService, type ServiceRow } from '../services/services.service.ts';
 import * as repo from './webhook.repository.ts';
 import type { OutboxStatus } from '../../db/schema.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
@@ -263,3 +263,6 @@ export async function listOutbox(ctx: AppContext, serviceId: string, page: PageR
   }));
   return pageOf(items, total, page);
 }
+
+/** For /metrics: how many outbox messages wait in each state. */
+export { outboxDepth } from './webhook.repository.ts';
