@@ -110,4 +110,26 @@ export interface Database {
   keyHwids: KeyHwidsTable;
   keyless: KeylessTable;
   blacklist: BlacklistTable;
+  scriptVersions: ScriptVersionsTable;
+  serviceVariables: ServiceVariablesTable;
+}
+
+/** The last versions of a script's code (contract §13.2); each points at an immutable blob in script_chunks. */
+export interface ScriptVersionsTable {
+  scriptId: string;
+  /** 1, 2, … per script; never reused, so a restore always names the same code. */
+  version: number;
+  blobId: string;
+  /** UTF-8 bytes. */
+  size: number;
+  /** Hex SHA-256 of the code, computed while it was stored. */
+  sha256: string;
+  createdAt: number;
+}
+
+/** A service's variables (contract §13.3), one JSON object of name → string per service. */
+export interface ServiceVariablesTable {
+  serviceId: string;
+  variables: string;
+  updatedAt: number;
 }

@@ -37,6 +37,8 @@ export const SERVICE_ACTIONS = [
   'script.update',
   'script.delete',
   'keySystem.update',
+  'script.restore',
+  'variables.update',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

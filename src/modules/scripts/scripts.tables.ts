@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Flag } from '../../db/types.ts';
 
 export type ObfuscationType = 'NONE' | 'IB1' | 'LURAPH' | 'WYNFUSCATOR';
@@ -24,6 +25,13 @@ export interface ScriptsTable {
   leaseUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Kill switch (contract §13.3): a disabled script's fetch raises disabledMessage and counts nothing. */
+  enabled: Generated<Flag>;
+  disabledMessage: string | null;
+  /** The script_versions row whose blob is sourceBlob. */
+  currentVersion: Generated<number>;
+  /** Hex SHA-256 of outputBlob (what fetch serves); null while there is none. */
+  outputSha256: string | null;
 }
 
 /** Script code is stored as ordered chunks of at most CHUNK_BYTES so nothing ever needs it whole in memory. */
