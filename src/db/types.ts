@@ -112,6 +112,7 @@ export interface Database {
   blacklist: BlacklistTable;
   scriptVersions: ScriptVersionsTable;
   serviceVariables: ServiceVariablesTable;
+  relayWindows: RelayWindowsTable;
 }
 
 /** The last versions of a script's code (contract §13.2); each points at an immutable blob in script_chunks. */
@@ -132,4 +133,14 @@ export interface ServiceVariablesTable {
   serviceId: string;
   variables: string;
   updatedAt: number;
+}
+
+/** Webhook relay messages per key and one-minute window (contract §13.3), counted here when Redis is not configured. */
+export interface RelayWindowsTable {
+  serviceId: string;
+  /** SHA-256 of the license key: the count needs no key in clear. */
+  keyDigest: string;
+  /** Epoch ms, a multiple of 60,000. */
+  windowStart: number;
+  count: number;
 }

@@ -32,6 +32,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 
+  // The webhook relay's budget per key and minute (contract §13.3) when no Redis is configured: the database
+  // counts, so every instance sharing it agrees. Rows of ended windows are deleted as keys come back.
+  await db.schema
+    .createTable('relay_windows')
+    .addColumn('service_id', 'text', (c) => c.notNull().references('services.id').onDelete('cascade'))
+    .addColumn('key_digest', 'text', (c) => c.notNull())
+    .addColumn('window_start', 'bigint', (c) => c.notNull())
+    .addColumn('count', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('relay_windows_pk', ['service_id', 'key_digest', 'window_start'])
+    .execute();
+
   // Existing scripts become version 1 of themselves; their digests are computed one chunk at a time.
   const scripts = await sql<{
     id: string;
@@ -65,6 +76,7 @@ async function blobDigest(db: Kysely<unknown>, blobId: string): Promise<string> 
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('relay_windows').execute();
   await db.schema.dropTable('service_variables').execute();
   await db.schema.dropTable('script_versions').execute();
   await db.schema.alterTable('scripts').dropColumn('output_sha256').execute();
