@@ -20,6 +20,7 @@ const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
 const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
+const VariablesPage = lazy(() => import('./pages/VariablesPage'));
 
 function ServiceIndex() {
   const { serviceId } = useParams();
@@ -53,6 +54,7 @@ export const router = createBrowserRouter([
               { path: 'settings', element: <SettingsPage /> },
               { path: 'api-access', element: <ApiAccessPage /> },
               { path: 'short-links', element: <ShortLinksPage /> },
+              { path: 'variables', element: <VariablesPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },
