@@ -18,7 +18,8 @@ describe('GET|PUT /keys/api/variables', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ variables });
     expect((await call(t().app, 'GET', URL, { key: s.serviceKey })).body.data).toEqual({ variables });
-    // A PUT replaces: a name left out is gone.
+    // A PUT replaces: a name left out is gone. (A second later, so the audit log's newest entry is this one.)
+    t().clock.advance(1000);
     expect((await put(s, { variables: { motd: 'new' } })).body.data).toEqual({ variables: { motd: 'new' } });
     expect((await call(t().app, 'GET', URL, { key: s.serviceKey })).body.data).toEqual({ variables: { motd: 'new' } });
     const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=variables.update', { key: s.serviceKey });

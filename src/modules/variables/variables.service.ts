@@ -20,7 +20,7 @@ export function checkVariables(input: Record<string, unknown>): VariableMap {
   if (names.length > MAX_VARIABLES) {
     throw invalid('variables', `A service may have at most ${MAX_VARIABLES} variables; this list has ${names.length}`);
   }
-  const out: VariableMap = {};
+  const out: Array<[string, string]> = [];
   for (const name of names) {
     const value = input[name];
     const field = `variables.${name.slice(0, 64)}`;
@@ -35,9 +35,10 @@ export function checkVariables(input: Record<string, unknown>): VariableMap {
       throw invalid(field, `The variable ${name} is longer than ${MAX_VALUE_CHARS} characters`);
     }
     if (UNSTORABLE.test(value)) throw invalid(field, `The variable ${name} contains a character that cannot be stored`);
-    out[name] = value;
+    out.push([name, value]);
   }
-  return out;
+  // fromEntries defines own properties, so even a variable named __proto__ is kept as a plain entry.
+  return Object.fromEntries(out);
 }
 
 async function read(ctx: AppContext, serviceId: string): Promise<VariableMap> {
