@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'KEY_SYSTEM_DISABLED'
   | 'KEY_SYSTEM_LIMIT'
   | 'PROVIDER_UNAVAILABLE'
+  | 'KEY_REFUSED'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE';
 
@@ -41,6 +42,7 @@ export function statusOf(code: ErrorCode): number {
     case 'FORBIDDEN':
     case 'CSRF_FAILED':
     case 'REGISTRATION_CLOSED':
+    case 'KEY_REFUSED':
       return 403;
     case 'NOT_FOUND':
       return 404;
@@ -70,7 +72,7 @@ export function statusOf(code: ErrorCode): number {
 export interface ErrorExtras {
   field?: string;
   retryAfter?: number;
-  /** CHECKPOINT_FAILED: too-fast | token-invalid | token-reused. */
+  /** CHECKPOINT_FAILED: too-fast | token-invalid | token-reused. KEY_REFUSED: the validation code. */
   reason?: string;
   /** KEY_SYSTEM_LIMIT: when this address may earn its next key. */
   nextKeyAt?: string;

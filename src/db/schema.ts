@@ -168,6 +168,13 @@ export interface ScriptsTable {
   leaseUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Kill switch (contract §13.3): a disabled script's fetch raises disabledMessage and counts nothing. */
+  enabled: Generated<Flag>;
+  disabledMessage: string | null;
+  /** The script_versions row whose blob is sourceBlob. */
+  currentVersion: Generated<number>;
+  /** Hex SHA-256 of outputBlob (what fetch serves); null while there is none. */
+  outputSha256: string | null;
 }
 
 /** Script code is stored as ordered chunks of at most CHUNK_BYTES so nothing ever needs it whole in memory. */
@@ -387,6 +394,38 @@ export interface ShopOrdersTable {
   createdAt: number;
 }
 
+// ---- Script versions, variables, relay (contract §13) ----
+
+/** The last versions of a script's code (contract §13.2); each points at an immutable blob in script_chunks. */
+export interface ScriptVersionsTable {
+  scriptId: string;
+  /** 1, 2, … per script; never reused, so a restore always names the same code. */
+  version: number;
+  blobId: string;
+  /** UTF-8 bytes. */
+  size: number;
+  /** Hex SHA-256 of the code, computed while it was stored. */
+  sha256: string;
+  createdAt: number;
+}
+
+/** A service's variables (contract §13.3), one JSON object of name → string per service. */
+export interface ServiceVariablesTable {
+  serviceId: string;
+  variables: string;
+  updatedAt: number;
+}
+
+/** Webhook relay messages per key and one-minute window (contract §13.3), counted here when Redis is not configured. */
+export interface RelayWindowsTable {
+  serviceId: string;
+  /** SHA-256 of the license key: the count needs no key in clear. */
+  keyDigest: string;
+  /** Epoch ms, a multiple of 60,000. */
+  windowStart: number;
+  count: number;
+}
+
 export interface Database {
   // Accounts, services and their keys
   accounts: AccountsTable;
@@ -423,4 +462,8 @@ export interface Database {
   products: ProductsTable;
   shopSettings: ShopSettingsTable;
   shopOrders: ShopOrdersTable;
+  // Script versions, variables, relay
+  scriptVersions: ScriptVersionsTable;
+  serviceVariables: ServiceVariablesTable;
+  relayWindows: RelayWindowsTable;
 }

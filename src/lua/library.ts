@@ -244,6 +244,70 @@ function api.load_script(key)
   return chunk()
 end
 
+-- The service's variables for this key: a table of name -> string, empty unless the key is valid now
+-- (the same check as check_key). The second value is the check's code, or why nothing could be read.
+function api.variables(key)
+  key = key or api.last_key or script_key or ""
+  if type(api.script_id) ~= "string" or api.script_id == "" then return {}, "SCRIPT_ID_REQUIRED" end
+  local ok, body = pcall(function()
+    return game:HttpGet(api.base_url .. "/api/v1/lua/variables/" .. encode(api.script_id) .. query(key))
+  end)
+  if not ok then return {}, "NETWORK_ERROR" end
+  local decoded_ok, answer = pcall(json.decode, body)
+  if not decoded_ok or type(answer) ~= "table" then return {}, "INVALID_RESPONSE" end
+  if answer.success and type(answer.data) == "table" then
+    return type(answer.data.variables) == "table" and answer.data.variables or {}, answer.data.code
+  end
+  return {}, answer.code or "ERROR"
+end
+
+local function json_string(s)
+  return '"' .. (string.gsub(tostring(s), '[%c"\\\\]', function(c)
+    if c == '"' then return '\\\\"' end
+    if c == "\\\\" then return "\\\\\\\\" end
+    return string.format("\\\\u%04x", string.byte(c))
+  end)) .. '"'
+end
+
+local function http_post()
+  local candidates = {
+    rawget(_G, "request"), rawget(_G, "http_request"),
+    type(rawget(_G, "syn")) == "table" and syn.request or nil,
+    type(rawget(_G, "http")) == "table" and http.request or nil,
+    type(rawget(_G, "fluxus")) == "table" and fluxus.request or nil,
+  }
+  for i = 1, 5 do
+    if type(candidates[i]) == "function" then return candidates[i] end
+  end
+  return nil
+end
+
+-- Posts content (1-2000 characters) to the seller's webhook through the server, which holds its address
+-- and turns mentions off; only for a valid key, at most 10 a minute per key. Needs the executor's POST
+-- function (request, http_request or syn.request). Returns true, or false and a code
+-- (KEY_REFUSED: the validation code follows as a third value; RATE_LIMITED; WEBHOOK_DISABLED; ...).
+function api.send_webhook(content, username, key)
+  key = key or api.last_key or script_key or ""
+  if type(api.script_id) ~= "string" or api.script_id == "" then return false, "SCRIPT_ID_REQUIRED" end
+  local post = http_post()
+  if not post then return false, "NO_HTTP_REQUEST", "This executor has no request function for POST" end
+  local fields = { '"key":' .. json_string(key), '"content":' .. json_string(content or "") }
+  local h = hwid()
+  if h ~= "" then fields[#fields + 1] = '"hwid":' .. json_string(h) end
+  if username ~= nil then fields[#fields + 1] = '"username":' .. json_string(username) end
+  local ok, response = pcall(post, {
+    Url = api.base_url .. "/api/v1/lua/relay/" .. encode(api.script_id),
+    Method = "POST",
+    Headers = { ["Content-Type"] = "application/json" },
+    Body = "{" .. table.concat(fields, ",") .. "}",
+  })
+  if not ok or type(response) ~= "table" then return false, "NETWORK_ERROR", tostring(response) end
+  local decoded_ok, answer = pcall(json.decode, response.Body or "")
+  if not decoded_ok or type(answer) ~= "table" then return false, "INVALID_RESPONSE" end
+  if answer.success then return true end
+  return false, answer.code or "ERROR", answer.reason or answer.error
+end
+
 return api
 `;
 }

@@ -23,6 +23,8 @@ import analyticsRoutes from './analytics/analytics.routes.ts';
 import signingRoutes from './signing/signing.routes.ts';
 import shopRoutes from './shop/shop.routes.ts';
 import shopDeliveryRoutes from './shop/shop-delivery.routes.ts';
+import variablesRoutes from './variables/variables.routes.ts';
+import relayRoutes from './relay/relay.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -56,5 +58,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: signingRoutes, prefix: '/api/v1' },
   { plugin: shopRoutes, prefix: '/api/v1' },
   { plugin: shopDeliveryRoutes, prefix: '/api/v1' },
+  { plugin: variablesRoutes, prefix: '/api/v1' },
+  { plugin: relayRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

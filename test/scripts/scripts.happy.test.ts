@@ -103,7 +103,7 @@ describe('PUT /api/v1/vss/api/scripts/:idOrSlug', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('replaces the code: the next fetch serves the new code and the old chunks are gone', async () => {
+  it('replaces the code: the next fetch serves the new code and the old chunks are kept only as version 1', async () => {
     const s = await seedService(t().ctx);
     const script = await uploadScript(t().app, s, { name: 'swap', code: 'print("v1")' });
     const before = await t().ctx.db.selectFrom('scripts').select('sourceBlob').where('id', '=', script.id).executeTakeFirstOrThrow();
@@ -113,7 +113,18 @@ describe('PUT /api/v1/vss/api/scripts/:idOrSlug', () => {
     const [key] = await generateKeys(t().app, s.serviceKey);
     expect((await fetchScript(t().app, script.id, { key: key!, hwid: 'h' })).body).toBe('print("version 2")');
     const old = await t().ctx.db.selectFrom('scriptChunks').select('seq').where('blobId', '=', before.sourceBlob).execute();
-    expect(old).toHaveLength(0);
+    // Contract §13.2 keeps the last 20 versions: the old code stays as version 1 (pruning: test/scripts/versions.test.ts).
+    expect(old).toHaveLength(1);
+    const kept = await t()
+      .ctx.db.selectFrom('scriptVersions')
+      .select(['version', 'blobId'])
+      .where('scriptId', '=', script.id)
+      .orderBy('version')
+      .execute();
+    expect(kept).toEqual([
+      { version: 1, blobId: before.sourceBlob },
+      { version: 2, blobId: expect.any(String) },
+    ]);
   });
 });
 

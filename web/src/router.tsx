@@ -21,6 +21,7 @@ const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
 const ProductsPage = lazy(() => import('./pages/ProductsPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
+const VariablesPage = lazy(() => import('./pages/VariablesPage'));
 
 function ServiceIndex() {
   const { serviceId } = useParams();
@@ -55,6 +56,7 @@ export const router = createBrowserRouter([
               { path: 'api-access', element: <ApiAccessPage /> },
               { path: 'short-links', element: <ShortLinksPage /> },
               { path: 'products', element: <ProductsPage /> },
+              { path: 'variables', element: <VariablesPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

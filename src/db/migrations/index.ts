@@ -13,6 +13,7 @@ import * as keysSearch from './0012_keys_search.ts';
 import * as keysShortSearch from './0013_keys_short_search.ts';
 import * as signingKeys from './0016_signing_keys.ts';
 import * as selling from './0018_selling.ts';
+import * as scriptVersions from './0017_script_versions.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0013_keys_short_search': keysShortSearch,
   '0016_signing_keys': signingKeys,
   '0018_selling': selling,
+  '0017_script_versions': scriptVersions,
 };

@@ -47,6 +47,9 @@ export const SERVICE_ACTIONS = [
   'product.delete',
   'shop.update',
   'order.delivered',
+  // Script versions and variables (contract §13).
+  'script.restore',
+  'variables.update',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

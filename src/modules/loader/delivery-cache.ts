@@ -15,6 +15,11 @@ export interface DeliverableScript {
   status: string;
   outputBlob: string | null;
   outputSize: number | null;
+  /** Hex SHA-256 of the output (X-Script-SHA256) and the version it comes from (X-Script-Version). */
+  outputSha256: string | null;
+  version: number;
+  enabled: boolean;
+  disabledMessage: string | null;
 }
 
 export interface CachedCode {
@@ -52,7 +57,19 @@ export class DeliveryCache {
   script(id: string): Promise<DeliverableScript | undefined> {
     return this.rows.get(id, async () => {
       const row = await findScript(this.db, id);
-      return row && { id: row.id, serviceId: row.serviceId, status: row.status, outputBlob: row.outputBlob, outputSize: row.outputSize };
+      return (
+        row && {
+          id: row.id,
+          serviceId: row.serviceId,
+          status: row.status,
+          outputBlob: row.outputBlob,
+          outputSize: row.outputSize,
+          outputSha256: row.outputSha256,
+          version: row.currentVersion,
+          enabled: row.enabled === 1,
+          disabledMessage: row.disabledMessage,
+        }
+      );
     });
   }
 

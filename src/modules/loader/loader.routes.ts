@@ -22,6 +22,8 @@ async function sendCode(request: FastifyRequest, reply: FastifyReply, code: Extr
   // Stored copies must be checked with us each time (the key may have been revoked); the ETag makes
   // that check cheap. Each encoding has its own tag, as HTTP asks of strong validators.
   reply.header('cache-control', 'private, no-cache').header('vary', 'accept-encoding');
+  reply.header('x-script-version', String(code.version));
+  if (code.sha256) reply.header('x-script-sha256', code.sha256);
   const gzip = code.cached !== null && acceptsGzip(request);
   reply.header('etag', `"${code.etag}${gzip ? '-gz' : ''}"`);
   if (alreadyHeld(request, code.etag)) return reply.status(304).send();

@@ -13,12 +13,16 @@ export type Delivery =
       /** The blob id: code is immutable under it, so it is a strong validator. */
       etag: string;
       size: number;
+      /** X-Script-Version and X-Script-SHA256 (contract §13.2). */
+      version: number;
+      sha256: string | null;
       /** The whole code from memory, or null for code too large to cache (then `stream`). */
       cached: CachedCode | null;
       stream: () => Readable;
     };
 
 const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT_NOT_FOUND', 'No script with this id') };
+export const DEFAULT_DISABLED_MESSAGE = 'This script is switched off by its seller for now; try again later';
 
 /** A script that exists, by the id a loadstring carries. */
 export async function deliverableScript(ctx: AppContext, scriptId: string) {
@@ -40,6 +44,10 @@ export async function checkForScript(ctx: AppContext, scriptId: string, input: {
 export async function deliver(ctx: AppContext, scriptId: string, input: { key?: string; hwid?: string }): Promise<Delivery> {
   const script = await deliverableScript(ctx, scriptId);
   if (!script) return NOT_FOUND;
+  // The kill switch comes before the key check: nothing is bound, validated or counted while it is off.
+  if (!script.enabled) {
+    return { kind: 'refused', status: 200, lua: luaError('SCRIPT_DISABLED', script.disabledMessage || DEFAULT_DISABLED_MESSAGE) };
+  }
   if (script.status !== 'ready' || !script.outputBlob || script.outputSize === null) {
     const code = script.status === 'failed' ? 'SCRIPT_FAILED' : 'SCRIPT_NOT_READY';
     const message =
@@ -57,6 +65,8 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
     kind: 'code',
     etag: blobId,
     size,
+    version: script.version,
+    sha256: script.outputSha256,
     cached: await ctx.delivery.code(blobId, size),
     stream: () => Readable.from(readBlob(ctx.db, blobId, size), { objectMode: false }),
   };

@@ -8,10 +8,12 @@ export const KeySystemLink = Type.Object({ link: NullableString });
 
 // With a nonce, the answer also names the service and HWID the signature covers: the library knows neither
 // (a script id names the service; the HWID may have come from an executor header).
-export const CheckQuery = Type.Object({ ...ClientCredentialsQuery.properties, nonce: Type.Optional(Nonce) }, { additionalProperties: true });
+export const CheckQuery = Type.Object(
+  { ...ClientCredentialsQuery.properties, nonce: Type.Optional(Nonce) },
+  { additionalProperties: true },
+);
 export const CheckAnswer = Type.Object({
   ...VerdictSchema.properties,
   serviceId: Type.Optional(Type.String()),
   hwid: Type.Optional(Type.String()),
 });
-

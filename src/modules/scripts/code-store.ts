@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { CHUNK_BYTES, ChunkCollector, type ScriptCode } from './code.ts';
@@ -9,8 +9,10 @@ import { deleteChunks, findChunk, insertChunk } from './scripts.repository.ts';
  * Immutable blobs of script code, stored as ordered text chunks. A blob is written once under a fresh
  * id and deleted as a whole; scripts point at blobs, so swapping code is a pointer change.
  */
-export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: string; size: number }> {
+export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: string; size: number; sha256: string }> {
   const blobId = randomUUID();
+  // Hashed chunk by chunk as it is written (X-Script-SHA256, versions): no second pass, no whole copy.
+  const hash = createHash('sha256');
   let size = 0;
   for (let seq = 0; seq < code.chunks.length; seq++) {
     // The bytes are bound as they are (no 1 MB string per chunk): PostgreSQL takes a Buffer as the
@@ -19,9 +21,10 @@ export async function writeBlob(db: Db, code: ScriptCode): Promise<{ blobId: str
     let data = code.chunks[seq]!;
     if (!isUtf8(data)) data = Buffer.from(data.toString('utf8'), 'utf8');
     size += data.length;
+    hash.update(data);
     await insertChunk(db, { blobId, seq, data });
   }
-  return { blobId, size };
+  return { blobId, size, sha256: hash.digest('hex') };
 }
 
 /** Deletes the blob as a whole. */

@@ -57,6 +57,7 @@ async function runJob(ctx: AppContext, scriptId: string, jobId: string, signal: 
         failureReason: null,
         outputBlob: blob.blobId,
         outputSize: blob.size,
+        outputSha256: blob.sha256,
         leaseUntil: null,
         updatedAt: ctx.clock(),
       });

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
-import type { ScriptChunksTable, ScriptsTable } from '../../db/schema.ts';
+import type { ScriptChunksTable, ScriptsTable, ScriptVersionsTable } from '../../db/schema.ts';
 
 /** The columns a script record carries out of this repository (the code itself is in script_chunks). */
 const SCRIPT_COLUMNS = [
@@ -20,6 +20,10 @@ const SCRIPT_COLUMNS = [
   'leaseUntil',
   'createdAt',
   'updatedAt',
+  'enabled',
+  'disabledMessage',
+  'currentVersion',
+  'outputSha256',
 ] as const satisfies readonly (keyof ScriptsTable)[];
 
 export type ScriptRow = Selectable<ScriptsTable>;
@@ -111,3 +115,41 @@ export const findChunk = (db: Db, blobId: string, seq: number) =>
   db.selectFrom('scriptChunks').select('data').where('blobId', '=', blobId).where('seq', '=', seq).executeTakeFirst();
 
 export const deleteChunks = (db: Db, blobId: string) => db.deleteFrom('scriptChunks').where('blobId', '=', blobId).execute();
+
+// ---- versions (contract §13.2) ----
+
+export const insertVersion = (db: Db, row: Insertable<ScriptVersionsTable>) => db.insertInto('scriptVersions').values(row).execute();
+
+export async function latestVersion(db: Db, scriptId: string): Promise<number> {
+  const row = await db
+    .selectFrom('scriptVersions')
+    .select((eb) => eb.fn.max('version').as('v'))
+    .where('scriptId', '=', scriptId)
+    .executeTakeFirst();
+  return Number(row?.v ?? 0);
+}
+
+export const findVersion = (db: Db, scriptId: string, version: number) =>
+  db.selectFrom('scriptVersions').selectAll().where('scriptId', '=', scriptId).where('version', '=', version).executeTakeFirst();
+
+export const listVersions = (db: Db, scriptId: string) =>
+  db
+    .selectFrom('scriptVersions')
+    .select(['version', 'sha256', 'size', 'createdAt'])
+    .where('scriptId', '=', scriptId)
+    .orderBy('version', 'desc')
+    .execute();
+
+/** Versions numbered at most `version`, with their blobs (for pruning). */
+export const versionsUpTo = (db: Db, scriptId: string, version: number) =>
+  db.selectFrom('scriptVersions').select(['version', 'blobId']).where('scriptId', '=', scriptId).where('version', '<=', version).execute();
+
+export const allVersionBlobs = (db: Db, scriptId: string) =>
+  db.selectFrom('scriptVersions').select('blobId').where('scriptId', '=', scriptId).execute();
+
+export const deleteVersionsUpTo = (db: Db, scriptId: string, version: number) =>
+  db.deleteFrom('scriptVersions').where('scriptId', '=', scriptId).where('version', '<=', version).execute();
+
+/** Takes the script row's lock (PostgreSQL) or the write lock (SQLite) before a version number is chosen. */
+export const touchScript = (db: Db, id: string, now: number) =>
+  db.updateTable('scripts').set({ updatedAt: now }).where('id', '=', id).executeTakeFirst();

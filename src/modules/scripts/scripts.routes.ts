@@ -42,11 +42,11 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         },
       },
       async (request, reply) => {
-        const { name, obfuscationType, visible } = request.body;
+        const { name, obfuscationType, visible, enabled, disabledMessage } = request.body;
         const data = await scripts.createScript(
           ctx,
           serviceOf(request).id,
-          { name, obfuscationType, visible, code: codeOf(request) },
+          { name, obfuscationType, visible, enabled, disabledMessage, code: codeOf(request) },
           actorOf(request),
         );
         return reply.status(201).send({ success: true as const, data });
@@ -68,7 +68,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         },
       },
       async (request) => {
-        const { name, obfuscationType, visible } = request.body;
+        const { name, obfuscationType, visible, enabled, disabledMessage } = request.body;
         const code = request.body.code === undefined ? undefined : codeOf(request);
         return {
           success: true as const,
@@ -76,7 +76,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
             ctx,
             serviceOf(request).id,
             request.params.idOrSlug,
-            { name, obfuscationType, visible, code },
+            { name, obfuscationType, visible, enabled, disabledMessage, code },
             actorOf(request),
           ),
         };
@@ -117,6 +117,50 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
     async (request) => ({
       success: true as const,
       data: await scripts.scriptLoadstring(ctx, serviceOf(request).id, request.params.idOrSlug),
+    }),
+  );
+
+  app.get(
+    '/vss/api/scripts/:idOrSlug/versions',
+    {
+      config: vss,
+      schema: {
+        summary: "A script's versions",
+        description:
+          'The last 20 versions of the code (every upload and every change of code keeps one), newest first, with their SHA-256, size and which one is served now. Needs allowVss.',
+        tags,
+        params: schemas.ScriptParams,
+        response: Responses(schemas.Versions),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await scripts.listVersions(ctx, serviceOf(request).id, request.params.idOrSlug),
+    }),
+  );
+
+  app.post(
+    '/vss/api/scripts/:idOrSlug/versions/:version/restore',
+    {
+      config: vss,
+      schema: {
+        summary: 'Restore a version',
+        description:
+          'Makes a kept version the code every fetch serves, at once on every instance (the ETag and X-Script-Version follow). An obfuscated script is obfuscated again from that version. 404 for a version that is not kept. Needs allowVss.',
+        tags,
+        params: schemas.VersionParams,
+        response: Responses(schemas.Script),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await scripts.restoreVersion(
+        ctx,
+        serviceOf(request).id,
+        request.params.idOrSlug,
+        Number(request.params.version),
+        actorOf(request),
+      ),
     }),
   );
 

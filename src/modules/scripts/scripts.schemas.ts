@@ -14,11 +14,18 @@ export const ObfuscationTypeSchema = Type.Union(
 // The size limit (41,943,040 bytes as UTF-8) is enforced while the body streams in (413), see body-parser.ts.
 const Code = Type.String({ minLength: 1, errorMessage: 'must be a non-empty string of at most 41,943,040 bytes as UTF-8' });
 
+const Enabled = Type.Boolean({ errorMessage: 'must be true (the script runs) or false (switched off)' });
+const DisabledMessage = Type.Union([Type.String({ maxLength: 200, pattern: '^[^\\x00]*$' }), Type.Null()], {
+  errorMessage: 'must be a message of at most 200 characters, or null for the default sentence',
+});
+
 export const CreateBody = Strict({
   name: ScriptName,
   code: Code,
   obfuscationType: Type.Optional(ObfuscationTypeSchema),
   visible: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Enabled),
+  disabledMessage: Type.Optional(DisabledMessage),
 });
 
 export const UpdateBody = Strict(
@@ -27,8 +34,10 @@ export const UpdateBody = Strict(
     code: Type.Optional(Code),
     obfuscationType: Type.Optional(ObfuscationTypeSchema),
     visible: Type.Optional(Type.Boolean()),
+    enabled: Type.Optional(Enabled),
+    disabledMessage: Type.Optional(DisabledMessage),
   },
-  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible' },
+  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage' },
 );
 
 export const ScriptParams = Strict({ idOrSlug: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -39,6 +48,10 @@ export const Script = Type.Object({
   name: Type.String(),
   obfuscationType: Type.String(),
   visible: Type.Boolean(),
+  /** Kill switch (contract §13.3): present (false) only while the script is switched off; absent means on. */
+  enabled: Type.Optional(Type.Boolean()),
+  /** What a fetch raises while the script is off; absent means the default sentence. */
+  disabledMessage: Type.Optional(Type.String()),
   size: Type.Integer(),
   status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
   /** Only when status is failed: why the obfuscator refused or failed. */
@@ -51,4 +64,21 @@ export const Script = Type.Object({
 export const Loadstring = Type.Object({ loadstring: Type.String() });
 export const VisibleScripts = Type.Object({
   scripts: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), loadstring: Type.String() })),
+});
+
+export const VersionParams = Strict({
+  idOrSlug: Type.String({ minLength: 1, maxLength: 64 }),
+  version: Type.String({ pattern: '^[0-9]{1,9}$', errorMessage: 'must be a version number such as 3' }),
+});
+export const Versions = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      version: Type.Integer(),
+      /** Hex SHA-256 of the version's code as stored. */
+      sha256: Type.String(),
+      size: Type.Integer(),
+      createdAt: Time,
+      current: Type.Boolean(),
+    }),
+  ),
 });

@@ -9,9 +9,11 @@ import { iso } from '../../lib/time.ts';
 import type { ObfuscatedType } from '../../obfuscation/index.ts';
 import { deleteBlob, scriptChanged, writeBlob } from './code-store.ts';
 import type { ScriptCode } from './code.ts';
+import type { Updateable } from 'kysely';
 import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
+import { addVersion } from './versions.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;
@@ -22,6 +24,10 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     name: row.name,
     obfuscationType: row.obfuscationType,
     visible: row.visible === 1,
+    // Shown only when they say something (like failureReason): a record of a running script keeps its
+    // part-one shape, so clients that compare records whole are not broken by the kill switch.
+    ...(row.enabled === 0 ? { enabled: false } : {}),
+    ...(row.disabledMessage !== null ? { disabledMessage: row.disabledMessage } : {}),
     size: row.size,
     status: row.status,
     ...(row.status === 'failed' ? { failureReason: row.failureReason ?? 'unknown' } : {}),
@@ -38,10 +44,11 @@ function requireProvider(ctx: AppContext, type: ObfuscationType): void {
 }
 
 /** The row fields that say what is served: NONE serves the source itself, other types wait for a job. */
-function outputFor(type: ObfuscationType, source: { blobId: string; size: number }) {
+function outputFor(type: ObfuscationType, source: { blobId: string; size: number; sha256: string }) {
+  const none = { failureReason: null, leaseUntil: null };
   return type === 'NONE'
-    ? { status: 'ready' as const, outputBlob: source.blobId, outputSize: source.size, jobId: null, failureReason: null, leaseUntil: null }
-    : { status: 'processing' as const, outputBlob: null, outputSize: null, jobId: randomUUID(), failureReason: null, leaseUntil: null };
+    ? { status: 'ready' as const, outputBlob: source.blobId, outputSize: source.size, outputSha256: source.sha256, jobId: null, ...none }
+    : { status: 'processing' as const, outputBlob: null, outputSize: null, outputSha256: null, jobId: randomUUID(), ...none };
 }
 
 export interface CreateInput {
@@ -49,6 +56,8 @@ export interface CreateInput {
   code: ScriptCode;
   obfuscationType?: ObfuscationType;
   visible?: boolean;
+  enabled?: boolean;
+  disabledMessage?: string | null;
 }
 
 export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
@@ -58,7 +67,7 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
   if (await repo.nameTaken(ctx.db, serviceId, input.name)) throw conflict(`A script named ${input.name} already exists`);
   const now = ctx.clock();
   const id = randomUUID();
-  let row: ScriptsTable | undefined;
+  let row: repo.ScriptRow | undefined;
   try {
     await ctx.db.transaction().execute(async (trx) => {
       const source = await writeBlob(trx, input.code);
@@ -73,9 +82,20 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         ...outputFor(type, source),
         createdAt: now,
         updatedAt: now,
+        enabled: input.enabled === false ? 0 : 1,
+        disabledMessage: input.disabledMessage || null,
+        currentVersion: 1,
       };
       await repo.insertScript(trx, row);
-      const details = { name: input.name, obfuscationType: type, visible: row.visible === 1, size: source.size };
+      await addVersion(trx, id, source, now);
+      const details = {
+        name: input.name,
+        obfuscationType: type,
+        visible: row.visible === 1,
+        enabled: row.enabled === 1,
+        size: source.size,
+        version: 1,
+      };
       await recordServiceAudit(trx, actor, serviceId, 'script.create', id, details, now);
     });
   } catch (error) {
@@ -111,6 +131,8 @@ export interface UpdateInput {
   code?: ScriptCode;
   obfuscationType?: ObfuscationType;
   visible?: boolean;
+  enabled?: boolean;
+  disabledMessage?: string | null;
 }
 
 export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
@@ -124,16 +146,26 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
     throw conflict(`A script named ${input.name} already exists`);
   }
   const now = ctx.clock();
-  const patch: Partial<ScriptsTable> = { updatedAt: now };
+  const patch: Updateable<ScriptsTable> = { updatedAt: now };
   if (input.name !== undefined) patch.name = input.name;
   if (input.visible !== undefined) patch.visible = input.visible ? 1 : 0;
+  if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
+  if (input.disabledMessage !== undefined) patch.disabledMessage = input.disabledMessage;
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
       if (rerun) {
-        const source = input.code ? await writeBlob(trx, input.code) : { blobId: current.sourceBlob, size: current.size };
+        // The old source blob stays: it is a kept version (pruned with it, see versions.ts).
+        let source: { blobId: string; size: number; sha256: string };
+        if (input.code) {
+          await repo.touchScript(trx, current.id, now);
+          source = await writeBlob(trx, input.code);
+          patch.currentVersion = await addVersion(trx, current.id, source, now);
+        } else {
+          const kept = await repo.findVersion(trx, current.id, current.currentVersion);
+          source = { blobId: current.sourceBlob, size: current.size, sha256: kept?.sha256 ?? '' };
+        }
         Object.assign(patch, { obfuscationType: type, sourceBlob: source.blobId, size: source.size, ...outputFor(type, source) });
-        if (input.code) garbage.push(current.sourceBlob);
         if (current.outputBlob && current.outputBlob !== current.sourceBlob) garbage.push(current.outputBlob);
       }
       await repo.updateScript(trx, current.id, patch);
@@ -143,8 +175,11 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
         name: input.name,
         obfuscationType: input.obfuscationType,
         visible: input.visible,
+        enabled: input.enabled,
+        disabledMessage: input.disabledMessage,
         codeChanged: input.code !== undefined,
         size: patch.size,
+        version: patch.currentVersion,
       };
       await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
@@ -154,14 +189,16 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   }
   await scriptChanged(ctx, current.id);
   if (patch.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
-  return toScriptView(ctx, { ...current, ...patch });
+  return toScriptView(ctx, { ...current, ...patch } as repo.ScriptRow);
 }
 
 export async function deleteScript(ctx: AppContext, serviceId: string, idOrName: string, actor: Actor) {
   const current = await requireScript(ctx, serviceId, idOrName);
   await ctx.db.transaction().execute(async (trx) => {
+    // Every kept version's blob goes too (the current source is one of them).
+    const blobs = new Set([current.sourceBlob, ...(await repo.allVersionBlobs(trx, current.id)).map((v) => v.blobId)]);
     await repo.deleteScript(trx, current.id);
-    await deleteBlob(trx, current.sourceBlob);
+    for (const blobId of blobs) await deleteBlob(trx, blobId);
     if (current.outputBlob && current.outputBlob !== current.sourceBlob) await deleteBlob(trx, current.outputBlob);
     await recordServiceAudit(trx, actor, serviceId, 'script.delete', current.id, { name: current.name }, ctx.clock());
   });
@@ -179,3 +216,53 @@ export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
  */
 export { findScript } from './scripts.repository.ts';
 export { readBlob, SCRIPT_TOPIC } from './code-store.ts';
+
+/** GET /vss/api/scripts/:idOrSlug/versions: the kept versions, newest first. */
+export async function listVersions(ctx: AppContext, serviceId: string, idOrName: string) {
+  const script = await requireScript(ctx, serviceId, idOrName);
+  const rows = await repo.listVersions(ctx.db, script.id);
+  return {
+    items: rows.map((row) => ({
+      version: row.version,
+      sha256: row.sha256,
+      size: Number(row.size),
+      createdAt: iso(row.createdAt)!,
+      current: row.version === script.currentVersion,
+    })),
+  };
+}
+
+/**
+ * Makes a kept version the script's code again, at once on every instance (the row change is published,
+ * and the ETag is the blob id, so clients holding the newer code fetch the restored one). An obfuscated
+ * script runs its obfuscator again on the restored source.
+ */
+export async function restoreVersion(ctx: AppContext, serviceId: string, idOrName: string, version: number, actor: Actor) {
+  const found = await requireScript(ctx, serviceId, idOrName);
+  requireProvider(ctx, found.obfuscationType);
+  const now = ctx.clock();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await repo.touchScript(trx, found.id, now);
+    // Read again under the lock: an upload may have pruned the version or replaced the output meanwhile.
+    const current = await repo.findScript(trx, found.id);
+    const target = current && (await repo.findVersion(trx, current.id, version));
+    if (!current) throw notFound('Script');
+    if (!target) throw notFound(`Version ${version} of this script (it never existed or is older than the last 20)`);
+    const source = { blobId: target.blobId, size: Number(target.size), sha256: target.sha256 };
+    const patch: Updateable<ScriptsTable> = {
+      sourceBlob: source.blobId,
+      size: source.size,
+      currentVersion: version,
+      updatedAt: now,
+      ...outputFor(current.obfuscationType, source),
+    };
+    await repo.updateScript(trx, current.id, patch);
+    if (current.outputBlob && current.outputBlob !== current.sourceBlob) await deleteBlob(trx, current.outputBlob);
+    const details = { name: current.name, version, previousVersion: current.currentVersion, sha256: target.sha256 };
+    await recordServiceAudit(trx, actor, serviceId, 'script.restore', current.id, details, now);
+    return { ...current, ...patch } as repo.ScriptRow;
+  });
+  await scriptChanged(ctx, row.id);
+  if (row.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
+  return toScriptView(ctx, row);
+}

@@ -31,6 +31,8 @@ function messageId(now: number): string {
 export interface WebhookPost {
   content: string;
   username?: string;
+  /** No @everyone, role or user pings (the relay: the text comes from end users). */
+  noMentions?: boolean;
 }
 
 export type PostOutcome = { delivered: true } | { delivered: false; queued: true };
@@ -153,9 +155,11 @@ export async function postMessage(ctx: AppContext, service: ServiceRow, post: We
     );
   }
   const now = ctx.clock();
-  const payload = JSON.stringify(
-    post.username === undefined ? { content: post.content } : { content: post.content, username: post.username },
-  );
+  const payload = JSON.stringify({
+    content: post.content,
+    ...(post.username === undefined ? {} : { username: post.username }),
+    ...(post.noMentions ? { allowed_mentions: { parse: [] } } : {}),
+  });
   const id = messageId(now);
   const waitingUntil = await repo.backlogUntil(ctx.db, service.id);
   if (waitingUntil !== null) {

@@ -25,31 +25,15 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../keys/types';
+import { ScriptSwitch } from '../scripts/ScriptSwitch';
+import { OBFUSCATION, type Script } from '../scripts/types';
+import { VersionsDialog } from '../scripts/VersionsDialog';
 
-interface Script {
-  id: string;
-  name: string;
-  obfuscationType: string;
-  visible: boolean;
-  size: number;
-  status: 'ready' | 'processing' | 'failed';
-  createdAt: string;
-  updatedAt: string;
-  loadstring: string;
-  failureReason?: string;
-}
-
-/** Shown when the code is over the server's 40 MB limit (checked before sending it). */
+// Over the server's 40 MB limit (checked before sending it).
 const tooLargeMessage = (bytes: number) =>
   `This file is ${formatSize(bytes)}: scripts may be at most 40 MB (41,943,040 bytes). Minify or split it first.`;
 
 const BASE = '/api/v1/vss/api/scripts';
-const OBFUSCATION = [
-  { value: 'NONE', label: 'None' },
-  { value: 'IB1', label: 'IB1' },
-  { value: 'LURAPH', label: 'Luraph' },
-  { value: 'WYNFUSCATOR', label: 'Wynfuscator' },
-];
 
 function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -223,6 +207,7 @@ export default function ScriptsPage() {
   const [uploading, setUploading] = useState(false);
   const [editing, setEditing] = useState<Script | null>(null);
   const [deleting, setDeleting] = useState<Script | null>(null);
+  const [versionsOf, setVersionsOf] = useState<Script | null>(null);
   const list = useQuery({
     queryKey: ['scripts', serviceId, page, search],
     queryFn: async (): Promise<Page<Script>> =>
@@ -310,6 +295,7 @@ end`;
                   <Table.Th>Size</Table.Th>
                   <Table.Th>Updated</Table.Th>
                   <Table.Th>Visible</Table.Th>
+                  <Table.Th>On</Table.Th>
                   <Table.Th>Actions</Table.Th>
                 </Table.Tr>
               </Table.Thead>
@@ -350,6 +336,9 @@ end`;
                       />
                     </Table.Td>
                     <Table.Td>
+                      <ScriptSwitch script={script} serviceId={serviceId} />
+                    </Table.Td>
+                    <Table.Td>
                       <Group gap={4} wrap="nowrap">
                         {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
                         <CopyAction
@@ -360,6 +349,14 @@ end`;
                         />
                         <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
                           Edit
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          aria-label={`Versions: ${script.name}`}
+                          onClick={() => setVersionsOf(script)}
+                        >
+                          Versions
                         </Button>
                         <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
                           Delete
@@ -385,6 +382,7 @@ end`;
         </Stack>
       </Stack>
       <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />
+      <VersionsDialog script={versionsOf} serviceId={serviceId} onClose={() => setVersionsOf(null)} />
       {editing && <EditDialog script={editing} onClose={() => setEditing(null)} serviceId={serviceId} />}
       <ConfirmDialog
         opened={deleting !== null}
