@@ -13,6 +13,7 @@ import { ExportWorkers } from './modules/keys/export-workers.ts';
 import { DeliveryCache } from './modules/loader/delivery-cache.ts';
 import { ExecutionCounter } from './modules/loader/execution-counter.ts';
 import { ServiceLookup } from './modules/services/service-lookup.ts';
+import { KeyTouches } from './modules/validation/key-touches.ts';
 import { VerdictCache } from './modules/validation/verdict-cache.ts';
 import { outboundPolicy } from './modules/webhook/webhook.service.ts';
 import { providersFrom, type ObfuscatedType, type ObfuscationProvider } from './obfuscation/index.ts';
@@ -57,6 +58,8 @@ export interface AppContext {
   outbound: { webhook: OutboundPolicy };
   /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
   executions: ExecutionCounter;
+  /** This instance's lastUsedAt of validated keys not yet written (modules/validation/key-touches.ts). */
+  touches: KeyTouches;
   /** This instance's analytics counts not yet written (contract §7.5). */
   analytics: AnalyticsAggregator;
   /** The key exports running now, each in a worker thread (modules/keys/export-workers.ts). */
@@ -111,6 +114,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     obfuscators: providersFrom(config.obfuscation),
     outbound: { webhook: outboundPolicy(config) },
     executions: new ExecutionCounter(),
+    touches: new KeyTouches(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     exports: new ExportWorkers(database.source, log),
     jobs: undefined as unknown as JobRunner,

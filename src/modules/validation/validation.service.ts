@@ -48,13 +48,10 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
   };
 }
 
-// lastUsedAt is kept to the second: a key validated in a tight loop costs one write a second, not one per call.
-const TOUCH_INTERVAL_MS = 1000;
-
 /** What judging an active key reads: the hot-path query selects exactly these. */
 type JudgedKey = Pick<
   keys.ActiveKeyRow,
-  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt' | 'maxHwids' | 'hwidCount'
+  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
 >;
 
 /** The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. */
@@ -67,8 +64,6 @@ function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict |
   return verdict('KEY_VALID', row);
 }
 
-const needsTouch = (row: JudgedKey, now: number) => row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS;
-
 async function checkActive(
   ctx: AppContext,
   serviceId: string,
@@ -79,16 +74,13 @@ async function checkActive(
 ): Promise<Verdict> {
   const judged = judgeActive(row, hwidBound, now);
   if (judged === 'bind') {
+    // Binding writes lastUsedAt itself, in the same statement that takes the slot.
     const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
     if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
     if (outcome === 'bound') return verdict('KEY_VALID', row);
   } else if (!judged.valid) return judged;
-  if (needsTouch(row, now)) {
-    // Marked before the write: the row may be this instance's cached copy, shared by the calls running now,
-    // which would otherwise each queue the same UPDATE on the row (on PostgreSQL, a wait for its lock each).
-    row.lastUsedAt = now;
-    await keys.touchKey(ctx.db, serviceId, row.key, now);
-  }
+  // A valid answer's lastUsedAt is written by the next flush (key-touches.ts), not by this request.
+  ctx.touches.touch(serviceId, row.key, now);
   return verdict('KEY_VALID', row);
 }
 
@@ -125,8 +117,8 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
 
 /**
  * The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. A key this
- * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop) is answered without
- * a promise, so a caller that can send a plain value (the validate route) skips the async steps.
+ * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop: lastUsedAt is
+ * written in batches) is answered without a promise, so a caller that can send a plain value (the validate route) skips the async steps.
  */
 export function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | Promise<Verdict> {
   const cached = validateFromCache(ctx, serviceId, input);
@@ -145,7 +137,8 @@ function validateFromCache(ctx: AppContext, serviceId: string, { key, hwid }: { 
   if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
   const now = ctx.clock();
   const judged = judgeActive(found.activeKey, found.hwidBound, now);
-  if (judged === 'bind' || (judged.valid && needsTouch(found.activeKey, now))) return undefined;
+  if (judged === 'bind') return undefined;
+  if (judged.valid) ctx.touches.touch(serviceId, found.activeKey.key, now);
   return judged;
 }
 
