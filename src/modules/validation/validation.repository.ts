@@ -52,3 +52,99 @@ export async function touchKeys(db: Db, dialect: Dialect, serviceId: string, tou
     where active_keys.service_id = ${serviceId} and active_keys.key = t.key
       and (active_keys.last_used_at is null or active_keys.last_used_at < t.at)`.execute(db);
 }
+
+/** What a redemption answers with. */
+export interface RedeemedKey {
+  key: string;
+  isPremium: 0 | 1;
+  expiresAt: number | null;
+}
+
+// PostgreSQL: the whole redemption in one statement, one round trip and one commit (a transaction of five
+// statements cost five round trips). The conditional DELETE settles races: a second redemption of the key waits
+// for the first's row lock, then finds the row gone and redeems nothing. Foreign keys and the key_hwids trigger
+// run at the end of the statement, when the active key exists.
+const REDEEM_POSTGRES = fixedQuery(
+  'redeem',
+  `with taken as (
+     delete from generated_keys g
+     where g.service_id = :serviceId and g.key = :key and g.status = 'active' and (g.expires_at is null or g.expires_at > :now)
+       and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
+         and (b.expires_at is null or b.expires_at > :now))
+     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.expires_at, g.chat_id, g.created_at, g.max_hwids),
+   active as (
+     insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
+       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
+     select key, service_id, case when no_hwid_validation = 1 then null else :hwid end, note, is_premium, no_hwid_validation, status,
+       expires_at, chat_id, 0, created_at, :now, :now, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
+     from taken
+     returning key, service_id, is_premium, no_hwid_validation, expires_at),
+   bound as (
+     insert into key_hwids (key, service_id, hwid, position) select key, service_id, :hwid, 1 from active where no_hwid_validation <> 1)
+   select key, is_premium as "isPremium", expires_at as "expiresAt" from active`,
+);
+
+/**
+ * Redeems a generated key if it can be redeemed now: active, not expired, and the HWID not under a ban in force. It
+ * leaves generated_keys and becomes an active key with the same string, bound to the HWID unless noHwidValidation,
+ * atomically. Undefined when nothing was redeemed (no such generated key, refused, or another request redeemed it
+ * first); the caller then finds out why.
+ */
+export async function redeemGeneratedKey(
+  db: Db,
+  dialect: Dialect,
+  { serviceId, key, hwid, now }: { serviceId: string; key: string; hwid: string; now: number },
+): Promise<RedeemedKey | undefined> {
+  if (dialect === 'postgres') {
+    const [row] = await runFixedQuery<RedeemedKey>(db, REDEEM_POSTGRES, { serviceId, key, hwid, now });
+    return row;
+  }
+  // SQLite has no DELETE in a WITH clause; its statements are calls in this process, and it runs writers one at a time.
+  return db.transaction().execute(async (trx) => {
+    const taken = await trx
+      .deleteFrom('generatedKeys')
+      .where('serviceId', '=', serviceId)
+      .where('key', '=', key)
+      .where('status', '=', 'active')
+      .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('blacklist')
+              .select('hwid')
+              .where('blacklist.serviceId', '=', serviceId)
+              .where('blacklist.hwid', '=', hwid)
+              .where((eb) => eb.or([eb('blacklist.expiresAt', 'is', null), eb('blacklist.expiresAt', '>', now)])),
+          ),
+        ),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!taken) return undefined;
+    const bind = taken.noHwidValidation !== 1;
+    await trx
+      .insertInto('activeKeys')
+      .values({
+        key: taken.key,
+        serviceId,
+        hwid: bind ? hwid : null,
+        maxHwids: taken.maxHwids,
+        hwidCount: bind ? 1 : 0,
+        note: taken.note,
+        isPremium: taken.isPremium,
+        noHwidValidation: taken.noHwidValidation,
+        status: taken.status,
+        expiresAt: taken.expiresAt,
+        chatId: taken.chatId,
+        executions: 0,
+        createdAt: taken.createdAt,
+        activatedAt: now,
+        lastUsedAt: now,
+        hwidResetAt: null,
+        hwidResetCount: 0,
+      })
+      .execute();
+    if (bind) await trx.insertInto('keyHwids').values({ key: taken.key, serviceId, hwid, position: 1 }).execute();
+    return { key: taken.key, isPremium: taken.isPremium, expiresAt: taken.expiresAt };
+  });
+}

@@ -3,7 +3,7 @@ import { findBanInForce } from '../blacklist/blacklist.repository.ts';
 import { findKeyless } from '../keyless/keyless.repository.ts';
 import * as keys from '../keys/keys.repository.ts';
 import { iso } from '../../lib/time.ts';
-import { findActiveKeyAndBan } from './validation.repository.ts';
+import { findActiveKeyAndBan, redeemGeneratedKey } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -84,35 +84,12 @@ async function checkActive(
   return verdict('KEY_VALID', row);
 }
 
-/** Redeems a generated key: it leaves generated_keys and becomes active in one transaction. */
+/** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
-  const redeemed = await ctx.db.transaction().execute(async (trx) => {
-    const taken = await keys.takeGeneratedKey(trx, serviceId, key);
-    if (!taken) return null;
-    await keys.insertActiveKey(trx, {
-      key: taken.key,
-      serviceId,
-      hwid: taken.noHwidValidation === 1 ? null : hwid,
-      maxHwids: taken.maxHwids,
-      hwidCount: taken.noHwidValidation === 1 ? 0 : 1,
-      note: taken.note,
-      isPremium: taken.isPremium,
-      noHwidValidation: taken.noHwidValidation,
-      status: taken.status,
-      expiresAt: taken.expiresAt,
-      chatId: taken.chatId,
-      executions: 0,
-      createdAt: taken.createdAt,
-      activatedAt: now,
-      lastUsedAt: now,
-      hwidResetAt: null,
-      hwidResetCount: 0,
-    });
-    if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
-    return verdict('KEY_VALID', taken);
-  });
-  if (redeemed) ctx.analytics.countRedemption(serviceId);
-  return redeemed;
+  const redeemed = await redeemGeneratedKey(ctx.db, ctx.dialect, { serviceId, key, hwid, now });
+  if (!redeemed) return null;
+  ctx.analytics.countRedemption(serviceId);
+  return verdict('KEY_VALID', redeemed);
 }
 
 /**
@@ -153,6 +130,10 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
     const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now));
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
     if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
+    // Not an active key: most often a generated key used for the first time, redeemed here in one statement (on
+    // PostgreSQL) when nothing refuses it. When nothing was redeemed, the general path below finds out why.
+    const redeemed = await redeem(ctx, serviceId, key, hwid, now);
+    if (redeemed) return redeemed;
   }
   if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
 
@@ -161,12 +142,13 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
     return entry && entry.expiresAt > now ? verdict('KEYLESS', entry) : verdict('KEY_INCORRECT');
   }
 
-  // Not an active key when the query above ran. If it is a generated key, redeem it.
+  // Not an active key when the query above ran, and not redeemed: a generated key says why.
   const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
   if (generated) {
     if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
     if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
     if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
+    // Redeemable now (generated again meanwhile, which imports can do): try once more.
     const redeemed = await redeem(ctx, serviceId, key, hwid, now);
     if (redeemed) return redeemed;
   }
