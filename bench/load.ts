@@ -73,9 +73,9 @@ export const canPin = () => onPath('taskset');
 const WRK_REPORT = `
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('{"requests":%d,"micros":%d,"p50":%f,"p99":%f,"failed":%d}\\n',
+  io.write(string.format('{"requests":%d,"micros":%d,"p50":%f,"p99":%f,"failed":%d,"status":%d,"timeout":%d}\\n',
     summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    e.connect + e.read + e.write + e.status + e.timeout))
+    e.connect + e.read + e.write + e.status + e.timeout, e.status, e.timeout))
 end
 `;
 let wrkScript: string | undefined;
@@ -102,11 +102,22 @@ export async function wrk(url: string, options: LoadOptions): Promise<LoadResult
   if (options.script)
     writeFileSync((script = join(tmpdir(), `keyward-bench-wrk-${process.pid}-${++scripts}.lua`)), options.script + WRK_REPORT);
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, ...headerArgs, '-s', script, url];
+  // A loaded machine can hold an answer past wrk's default 2 s, which it would count as a failure.
+  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', ...headerArgs, '-s', script, url];
   const out = await run(...pinned(options.cpus, 'wrk', args));
   const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const s = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; failed: number };
+  const s = JSON.parse(line) as {
+    requests: number;
+    micros: number;
+    p50: number;
+    p99: number;
+    failed: number;
+    status: number;
+    timeout: number;
+  };
+  if (s.failed > 0)
+    console.log(`    wrk: ${s.status} answers not 2xx/3xx, ${s.timeout} timeouts, ${s.failed - s.status - s.timeout} socket errors`);
   if (script !== wrkScript) rmSync(script, { force: true });
   return { rps: Math.round(s.requests / (s.micros / 1e6)), p50: round(s.p50), p99: round(s.p99), failed: s.failed, requests: s.requests };
 }
