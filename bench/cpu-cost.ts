@@ -1,7 +1,9 @@
 /**
  * CPU time the server spends per request, for one target at a time: steadier than req/s on a shared
  * machine (it counts the server process's user+system time over a fixed number of requests).
- * npx tsx bench/cpu-cost.ts [validate|fetch|hello] [requests]
+ * npx tsx bench/cpu-cost.ts [validate|fetch|cold|redeem|hello] [requests]
+ * `cold`: COLD_KEYS (default 50,000) bound keys validated in random order, so the verdict cache rarely answers;
+ * `redeem`: every request redeems a fresh generated key (requests + the warm-up's are seeded first).
  * Also reports user and system time apart (system time is mostly the loopback socket, the same for every
  * target) and, with DATABASE_URL, the CPU of the PostgreSQL backends serving that database.
  * VERDICT_CACHE_MS=0 makes every validation run its query; PROFILE_DIR (and PROFILE_INTERVAL_US) write a CPU profile;
@@ -20,9 +22,12 @@ import { silentLog } from '../src/context.ts';
 import { createContext } from '../src/modules/state.ts';
 import { createAccount } from '../src/modules/accounts/accounts.service.ts';
 import { createService } from '../src/modules/services/services.service.ts';
+import { coldHwid, coldKey, redeemHwid, redeemKey, seedBoundKeys, seedGeneratedKeys } from './seed-traffic.ts';
 
 const what = process.argv[2] ?? 'validate';
 const requests = Number(process.argv[3] ?? 100000);
+const WARMUP = 5000;
+const coldKeys = Number(process.env.COLD_KEYS ?? 50_000);
 const SECRET = 'bench-secret-0123456789abcdef';
 const env: Record<string, string> = {
   LOG_LEVEL: 'warn',
@@ -91,6 +96,7 @@ const profileArgs = process.env.PROFILE_DIR
   : [];
 let server;
 let url: string;
+let pathOf: (() => string) | undefined;
 if (what === 'hello') {
   server = await start([...profileArgs, '--import', 'tsx', 'bench/hello-server.ts'], /"address":"([^"]+)"/);
   url = `${server.url}/hello`;
@@ -102,6 +108,8 @@ if (what === 'hello') {
   const account = await createAccount(ctx, { username: `b${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
   const service = await createService(ctx, account.id, { name: 'bench' });
   const serviceKey = ctx.sealer.open(service.apiKeySealed);
+  if (what === 'cold') await seedBoundKeys(handle, service.id, coldKeys);
+  if (what === 'redeem') await seedGeneratedKeys(handle, service.id, WARMUP + requests + 1000);
   await ctx.close();
   server = await start(
     process.env.USE_TSX ? ['--import', 'tsx', 'src/server.ts'] : [...profileArgs, process.env.SERVER_JS ?? 'dist/server.js'],
@@ -116,14 +124,35 @@ if (what === 'hello') {
     const script = await api(`${server.url}/api/v1/vss/api/scripts`, serviceKey, 'POST', { name: 'bench', code });
     url = `${server.url}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
   }
-  await (await fetch(url)).text();
+  if (what === 'cold' || what === 'redeem') {
+    const validate = `/api/v1/keys/validate?service=${service.identifier}`;
+    let next = 0;
+    pathOf = () => {
+      if (what === 'redeem') return `${validate}&key=${redeemKey(++next)}&hwid=${redeemHwid(next)}`;
+      const i = 1 + Math.floor(Math.random() * coldKeys);
+      return `${validate}&key=${coldKey(i)}&hwid=${coldHwid(i)}`;
+    };
+    const probe = await (await fetch(`${server.url}${pathOf()}`)).text();
+    if (!probe.includes('"KEY_VALID"')) throw new Error(`${what} target does not answer KEY_VALID: ${probe}`);
+  } else await (await fetch(url)).text();
 }
 const headers = process.env.GZIP ? { 'accept-encoding': 'gzip' } : {};
-await autocannon({ url, connections: 50, amount: 5000, headers });
+// A path per request for the traffic of many keys (cold, redeem); autocannon sends the url's otherwise.
+const requestsOption = pathOf
+  ? [
+      {
+        setupRequest: (request: { path?: string }) => {
+          request.path = pathOf!();
+          return request;
+        },
+      },
+    ]
+  : undefined;
+await autocannon({ url, connections: 50, amount: WARMUP, headers, requests: requestsOption });
 const before = cpuOf(server.pid);
 const postgresBefore = postgresCpuMs();
 const threadsBefore = threadCpu(server.pid);
-const result = await autocannon({ url, connections: 50, amount: requests, headers });
+const result = await autocannon({ url, connections: 50, amount: requests, headers, requests: requestsOption });
 const after = cpuOf(server.pid);
 const postgresUsed = postgresCpuMs() - postgresBefore;
 const used = after.user + after.system - before.user - before.system;

@@ -4,7 +4,7 @@
  * (p99 at half load) need a fixed request rate, which wrk 4 cannot do, so they always use autocannon.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ export interface LoadResult {
   p99: number;
   /** Answers that were not 2xx, socket errors and timeouts together. */
   failed: number;
+  /** Requests answered (wrk only). */
+  requests?: number;
 }
 
 export interface LoadOptions {
@@ -27,6 +29,11 @@ export interface LoadOptions {
   rate?: number;
   /** CPUs the generator may run on (taskset), so it does not compete with the server for one core. */
   cpus?: string;
+  /**
+   * wrk only: Lua defining `request()`, which builds each request (a path per request, for traffic of many keys).
+   * wrk runs one thread here, so the script's counters are those of the whole run.
+   */
+  script?: string;
 }
 
 const onPath = (command: string) => {
@@ -66,12 +73,13 @@ export const canPin = () => onPath('taskset');
 const WRK_REPORT = `
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('{"requests":%d,"micros":%d,"p50":%f,"p99":%f,"failed":%d}\\n',
+  io.write(string.format('{"requests":%d,"micros":%d,"p50":%f,"p99":%f,"failed":%d,"status":%d,"timeout":%d}\\n',
     summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    e.connect + e.read + e.write + e.status + e.timeout))
+    e.connect + e.read + e.write + e.status + e.timeout, e.status, e.timeout))
 end
 `;
 let wrkScript: string | undefined;
+let scripts = 0;
 
 function run(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -90,16 +98,32 @@ const pinned = (cpus: string | undefined, command: string, args: string[]): [str
 
 export async function wrk(url: string, options: LoadOptions): Promise<LoadResult> {
   if (!wrkScript) writeFileSync((wrkScript = join(tmpdir(), `keyward-bench-wrk-${process.pid}.lua`)), WRK_REPORT);
+  let script = wrkScript;
+  if (options.script)
+    writeFileSync((script = join(tmpdir(), `keyward-bench-wrk-${process.pid}-${++scripts}.lua`)), options.script + WRK_REPORT);
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, ...headerArgs, '-s', wrkScript, url];
+  // A loaded machine can hold an answer past wrk's default 2 s, which it would count as a failure.
+  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', ...headerArgs, '-s', script, url];
   const out = await run(...pinned(options.cpus, 'wrk', args));
   const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const s = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; failed: number };
-  return { rps: Math.round(s.requests / (s.micros / 1e6)), p50: round(s.p50), p99: round(s.p99), failed: s.failed };
+  const s = JSON.parse(line) as {
+    requests: number;
+    micros: number;
+    p50: number;
+    p99: number;
+    failed: number;
+    status: number;
+    timeout: number;
+  };
+  if (s.failed > 0)
+    console.log(`    wrk: ${s.status} answers not 2xx/3xx, ${s.timeout} timeouts, ${s.failed - s.status - s.timeout} socket errors`);
+  if (script !== wrkScript) rmSync(script, { force: true });
+  return { rps: Math.round(s.requests / (s.micros / 1e6)), p50: round(s.p50), p99: round(s.p99), failed: s.failed, requests: s.requests };
 }
 
 export async function autocannon(url: string, options: LoadOptions): Promise<LoadResult> {
+  if (options.script) throw new Error('a request script needs wrk (apt-get install wrk)');
   const bin = join(ROOT, 'node_modules/.bin/autocannon');
   if (!existsSync(bin)) throw new Error('neither wrk nor autocannon is available');
   const args = ['-j', '-c', String(options.connections), '-d', String(options.seconds)];

@@ -60,7 +60,8 @@ function writeOf(node: RootOperationNode): Write | null {
 /**
  * Sees every write a Kysely query makes, as it is sent, so caches of rows can be dropped in one place
  * for every code path that changes them (routes, jobs, the CLI, tests), rather than at each call site.
- * Raw `sql` statements are not seen: only migrations write that way, and they run before any cache fills.
+ * Raw `sql` statements are not seen: only migrations write that way, and they run before any cache fills, and the
+ * batched lastUsedAt flush (validation.repository.ts touchKeys), which changes nothing a cache holds.
  */
 export class WriteObserver implements KyselyPlugin {
   private readonly listeners = new Set<(write: Write) => void>();

@@ -6,6 +6,7 @@ import { executionFlushJob } from '../modules/loader/execution-flush.job.ts';
 import { keySystemSweepJob } from '../modules/key-system/key-system-sweep.job.ts';
 import { pruneJob } from '../modules/maintenance/prune.job.ts';
 import { obfuscationJob } from '../modules/scripts/obfuscation.job.ts';
+import { keyTouchFlushJob } from '../modules/validation/key-touch-flush.job.ts';
 import { webhookDeliveryJob } from '../modules/webhook/webhook.job.ts';
 
 /** Every background job of the app; the runner (jobs/runner.ts) starts them with the server and stops them with it. */
@@ -14,6 +15,7 @@ export const jobs: readonly Job[] = [
   obfuscationJob,
   analyticsFlushJob,
   executionFlushJob,
+  keyTouchFlushJob,
   pruneJob,
   auditPruneJob,
   analyticsPruneJob,

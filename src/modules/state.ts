@@ -7,6 +7,7 @@ import { DeliveryCache } from './loader/delivery-cache.ts';
 import { ExecutionCounter } from './loader/execution-counter.ts';
 import { ServiceLookup } from './services/service-lookup.ts';
 import { SigningKeyCache } from './signing/signing.service.ts';
+import { KeyTouches } from './validation/key-touches.ts';
 import { VerdictCache } from './validation/verdict-cache.ts';
 import { outboundPolicy } from './webhook/webhook.service.ts';
 
@@ -28,6 +29,8 @@ declare module '../context.ts' {
     outbound: { webhook: OutboundPolicy };
     /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
     executions: ExecutionCounter;
+    /** This instance's lastUsedAt of validated keys not yet written (modules/validation/key-touches.ts). */
+    touches: KeyTouches;
     /** This instance's analytics counts not yet written, flushed hourly by the analytics job. */
     analytics: AnalyticsAggregator;
     /** The key exports running now, each in a worker thread (modules/keys/export-workers.ts). */
@@ -51,6 +54,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     signingKeys: new SigningKeyCache(bus),
     outbound: { webhook: outboundPolicy(config) },
     executions: new ExecutionCounter(),
+    touches: new KeyTouches(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     exports: new ExportWorkers(options.database.source, log),
     jobs: new Jobs(),

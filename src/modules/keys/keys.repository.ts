@@ -212,9 +212,6 @@ export const countKeyExecution = (db: Db, serviceId: string, key: string, now: n
     .where('key', '=', key)
     .executeTakeFirst();
 
-export const touchKey = (db: Db, serviceId: string, key: string, now: number) =>
-  db.updateTable('activeKeys').set({ lastUsedAt: now }).where('serviceId', '=', serviceId).where('key', '=', key).execute();
-
 /**
  * Pushes every expiring key of the service by `ms`, no further than `latest`; lifetime keys (null)
  * are left alone.

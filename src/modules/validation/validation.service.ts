@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.ts';
 import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.repository.ts';
-import { DAY_MS, iso } from '../../lib/time.ts';
-import { findActiveKeyAndBan } from './validation.repository.ts';
+import { iso } from '../../lib/time.ts';
+import { findActiveKeyAndBan, redeemGeneratedKey } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -48,13 +48,10 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
   };
 }
 
-// lastUsedAt is kept to the second: a key validated in a tight loop costs one write a second, not one per call.
-const TOUCH_INTERVAL_MS = 1000;
-
 /** What judging an active key reads: the hot-path query selects exactly these. */
 type JudgedKey = Pick<
   keys.ActiveKeyRow,
-  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'lastUsedAt' | 'maxHwids' | 'hwidCount'
+  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
 >;
 
 /** The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. */
@@ -67,8 +64,6 @@ function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict |
   return verdict('KEY_VALID', row);
 }
 
-const needsTouch = (row: JudgedKey, now: number) => row.lastUsedAt === null || now - row.lastUsedAt >= TOUCH_INTERVAL_MS;
-
 async function checkActive(
   ctx: AppContext,
   serviceId: string,
@@ -79,56 +74,28 @@ async function checkActive(
 ): Promise<Verdict> {
   const judged = judgeActive(row, hwidBound, now);
   if (judged === 'bind') {
+    // Binding writes lastUsedAt itself, in the same statement that takes the slot.
     const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
     if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
     if (outcome === 'bound') return verdict('KEY_VALID', row);
   } else if (!judged.valid) return judged;
-  if (needsTouch(row, now)) {
-    // Marked before the write: the row may be this instance's cached copy, shared by the calls running now,
-    // which would otherwise each queue the same UPDATE on the row (on PostgreSQL, a wait for its lock each).
-    row.lastUsedAt = now;
-    await keys.touchKey(ctx.db, serviceId, row.key, now);
-  }
+  // A valid answer's lastUsedAt is written by the next flush (key-touches.ts), not by this request.
+  ctx.touches.touch(serviceId, row.key, now);
   return verdict('KEY_VALID', row);
 }
 
-/** Redeems a generated key: it leaves generated_keys and becomes active in one transaction. */
+/** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
-  const redeemed = await ctx.db.transaction().execute(async (trx) => {
-    const taken = await keys.takeGeneratedKey(trx, serviceId, key);
-    if (!taken) return null;
-    // A key whose time starts at redemption (contract §12.1) gets its expiry now, in the same transaction.
-    const expiresAt = taken.durationDays !== null ? now + taken.durationDays * DAY_MS : taken.expiresAt;
-    await keys.insertActiveKey(trx, {
-      key: taken.key,
-      serviceId,
-      hwid: taken.noHwidValidation === 1 ? null : hwid,
-      maxHwids: taken.maxHwids,
-      hwidCount: taken.noHwidValidation === 1 ? 0 : 1,
-      note: taken.note,
-      isPremium: taken.isPremium,
-      noHwidValidation: taken.noHwidValidation,
-      status: taken.status,
-      expiresAt,
-      chatId: taken.chatId,
-      executions: 0,
-      createdAt: taken.createdAt,
-      activatedAt: now,
-      lastUsedAt: now,
-      hwidResetAt: null,
-      hwidResetCount: 0,
-    });
-    if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
-    return verdict('KEY_VALID', { isPremium: taken.isPremium, expiresAt });
-  });
-  if (redeemed) ctx.analytics.countRedemption(serviceId);
-  return redeemed;
+  const redeemed = await redeemGeneratedKey(ctx.db, ctx.dialect, { serviceId, key, hwid, now });
+  if (!redeemed) return null;
+  ctx.analytics.countRedemption(serviceId);
+  return verdict('KEY_VALID', redeemed);
 }
 
 /**
  * The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. A key this
- * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop) is answered without
- * a promise, so a caller that can send a plain value (the validate route) skips the async steps.
+ * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop: lastUsedAt is
+ * written in batches) is answered without a promise, so a caller that can send a plain value (the validate route) skips the async steps.
  */
 export function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | Promise<Verdict> {
   const cached = validateFromCache(ctx, serviceId, input);
@@ -147,7 +114,8 @@ function validateFromCache(ctx: AppContext, serviceId: string, { key, hwid }: { 
   if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
   const now = ctx.clock();
   const judged = judgeActive(found.activeKey, found.hwidBound, now);
-  if (judged === 'bind' || (judged.valid && needsTouch(found.activeKey, now))) return undefined;
+  if (judged === 'bind') return undefined;
+  if (judged.valid) ctx.touches.touch(serviceId, found.activeKey.key, now);
   return judged;
 }
 
@@ -162,6 +130,10 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
     const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now));
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
     if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
+    // Not an active key: most often a generated key used for the first time, redeemed here in one statement (on
+    // PostgreSQL) when nothing refuses it. When nothing was redeemed, the general path below finds out why.
+    const redeemed = await redeem(ctx, serviceId, key, hwid, now);
+    if (redeemed) return redeemed;
   }
   if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
 
@@ -170,12 +142,13 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
     return entry && entry.expiresAt > now ? verdict('KEYLESS', entry) : verdict('KEY_INCORRECT');
   }
 
-  // Not an active key when the query above ran. If it is a generated key, redeem it.
+  // Not an active key when the query above ran, and not redeemed: a generated key says why.
   const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
   if (generated) {
     if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
     if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
     if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
+    // Redeemable now (generated again meanwhile, which imports can do): try once more.
     const redeemed = await redeem(ctx, serviceId, key, hwid, now);
     if (redeemed) return redeemed;
   }

@@ -1,0 +1,185 @@
+import { Kysely, PostgresDialect, type Insertable } from 'kysely';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import type { ActiveKeysTable, Database } from '../../src/db/schema.ts';
+import { writesOf } from '../../src/db/database.ts';
+import { KeyTouches } from '../../src/modules/validation/key-touches.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
+import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
+import type { App } from '../../src/app.ts';
+
+// A cold validation costs one read and no write: lastUsedAt goes through a batched flush (validation/key-touches.ts),
+// within ANALYTICS_FLUSH_MS (2 s here; contract §7.5 allows 5 s), and the flush runs once more when the app closes.
+const t = useTestApp();
+// An instance whose flush job would not run during a test: only its close (or an explicit flush) writes.
+const quietConfig = () => ({ ...t().config, analyticsFlushMs: 3_600_000 });
+
+async function validate(app: App, s: SeededService, key: string, hwid = 'pc-1') {
+  const res = await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${key}&hwid=${hwid}`);
+  expect(res.status).toBe(200);
+  return res.body.data.code as string;
+}
+
+const lastUsedAt = async (key: string) =>
+  (await t().ctx.db.selectFrom('activeKeys').select('lastUsedAt').where('key', '=', key).executeTakeFirstOrThrow()).lastUsedAt;
+
+/** A key redeemed and bound to pc-1 at the current test time. */
+async function boundKey(s: SeededService) {
+  const [key] = await generateKeys(t().app, s.serviceKey);
+  expect(await validate(t().app, s, key!)).toBe('KEY_VALID');
+  return key!;
+}
+
+/** Polls (real time) until `check` holds; fails after `ms`. */
+async function within(ms: number, check: () => Promise<boolean>) {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('lastUsedAt of validated keys', () => {
+  it('is written by the flush job within the lag allowed, not by the validation itself', async () => {
+    const s = await seedService(t().ctx);
+    const key = await boundKey(s);
+    const redeemedAt = t().clock.now;
+    t().clock.advance(60_000);
+    const writes: string[] = [];
+    const stop = writesOf(t().ctx.db)!.listen((write) => writes.push(`${write.kind} ${write.table}`));
+    try {
+      expect(await validate(t().app, s, key)).toBe('KEY_VALID');
+    } finally {
+      stop();
+    }
+    expect(writes).toEqual([]);
+    expect(t().ctx.touches.size).toBeGreaterThan(0);
+    // The app's own flush job (every 2 s here) writes it; 5 s is the contract's bound.
+    await within(5000, async () => (await lastUsedAt(key)) !== redeemedAt);
+    expect(await lastUsedAt(key)).toBe(t().clock.now);
+  });
+
+  it('is written when the instance closes, from a cold validation and from a cached verdict alike', async () => {
+    const s = await seedService(t().ctx);
+    const coldKey = await boundKey(s);
+    const hotKey = await boundKey(s);
+    const redeemedAt = t().clock.now;
+    const quiet = await anotherInstance(t(), quietConfig());
+    let closed = false;
+    try {
+      t().clock.advance(60_000);
+      expect(await validate(quiet, s, coldKey)).toBe('KEY_VALID');
+      expect(await validate(quiet, s, hotKey)).toBe('KEY_VALID');
+      t().clock.advance(100); // within the verdict cache's TTL: answered from this instance's copy
+      expect(await validate(quiet, s, hotKey)).toBe('KEY_VALID');
+      expect(quiet.ctx.touches.size).toBe(2);
+      expect(await lastUsedAt(coldKey)).toBe(redeemedAt);
+      expect(await lastUsedAt(hotKey)).toBe(redeemedAt);
+      await quiet.close();
+      closed = true;
+      expect(await lastUsedAt(coldKey)).toBe(t().clock.now - 100);
+      expect(await lastUsedAt(hotKey)).toBe(t().clock.now);
+    } finally {
+      if (!closed) await quiet.close();
+    }
+  });
+
+  it('is not written for a refused verdict', async () => {
+    const s = await seedService(t().ctx);
+    const key = await boundKey(s);
+    const redeemedAt = t().clock.now;
+    const quiet = await anotherInstance(t(), quietConfig());
+    try {
+      t().clock.advance(60_000);
+      expect(await validate(quiet, s, key, 'someone-else')).toBe('KEY_HWID_LOCKED');
+      expect(quiet.ctx.touches.size).toBe(0);
+    } finally {
+      await quiet.close();
+    }
+    expect(await lastUsedAt(key)).toBe(redeemedAt);
+  });
+
+  it('only moves forward when instances flush out of order', async () => {
+    const s = await seedService(t().ctx);
+    const key = await boundKey(s);
+    const one = await anotherInstance(t(), quietConfig());
+    const two = await anotherInstance(t(), quietConfig());
+    try {
+      t().clock.advance(60_000);
+      const earlier = t().clock.now;
+      expect(await validate(one, s, key)).toBe('KEY_VALID');
+      t().clock.advance(60_000);
+      const later = t().clock.now;
+      expect(await validate(two, s, key)).toBe('KEY_VALID');
+      await two.ctx.touches.flush(two.ctx.db, two.ctx.dialect);
+      expect(await lastUsedAt(key)).toBe(later);
+      await one.ctx.touches.flush(one.ctx.db, one.ctx.dialect);
+      expect(await lastUsedAt(key)).toBe(later);
+      expect(earlier).toBeLessThan(later);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('writes thousands of keys in a few statements and skips keys deleted meanwhile', async () => {
+    const s = await seedService(t().ctx);
+    const now = t().clock.now;
+    const keys = Array.from({ length: 1500 }, (_, i) => `touch${s.id.slice(0, 8)}${String(i).padStart(6, '0')}`);
+    const row = (key: string): Insertable<ActiveKeysTable> => ({
+      key,
+      serviceId: s.id,
+      hwid: null,
+      note: null,
+      isPremium: 0,
+      noHwidValidation: 0,
+      status: 'active',
+      expiresAt: null,
+      chatId: null,
+      executions: 0,
+      createdAt: now,
+      activatedAt: now,
+      lastUsedAt: null,
+      hwidResetAt: null,
+      hwidResetCount: 0,
+      maxHwids: 1,
+      hwidCount: 0,
+    });
+    for (let i = 0; i < keys.length; i += 500)
+      await t()
+        .ctx.db.insertInto('activeKeys')
+        .values(keys.slice(i, i + 500).map(row))
+        .execute();
+    const touches = new KeyTouches();
+    keys.forEach((key, i) => touches.touch(s.id, key, now + i));
+    touches.touch(s.id, 'deleted-meanwhile-key', now);
+    touches.touch(s.id, keys[0]!, now - 1); // an older time for the same key changes nothing
+    await touches.flush(t().ctx.db, t().ctx.dialect);
+    expect(touches.size).toBe(0);
+    const stored = await t().ctx.db.selectFrom('activeKeys').select(['key', 'lastUsedAt']).where('serviceId', '=', s.id).execute();
+    const byKey = new Map(stored.map((r) => [r.key, r.lastUsedAt]));
+    expect(keys.every((key, i) => byKey.get(key) === now + i)).toBe(true);
+  });
+
+  it('keeps what a failed flush could not write, for the next flush', async () => {
+    const s = await seedService(t().ctx);
+    const key = await boundKey(s);
+    t().clock.advance(60_000);
+    const touches = new KeyTouches();
+    touches.touch(s.id, key, t().clock.now);
+    // A database nobody listens on: the flush fails as on a lost connection.
+    const pool = new pg.Pool({ connectionString: 'postgres://keyward@127.0.0.1:1/none', connectionTimeoutMillis: 2000 });
+    pool.on('error', () => {});
+    const broken = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) as unknown as Db;
+    try {
+      await expect(touches.flush(broken, 'postgres')).rejects.toThrow();
+    } finally {
+      await broken.destroy();
+    }
+    expect(touches.size).toBe(1);
+    await touches.flush(t().ctx.db, t().ctx.dialect);
+    expect(touches.size).toBe(0);
+    expect(await lastUsedAt(key)).toBe(t().clock.now);
+  });
+});
