@@ -7,12 +7,12 @@ import tseslint from 'typescript-eslint';
  * another module's repository, routes, caches or helpers. The same holds for code outside the modules (plugins, CLI,
  * server); modules/index.ts, modules/state.ts and jobs/registry.ts are where the modules are put together.
  */
-const boundary = (reach, allowKeys = false) => [
+const boundary = (reach) => [
   'error',
   {
     patterns: [
       {
-        regex: `${reach}(?!audit/actor\\.ts$)${allowKeys ? '(?!keys/)' : ''}[^/]+/(?![^/]*\\.(?:service|schemas)\\.ts$)`,
+        regex: `${reach}(?!audit/actor\\.ts$)[^/]+/(?![^/]*\\.(?:service|schemas)\\.ts$)`,
         message:
           "Reach another module only through its <feature>.service.ts (or .schemas.ts, or audit/actor.ts); if you need more, export a documented function from that module's service.",
       },
@@ -39,18 +39,6 @@ export default tseslint.config(
     ignores: ['src/modules/**', 'src/jobs/registry.ts'],
     rules: { 'no-restricted-imports': boundary(fromOutside) },
   },
-  // Until the keys feature split (issue 19, item 4) gives keys/ the service functions these need, they still read the
-  // keys repositories and helpers directly. Remove a file from this list once it no longer does.
-  {
-    files: [
-      'src/modules/validation/validation.service.ts',
-      'src/modules/key-system/key-system.service.ts',
-      'src/modules/service-settings/service-settings.service.ts',
-      'src/modules/chat/chat.service.ts',
-    ],
-    rules: { 'no-restricted-imports': boundary(fromModule, true) },
-  },
-  { files: ['src/cli/keys.ts'], rules: { 'no-restricted-imports': boundary(fromOutside, true) } },
   // Process entries talk to people on the terminal.
   { files: ['src/server.ts', 'src/cli/**', 'scripts/**', 'bench/**', 'bin/**'], rules: { 'no-console': 'off' } },
 );

@@ -6,11 +6,8 @@ import { parseArgs } from 'node:util';
 import type { AppContext } from '../context.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
 import { SYSTEM_ACTOR } from '../modules/audit/actor.ts';
-import { countKeys } from '../modules/keys/keys-list.repository.ts';
-import { filterOf } from '../modules/keys/keys-list.service.ts';
-import type { ImportFormat } from '../modules/keys/keys-import.ts';
-import { importKeys } from '../modules/keys/keys-import.service.ts';
-import { exportChunks, exportFileName, exportKeys } from '../modules/keys/keys-export.ts';
+import { countFilteredKeys, filterOf } from '../modules/keys/keys-list.service.ts';
+import { exportChunks, exportFileName, exportKeys, importKeys, type ImportFormat } from '../modules/keys/keys-import.service.ts';
 import { findServiceByRef } from '../modules/services/services.service.ts';
 
 export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
@@ -56,7 +53,7 @@ async function exportCommand(withContext: WithContext, args: string[]): Promise<
   return withContext(async (ctx) => {
     const service = await serviceOf(ctx, values.service);
     const filter = filterOf({}, ctx.clock());
-    const total = await countKeys(ctx.db, service.id, filter);
+    const total = await countFilteredKeys(ctx.db, service.id, filter);
     const progress = progressReporter('Exporting');
     let done = 0;
     async function* counted() {

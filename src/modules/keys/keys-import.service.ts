@@ -82,3 +82,7 @@ export async function importKeys(
     }
   }
 }
+
+export type { ImportFormat } from './keys-import.ts';
+/** Export for the CLI, which writes a file in its own process (the server runs exports in worker threads). */
+export { exportChunks, exportFileName, exportKeys } from './keys-export.ts';

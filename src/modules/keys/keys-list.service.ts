@@ -68,3 +68,6 @@ export async function listKeys(
   const items = entries.map((e) => views.get(e.key)).filter((v) => v !== undefined);
   return pageOf(items, total, request);
 }
+
+/** How many keys a filter matches (the CLI's export progress). */
+export { countKeys as countFilteredKeys } from './keys-list.repository.ts';

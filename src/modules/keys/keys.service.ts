@@ -381,3 +381,23 @@ export function resetAnswer(outcome: ResetOutcome): ResetResult {
       });
   }
 }
+
+/**
+ * What other modules may use of the keys module beyond the functions above, each named here so the keys module
+ * decides what it shares:
+ * - validation reads a key and binds an HWID with the same conditional writes the keys routes use (the race rules of
+ *   redemption and binding live in one repository);
+ * - the key system issues generated keys; the service settings count keys and executions for the overview;
+ * - the chat commands answer with the script loadstrings.
+ */
+export {
+  bindAnotherHwid,
+  countKeyExecution,
+  countKeys,
+  findActiveKey,
+  findGeneratedKey,
+  insertGeneratedKeys,
+  isHwidBound,
+  type ActiveKeyRow,
+} from './keys.repository.ts';
+export { scriptLoadstrings } from './loadstrings.ts';

@@ -6,7 +6,7 @@ import { iso } from '../../lib/time.ts';
 import { maskWebhookUrl, parseChatWebhookUrl, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import { countBansInForce } from '../blacklist/blacklist.service.ts';
 import { countKeyless } from '../keyless/keyless.service.ts';
-import { countKeyExecution, countKeys } from '../keys/keys.repository.ts';
+import { countKeyExecution, countKeys } from '../keys/keys.service.ts';
 import { countServiceExecution, findServiceByRef, updateService, type ServiceRow } from '../services/services.service.ts';
 import { forgetService } from '../services/services.service.ts';
 import type { ServicesTable } from '../../db/schema.ts';

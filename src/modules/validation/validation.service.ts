@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { findKeyless } from '../keyless/keyless.service.ts';
-import * as keys from '../keys/keys.repository.ts';
+import * as keys from '../keys/keys.service.ts';
 import { iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan, redeemGeneratedKey } from './validation.repository.ts';
 
