@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { isAddressOrRange } from './lib/ip.ts';
+import { trustProxyEntryProblem } from './lib/trust-proxy.ts';
 
 export interface Config {
   host: string;
@@ -11,7 +12,7 @@ export interface Config {
   databaseUrl: string | null;
   redisUrl: string | null;
   secret: string;
-  /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  /** Which proxies' X-Forwarded-For to believe: false, true, a hop count, or a list of addresses/CIDRs (lib/trust-proxy.ts). */
   trustProxy: boolean | number | string[];
   hwidHeaders: string[];
   rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number; authFailuresPerMinute: number };
@@ -74,8 +75,18 @@ function list(raw: string | undefined, fallback: string[]): string[] {
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return list(raw, []);
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 100)
+      throw new ConfigError(`TRUST_PROXY: ${raw} proxies in front of the server is not plausible (a hop count is usually 1 or 2)`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = list(raw, []);
+  for (const entry of entries) {
+    const problem = trustProxyEntryProblem(entry);
+    if (problem) throw new ConfigError(`TRUST_PROXY: ${problem} (use true, a number of proxies, or addresses)`);
+  }
+  return entries;
 }
 
 function parseUrl(name: string, raw: string): URL {
