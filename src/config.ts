@@ -8,6 +8,8 @@ export interface Config {
   host: string;
   port: number;
   baseUrl: string;
+  /** False when BASE_URL was left unset and baseUrl is the http://localhost:<PORT> default. */
+  baseUrlSet: boolean;
   dataDir: string;
   databaseUrl: string | null;
   redisUrl: string | null;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '0.0.0.0',
     port,
     baseUrl,
+    baseUrlSet: Boolean(env.BASE_URL),
     dataDir,
     databaseUrl,
     redisUrl: env.REDIS_URL || null,

@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { anyAccountExists } from './modules/accounts/accounts.repository.ts';
+import { isLoopbackHost } from './lib/ip.ts';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {
@@ -48,6 +49,14 @@ async function main() {
     console.log(
       `Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`,
     );
+  }
+  if (!config.baseUrlSet && !isLoopbackHost(config.host)) {
+    // The trap of a first deploy: reachable from this machine, so the check below would say all is well.
+    console.warn(
+      `keyward: warning: BASE_URL is not set, so loadstrings and links will point at ${config.baseUrl}, which only this machine can open; ` +
+        'set BASE_URL to the address buyers use (for example BASE_URL=https://keys.example.com) and restart.',
+    );
+    return;
   }
   const reachable = await answersAt(config.baseUrl);
   if (reachable === true) console.log(`BASE_URL ${config.baseUrl} reaches this server`);

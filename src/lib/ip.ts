@@ -39,3 +39,10 @@ export function inRanges(address: string, entries: readonly string[]): boolean {
     return range.kind() === ip.kind() && ip.match(range as never, bits);
   });
 }
+
+/** Whether HOST only listens on this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (!ipaddr.isValid(host)) return false;
+  return ipaddr.process(host).range() === 'loopback';
+}
