@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { anyAccountExists } from './modules/accounts/accounts.repository.ts';
 import { isLoopbackHost } from './lib/ip.ts';
+import { holdServerLock } from './db/server-lock.ts';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {
@@ -41,6 +42,8 @@ async function main() {
   process.once('SIGTERM', () => void closeGracefully('SIGTERM'));
 
   const address = await app.listen({ host: config.host, port: config.port });
+  // `keyward restore` refuses while this file names a live server (src/db/server-lock.ts).
+  if (!config.databaseUrl) process.once('exit', holdServerLock(config.dataDir));
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite at ${config.dataDir}/keyward.db`;
   // Printed whatever the log level: people (and the process-level tests) read where it listens here.
   console.log(`Keyward listening on ${address} (${database})`);
