@@ -9,6 +9,7 @@ import { createAccount, revealAccountKey, type Role } from '../modules/accounts/
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 import { backupCommand, BACKUP_USAGE, OpsError, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
+import { copyDbCommand, COPY_DB_USAGE } from './copy-db.ts';
 
 const USAGE = `Usage:
   keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
@@ -16,6 +17,7 @@ const USAGE = `Usage:
   keyward migrate
 ${KEYS_USAGE}
 ${BACKUP_USAGE}
+${COPY_DB_USAGE}
   keyward doctor                 checks BASE_URL, https, TRUST_PROXY, the database, the secret and each service's Discord settings
 
 Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
@@ -104,6 +106,11 @@ async function main(argv: string[]): Promise<number> {
     return command === 'backup' ? backupCommand(config, argv.slice(1)) : restoreCommand(config, argv.slice(1));
   }
   if (command === 'doctor') return doctorCommand();
+  if (command === 'copy-db') {
+    const config = loadConfig();
+    announceDatabase(config);
+    return copyDbCommand(config, argv.slice(1));
+  }
   if (command === 'keys') {
     const code = await keysCommand(withContext, argv.slice(1));
     if (code !== undefined) return code;
