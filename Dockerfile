@@ -4,7 +4,7 @@
 # by default; the container test builds its own offline, see scripts/test-container.mjs).
 ARG BASE_IMAGE=node:22-bookworm-slim
 
-FROM ${BASE_IMAGE} AS build
+FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
 # better-sqlite3 downloads a prebuilt binary for this Node.js when it can; where it cannot (no access to GitHub)
 # it is compiled, which needs a compiler and Node.js's headers (in /usr/local/include/node in the official images).
@@ -17,24 +17,27 @@ RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
 RUN npm rebuild esbuild && (npm rebuild better-sqlite3 || ( \
       apt-get update && apt-get install -y --no-install-recommends python3 make g++ && \
       npm rebuild better-sqlite3 --build-from-source ))
-COPY tsconfig.json tsconfig.build.json ./
-COPY src src
-COPY web web
-RUN npm run build
-# Only what the server needs at run time: the dashboard's and the build's packages stay here. The workspace field
-# goes first, else npm keeps the dashboard's dependencies; the compiled SQLite binding is carried over.
-RUN --mount=type=cache,target=/root/.npm mkdir /runtime && cp package.json package-lock.json /runtime/ && \
-    mkdir /runtime/web && cp web/package.json /runtime/web/ && cd /runtime && \
+# Only what the server needs at run time, made before the sources arrive so that a change of code reuses it: the
+# dashboard's and the build's packages stay behind. The workspace field goes first, else npm keeps the dashboard's
+# dependencies; the compiled SQLite binding is carried over.
+RUN --mount=type=cache,target=/root/.npm mkdir -p /runtime/web && cp package.json package-lock.json /runtime/ && \
+    cp web/package.json /runtime/web/ && cd /runtime && \
     npm ci --omit=dev --ignore-scripts --workspaces=false && \
     node -e "const f='package.json',p=JSON.parse(require('fs').readFileSync(f));delete p.workspaces;delete p.scripts.prepare;require('fs').writeFileSync(f,JSON.stringify(p,null,2))" && \
     npm prune --omit=dev --ignore-scripts && \
     rm -rf web && cp -r /app/node_modules/better-sqlite3/build node_modules/better-sqlite3/
 
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+COPY web web
+RUN npm run build
+
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
-COPY --from=build /runtime/package.json ./
-COPY --from=build /runtime/node_modules node_modules
+COPY --from=deps /runtime/package.json ./
+COPY --from=deps /runtime/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/web/dist web/dist
 COPY bin bin
