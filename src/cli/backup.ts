@@ -49,10 +49,12 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   const db = new SQLite(source, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   rmSync(partial, { force: true });
+  let announced = false;
   try {
     await db.backup(partial, {
       progress: ({ totalPages, remainingPages }) => {
-        process.stderr.write(`Copied ${totalPages - remainingPages}/${totalPages} pages\n`);
+        if (!announced) process.stderr.write(`Copying ${totalPages} pages of ${source}\n`);
+        announced = true;
         return Math.max(remainingPages, 100);
       },
     });
