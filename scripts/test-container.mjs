@@ -133,8 +133,11 @@ function ensureBaseImage() {
   say(`base image ${BASE_IMAGE} imported`);
 }
 
+const imageId = (name) => podman(['image', 'inspect', '--format', '{{.Id}}', name], { allowFailure: true }).stdout?.trim() || null;
+
 function buildImage() {
   say(`podman build (BASE_IMAGE=${BASE_IMAGE})`);
+  const previous = imageId(IMAGE);
   const result = spawnSync(
     'podman',
     ['build', '--isolation=chroot', '--network=host', '--format', 'docker', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, '.'],
@@ -143,6 +146,9 @@ function buildImage() {
   writeFileSync(join(CACHE, 'last-build.log'), `${result.stdout}\n${result.stderr}`);
   if (result.status !== 0)
     throw new Error(`podman build failed; its output is in ${join(CACHE, 'last-build.log')}:\n${result.stderr.slice(-4000)}`);
+  // The image this build replaced. The stages' images stay: they are the cache that spares the next run npm ci and
+  // the SQLite compile (a `podman image prune` removes them too, and the next run then takes about ten minutes).
+  if (previous && previous !== imageId(IMAGE)) podman(['rmi', previous], { allowFailure: true });
   const bytes = Number(podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE]).stdout.trim());
   const base = Number(podman(['image', 'inspect', '--format', '{{.Size}}', BASE_IMAGE]).stdout.trim());
   say(
