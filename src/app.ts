@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
 import { requestLogValue } from './lib/redact.ts';
+import { fastifyTrustProxy } from './lib/trust-proxy.ts';
 import type { Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
@@ -81,8 +82,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
       },
     ),
-    // Fastify also takes a hop count here at runtime; its types only list the other forms.
-    trustProxy: config.trustProxy as boolean | string | string[],
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     ...timeouts(config.requestTimeoutSeconds * 1000),

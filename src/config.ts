@@ -2,16 +2,19 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { isAddressOrRange } from './lib/ip.ts';
+import { trustProxyEntryProblem } from './lib/trust-proxy.ts';
 
 export interface Config {
   host: string;
   port: number;
   baseUrl: string;
+  /** False when BASE_URL was left unset and baseUrl is the http://localhost:<PORT> default. */
+  baseUrlSet: boolean;
   dataDir: string;
   databaseUrl: string | null;
   redisUrl: string | null;
   secret: string;
-  /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  /** Which proxies' X-Forwarded-For to believe: false, true, a hop count, or a list of addresses/CIDRs (lib/trust-proxy.ts). */
   trustProxy: boolean | number | string[];
   hwidHeaders: string[];
   rateLimit: { clientPerMinute: number; apiPerMinute: number; loginPerMinute: number; authFailuresPerMinute: number };
@@ -74,8 +77,18 @@ function list(raw: string | undefined, fallback: string[]): string[] {
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return list(raw, []);
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 100)
+      throw new ConfigError(`TRUST_PROXY: ${raw} proxies in front of the server is not plausible (a hop count is usually 1 or 2)`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = list(raw, []);
+  for (const entry of entries) {
+    const problem = trustProxyEntryProblem(entry);
+    if (problem) throw new ConfigError(`TRUST_PROXY: ${problem} (use true, a number of proxies, or addresses)`);
+  }
+  return entries;
 }
 
 function parseUrl(name: string, raw: string): URL {
@@ -151,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '0.0.0.0',
     port,
     baseUrl,
+    baseUrlSet: Boolean(env.BASE_URL),
     dataDir,
     databaseUrl,
     redisUrl: env.REDIS_URL || null,

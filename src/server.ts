@@ -1,6 +1,8 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { anyAccountExists } from './modules/accounts/accounts.service.ts';
+import { isLoopbackHost } from './lib/ip.ts';
+import { holdServerLock } from './db/server-lock.ts';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {
@@ -40,6 +42,8 @@ async function main() {
   process.once('SIGTERM', () => void closeGracefully('SIGTERM'));
 
   const address = await app.listen({ host: config.host, port: config.port });
+  // `keyward restore` refuses while this file names a live server (src/db/server-lock.ts).
+  if (!config.databaseUrl) process.once('exit', holdServerLock(config.dataDir));
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite at ${config.dataDir}/keyward.db`;
   // Printed whatever the log level: people (and the process-level tests) read where it listens here.
   console.log(`Keyward listening on ${address} (${database})`);
@@ -48,6 +52,14 @@ async function main() {
     console.log(
       `Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`,
     );
+  }
+  if (!config.baseUrlSet && !isLoopbackHost(config.host)) {
+    // The trap of a first deploy: reachable from this machine, so the check below would say all is well.
+    console.warn(
+      `keyward: warning: BASE_URL is not set, so loadstrings and links will point at ${config.baseUrl}, which only this machine can open; ` +
+        'set BASE_URL to the address buyers use (for example BASE_URL=https://keys.example.com) and restart.',
+    );
+    return;
   }
   const reachable = await answersAt(config.baseUrl);
   if (reachable === true) console.log(`BASE_URL ${config.baseUrl} reaches this server`);

@@ -8,12 +8,18 @@ import type { AppContext, Log } from '../context.ts';
 import { createContext } from '../modules/state.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
+import { backupCommand, BACKUP_USAGE, OpsError, restoreCommand } from './backup.ts';
+import { doctorCommand } from './doctor.ts';
+import { copyDbCommand, COPY_DB_USAGE } from './copy-db.ts';
 
 const USAGE = `Usage:
   keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
     (without --password it is asked for, hidden, or read from the first line of stdin)
   keyward migrate
 ${KEYS_USAGE}
+${BACKUP_USAGE}
+${COPY_DB_USAGE}
+  keyward doctor                 checks BASE_URL, https, TRUST_PROXY, the database, the secret and each service's Discord settings
 
 Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
 
@@ -95,6 +101,17 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === 'backup' || command === 'restore') {
+    const config = loadConfig();
+    announceDatabase(config);
+    return command === 'backup' ? backupCommand(config, argv.slice(1)) : restoreCommand(config, argv.slice(1));
+  }
+  if (command === 'doctor') return doctorCommand();
+  if (command === 'copy-db') {
+    const config = loadConfig();
+    announceDatabase(config);
+    return copyDbCommand(config, argv.slice(1));
+  }
   if (command === 'keys') {
     const code = await keysCommand(withContext, argv.slice(1));
     if (code !== undefined) return code;
@@ -143,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof AppError) console.error(`keyward: ${error.message}`);
+    if (error instanceof ConfigError || error instanceof AppError || error instanceof OpsError) console.error(`keyward: ${error.message}`);
     else if (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
       console.error(`keyward: ${error.message}\n\n${USAGE}`);
     else console.error('keyward:', error);

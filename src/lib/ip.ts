@@ -61,3 +61,10 @@ export function addressKey(address: string): string {
     .map((part) => part.toString(16))
     .join(':')}::/64`;
 }
+
+/** Whether HOST only listens on this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (!ipaddr.isValid(host)) return false;
+  return ipaddr.process(host).range() === 'loopback';
+}

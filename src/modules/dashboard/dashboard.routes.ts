@@ -25,6 +25,11 @@ export interface DashboardOptions {
   distDir?: string;
 }
 
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Read by web/src/layout/BaseUrlWarning.tsx. */
+export const baseUrlMeta = (baseUrl: string) => `<meta name="keyward-base-url" content="${escapeAttribute(baseUrl)}" />`;
+
 function isServerPath(path: string): boolean {
   return SERVER_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
 }
@@ -36,9 +41,12 @@ function isServerPath(path: string): boolean {
 const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const distDir = options.distDir ?? DEFAULT_DASHBOARD_DIR;
   const indexPath = join(distDir, 'index.html');
+  // The page tells the app where BASE_URL points, so it can warn when it is opened at another address (contract §11).
+  const baseUrl = app.hasDecorator('ctx') ? app.ctx.config.baseUrl : null;
+  const withBaseUrl = (html: string) => (baseUrl === null ? html : html.replace('<head>', `<head>\n    ${baseUrlMeta(baseUrl)}`));
   // Read once it exists; a server started before the build picks the app up without a restart.
   let indexHtml: string | null = null;
-  const readIndex = () => (indexHtml ??= existsSync(indexPath) ? readFileSync(indexPath, 'utf8') : null);
+  const readIndex = () => (indexHtml ??= existsSync(indexPath) ? withBaseUrl(readFileSync(indexPath, 'utf8')) : null);
 
   await app.register(fastifyStatic, {
     root: join(distDir, 'assets'),

@@ -19,6 +19,7 @@ import { useSession, useSignOut } from '../auth/session';
 import { useServices } from '../services/queries';
 import { Loading } from '../components/states';
 import { SECTIONS, sectionPath } from './sections';
+import { BaseUrlWarning } from './BaseUrlWarning';
 
 function ThemeToggle() {
   const { setColorScheme } = useMantineColorScheme();
@@ -144,6 +145,7 @@ export function Shell() {
         </AppShell.Navbar>
       )}
       <AppShell.Main>
+        <BaseUrlWarning />
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>

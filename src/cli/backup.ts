@@ -1,0 +1,193 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { serverHolding, SERVER_LOCK_FILE } from '../db/server-lock.ts';
+
+export const BACKUP_USAGE = `  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
+  keyward restore FILE [--force] puts a snapshot back; the server must be stopped`;
+
+/** Raised for what the person must fix (a message, exit 1), never for a bug. */
+export class OpsError extends Error {}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const sqliteFile = (config: Config) => resolve(config.dataDir, 'keyward.db');
+
+/** Keys in a SQLite snapshot: not yet redeemed, and redeemed. */
+function sqliteKeyCounts(file: string): { generated: number; active: number } {
+  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  try {
+    const count = (table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    return { generated: count('generated_keys'), active: count('active_keys') };
+  } finally {
+    db.close();
+  }
+}
+
+const keySentence = ({ generated, active }: { generated: number; active: number }) =>
+  `${generated + active} keys (${generated} not yet redeemed, ${active} redeemed)`;
+
+function onPath(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+export async function backupCommand(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string' } }, strict: true });
+  if (!values.out) throw new OpsError('backup needs --out FILE (where to write the snapshot)');
+  const out = resolve(values.out);
+  const partial = `${out}.partial`;
+  if (config.databaseUrl) return pgBackup(config.databaseUrl, out, partial);
+
+  const source = sqliteFile(config);
+  if (!existsSync(source)) throw new OpsError(`there is no database at ${source} (DATA_DIR): nothing to back up`);
+  // SQLite's online backup through a connection of its own: the server keeps reading and writing meanwhile. After
+  // the first step every remaining page is copied in one step (one read transaction), so a server writing all the
+  // time cannot make the copy start over for ever, and the snapshot is of one moment.
+  const db = new SQLite(source, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  rmSync(partial, { force: true });
+  let announced = false;
+  try {
+    await db.backup(partial, {
+      progress: ({ totalPages, remainingPages }) => {
+        if (!announced) process.stderr.write(`Copying ${totalPages} pages of ${source}\n`);
+        announced = true;
+        return Math.max(remainingPages, 100);
+      },
+    });
+  } finally {
+    db.close();
+  }
+  const check = new SQLite(partial, { readonly: true });
+  const integrity = check.pragma('quick_check', { simple: true });
+  check.close();
+  if (integrity !== 'ok') throw new OpsError(`the snapshot failed SQLite's check (${String(integrity)}); nothing was written to ${out}`);
+  renameSync(partial, out);
+  const counts = sqliteKeyCounts(out);
+  console.log(`Backed up ${source} to ${out}: ${megabytes(statSync(out).size)}, ${keySentence(counts)}.`);
+  console.error(
+    `keyward: keep the server secret with it (KEYWARD_SECRET, or ${join(config.dataDir, 'secret')}): without it the snapshot's keys cannot be read.`,
+  );
+  return 0;
+}
+
+async function pgKeyCounts(databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const count = async (table: string) => Number((await client.query(`select count(*) as n from ${table}`)).rows[0].n);
+    return { generated: await count('generated_keys'), active: await count('active_keys') };
+  } finally {
+    await client.end();
+  }
+}
+
+async function pgBackup(databaseUrl: string, out: string, partial: string): Promise<number> {
+  if (!onPath('pg_dump')) {
+    throw new OpsError(
+      'pg_dump is not installed here. Install the PostgreSQL client (apt-get install postgresql-client) and run this again, ' +
+        `or dump from the database's own container: docker compose exec -T postgres pg_dump -U keyward -Fc keyward > ${out}`,
+    );
+  }
+  process.stderr.write('Running pg_dump -Fc (a consistent snapshot; the server keeps running)\n');
+  const dump = spawnSync('pg_dump', ['-Fc', '--no-owner', '-f', partial, databaseUrl], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (dump.status !== 0) {
+    rmSync(partial, { force: true });
+    throw new OpsError(`pg_dump failed: ${dump.stderr.trim()}`);
+  }
+  renameSync(partial, out);
+  const counts = await pgKeyCounts(databaseUrl);
+  console.log(
+    `Backed up PostgreSQL to ${out} (pg_dump custom format): ${megabytes(statSync(out).size)}; the database holds ${keySentence(counts)}.`,
+  );
+  return 0;
+}
+
+export async function restoreCommand(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { force: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new OpsError('restore needs the snapshot: keyward restore FILE');
+  const file = resolve(positionals[0]!);
+  if (!existsSync(file)) throw new OpsError(`there is no file ${file}`);
+  if (config.databaseUrl) return pgRestore(config.databaseUrl, file);
+
+  const holder = serverHolding(config.dataDir);
+  if (holder && !(values.force && !holder.checkable)) {
+    throw new OpsError(
+      holder.checkable
+        ? `a Keyward server (pid ${holder.pid}, started ${holder.startedAt}) is using ${sqliteFile(config)}: stop it first, then restore`
+        : `a Keyward server on ${holder.host} says it is using ${sqliteFile(config)} (${join(config.dataDir, SERVER_LOCK_FILE)}); ` +
+            'stop it, or if it is already stopped, run restore again with --force',
+    );
+  }
+  let counts;
+  try {
+    const snapshot = new SQLite(file, { readonly: true, fileMustExist: true });
+    const migrated = snapshot
+      .prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'")
+      .get() as {
+      n: number;
+    };
+    snapshot.close();
+    if (migrated.n !== 1) throw new Error('no Keyward tables');
+    counts = sqliteKeyCounts(file);
+  } catch {
+    throw new OpsError(`${file} is not a Keyward SQLite snapshot (made by keyward backup)`);
+  }
+
+  const target = sqliteFile(config);
+  const incoming = `${target}.restoring`;
+  copyFileSync(file, incoming);
+  let kept: string | null = null;
+  if (existsSync(target)) {
+    // The database being replaced is kept beside it, whole: its write-ahead log is folded in first.
+    const current = new SQLite(target, { fileMustExist: true });
+    current.pragma('wal_checkpoint(TRUNCATE)');
+    current.close();
+    kept = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(target, kept);
+  }
+  for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+  renameSync(incoming, target);
+  console.log(`Restored ${file} into ${target}: ${keySentence(counts)}.${kept ? ` The database it replaced is kept as ${kept}.` : ''}`);
+  console.error('keyward: start the server now; it applies any newer migrations at start.');
+  return 0;
+}
+
+async function pgRestore(databaseUrl: string, file: string): Promise<number> {
+  if (!onPath('pg_restore')) {
+    throw new OpsError(
+      'pg_restore is not installed here. Install the PostgreSQL client (apt-get install postgresql-client), ' +
+        `or restore inside the database's container: docker compose exec -T postgres pg_restore -U keyward -d keyward --clean --if-exists < ${file}`,
+    );
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let others: number;
+  try {
+    const result = await client.query(
+      'select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    others = Number(result.rows[0].n);
+  } finally {
+    await client.end();
+  }
+  if (others > 0) throw new OpsError(`${others} other connection(s) use this database: stop every Keyward server first, then restore`);
+  const restore = spawnSync('pg_restore', ['--clean', '--if-exists', '--no-owner', '-d', databaseUrl, file], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (restore.status !== 0) throw new OpsError(`pg_restore failed: ${restore.stderr.trim()}`);
+  console.log(`Restored ${file} into PostgreSQL: ${keySentence(await pgKeyCounts(databaseUrl))}.`);
+  return 0;
+}
