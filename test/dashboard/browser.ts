@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
@@ -33,11 +34,24 @@ export interface Dashboard {
   app: App;
 }
 
+/** A port free now, so BASE_URL can name the address the page is opened at (contract §14: a change from another origin is refused). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** The environment of the server process: the tests' secret, rate limits off, a cheap captcha, open registration. */
-function serverEnv(database: TestDatabase, extra: Record<string, string>): Record<string, string> {
+function serverEnv(database: TestDatabase, port: number, extra: Record<string, string>): Record<string, string> {
   return {
     KEYWARD_SECRET: TEST_SECRET,
-    BASE_URL: 'http://keyward.test',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
     RATE_LIMIT_CLIENT_PER_MINUTE: '0',
     RATE_LIMIT_API_PER_MINUTE: '0',
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
@@ -68,7 +82,7 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
   let browser: Browser | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const processEnv = serverEnv(database, typeof env === 'function' ? env() : env);
+    const processEnv = serverEnv(database, await freePort(), typeof env === 'function' ? env() : env);
     server = await startServerProcess(processEnv);
     const config = loadConfig(processEnv);
     const ctx = await createContext({ config, database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });

@@ -39,11 +39,13 @@ describe('the Products page', () => {
       ['Any shop', 'generic'],
     ] as const) {
       expect(await card.getByLabel(`${shop} delivery URL`, { exact: true }).innerText()).toBe(
-        `http://keyward.test/api/v1/public/shop/${kind}/${product.id}`,
+        `${d.app().config.baseUrl}/api/v1/public/shop/${kind}/${product.id}`,
       );
     }
     await card.getByRole('button', { name: 'Copy the Sellix delivery URL of Monthly' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`http://keyward.test/api/v1/public/shop/sellix/${product.id}`);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      `${d.app().config.baseUrl}/api/v1/public/shop/sellix/${product.id}`,
+    );
 
     // The secret is write-only: saved sealed, shown only as set.
     const secrets = page.getByRole('region', { name: 'Shop secrets' });
