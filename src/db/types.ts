@@ -16,6 +16,8 @@ export interface AccountsTable {
   apiKeySealed: string | null;
   apiKeyCreatedAt: number | null;
   createdAt: number;
+  /** 1 for an account whose username differed only by case from an older one's before migration 0014. */
+  usernameCaseDuplicate: Generated<Flag>;
 }
 
 export interface ServicesTable {

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { AccountsTable } from '../../db/types.ts';
 
@@ -13,6 +13,20 @@ export const findAccountById = (db: Db, id: string) => db.selectFrom('accounts')
 
 export const findAccountByUsername = (db: Db, username: string) =>
   db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
+
+/**
+ * The account a sign-in names, ignoring case: the one spelled exactly so, else the one that owns the name (the
+ * unique index on lower(username) allows one; accounts told apart only by case before migration 0014 keep their
+ * exact spelling).
+ */
+export async function findAccountForSignIn(db: Db, username: string) {
+  const rows = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+    .execute();
+  return rows.find((row) => row.username === username) ?? rows.find((row) => row.usernameCaseDuplicate === 0);
+}
 
 /** Only enabled accounts authenticate: disabling takes effect on the very next request. */
 export const findEnabledAccountByKeyDigest = (db: Db, keyDigest: string) =>
