@@ -95,6 +95,13 @@ export class ExportWorkers {
     const fail = (error: Error) => {
       if (ended) return;
       ended = true;
+      // Whatever the worker says while the server shuts it down, the export ends as UNAVAILABLE (503), not as a
+      // failure: a download not started yet is answered 503, one under way is cut short; neither is a 500.
+      if (this.closed) {
+        this.log.warn({ serviceId }, 'key export ended by the shutdown');
+        stream.destroy(new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment'));
+        return;
+      }
       this.log.error({ err: error, serviceId }, 'key export failed');
       stream.destroy(error);
     };
@@ -111,8 +118,7 @@ export class ExportWorkers {
     worker.on('exit', (code) => {
       this.workers.delete(worker);
       // After the client left the stream is destroyed already; after close() it is cut here.
-      if (!stream.destroyed)
-        fail(new Error(this.closed ? 'the server shut down during the export' : `the export worker exited (code ${code}) too early`));
+      if (!stream.destroyed) fail(new Error(`the export worker exited (code ${code}) too early`));
     });
     return stream;
   }
