@@ -6,7 +6,8 @@ import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 import * as repo from './keys-import.repository.ts';
-import { parseImport, type ImportInput } from './keys-import.ts';
+import { parseImportOffThread } from './import-workers.ts';
+import type { ImportInput } from './keys-import.ts';
 
 export interface ImportProgress {
   (done: number, total: number): void;
@@ -21,7 +22,7 @@ export async function importKeys(
   progress?: ImportProgress,
 ) {
   const serviceId = service.id;
-  const parsed = parseImport(input);
+  const parsed = await parseImportOffThread(input);
   const now = ctx.clock();
   const run = async (trx: typeof ctx.db) => {
     const existing = await repo.existingKeys(
