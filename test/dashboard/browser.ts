@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
@@ -48,6 +49,15 @@ function serverEnv(database: TestDatabase, extra: Record<string, string>): Recor
   };
 }
 
+/** A port nobody listens on now, for the server process to take (its BASE_URL must name it before it starts). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 /** `app.inject` over real HTTP: what `call()` reads back (status, headers with set-cookie as a list, body). */
 function injectOverHttp(baseUrl: string) {
   return async (options: { method: string; url: string; headers?: Record<string, string>; payload?: string }) => {
@@ -67,7 +77,14 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
   let browser: Browser | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const processEnv = serverEnv(database, typeof env === 'function' ? env() : env);
+    // BASE_URL is the address the browser opens: the server refuses a signed-in change whose Origin is not
+    // BASE_URL's (docs/security.md), and the browser sends its page's origin with every change.
+    const port = await freePort();
+    const processEnv = serverEnv(database, {
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      ...(typeof env === 'function' ? env() : env),
+    });
     server = await startServerProcess(processEnv);
     const config = loadConfig(processEnv);
     const ctx = await createContext({ config, database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });
