@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.ts';
+import { MAX_RUNNING_IMPORTS, parseImportOffThread } from '../../src/modules/keys/import-workers.ts';
 import { EXPORT_COLUMNS } from '../../src/modules/keys/keys-csv.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
@@ -43,5 +45,22 @@ describe('an import is read off the event loop', () => {
     const active = await t().ctx.db.selectFrom('activeKeys').select('key').where('serviceId', '=', s.id).execute();
     const generated = await t().ctx.db.selectFrom('generatedKeys').select('key').where('serviceId', '=', s.id).execute();
     expect([...active, ...generated]).toEqual([{ key }]);
+  });
+});
+
+describe('imports being read at once', () => {
+  it('reads at most MAX_RUNNING_IMPORTS at a time: one more is 429 with Retry-After, and a later one is read again', async () => {
+    const data = `${EXPORT_COLUMNS.join(',')}\r\n${','.repeat(200_000)}\r\n`;
+    const reading = Array.from({ length: MAX_RUNNING_IMPORTS }, () =>
+      parseImportOffThread({ format: 'keyward-csv', data }).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    );
+    const refused = await parseImportOffThread({ format: 'keyward-csv', data }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429, extras: { retryAfter: 10 } });
+    for (const outcome of await Promise.all(reading)) expect(outcome).toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(parseImportOffThread({ format: 'keyward-csv', data })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 });

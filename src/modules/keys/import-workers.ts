@@ -20,6 +20,24 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 
  */
 export async function parseImportOffThread(input: ImportInput): Promise<ImportedKey[]> {
   if (Array.isArray(input.data) && input.data.length > MAX_IMPORT_RECORDS) return parseImport(input);
+  if (running >= MAX_RUNNING_IMPORTS)
+    throw new AppError('RATE_LIMITED', `${MAX_RUNNING_IMPORTS} key imports are being read on this server; try again in a few seconds`, {
+      retryAfter: IMPORT_RETRY_AFTER_SECONDS,
+    });
+  running++;
+  try {
+    return await parseInWorker(input);
+  } finally {
+    running--;
+  }
+}
+
+/** Imports being read at once in this process. Each worker may take up to its heap cap, so they are few. */
+export const MAX_RUNNING_IMPORTS = 2;
+const IMPORT_RETRY_AFTER_SECONDS = 10;
+let running = 0;
+
+function parseInWorker(input: ImportInput): Promise<ImportedKey[]> {
   const { entry, eval: evaluate } = workerEntry(import.meta.url, 'import-worker');
   const worker = new Worker(entry, { eval: evaluate, workerData: input, resourceLimits: WORKER_LIMITS });
   return new Promise<ImportedKey[]>((resolve, reject) => {
