@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
+import type { ErrorBody } from './errors.ts';
 import { requestLogValue } from './lib/redact.ts';
 import { fastifyTrustProxy } from './lib/trust-proxy.ts';
 import type { Clock } from './lib/time.ts';
@@ -73,6 +74,8 @@ function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServer
   return { ...logger, serializers: { ...logger.serializers, req: requestLogValue as never } };
 }
 
+const CLOSING_RETRY_AFTER_SECONDS = 5;
+
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
@@ -88,6 +91,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     ...timeouts(config.requestTimeoutSeconds * 1000),
     ajv: ajvOptions,
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests that arrive while the server closes get the error envelope (503 UNAVAILABLE, below), not Fastify's own body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -109,11 +114,32 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.addHook('onClose', async () => ctx.close());
   // Before the server waits for requests in flight: a running export would otherwise hold the shutdown until the
   // connections are cut (server.ts). Its response ends short, so the client sees an incomplete download.
-  app.addHook('preClose', async () => ctx.exports.close());
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    await ctx.exports.close();
+  });
 
   // Set first thing, so every answer carries it, errors and 404s included.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // After SIGTERM: 503 UNAVAILABLE, and the client is told to take its next request elsewhere. Sent as text, so
+    // no route's own response schema (the health check's) can turn it into a serialization error.
+    if (closing) {
+      const body: ErrorBody = {
+        success: false,
+        error: 'The server is shutting down; try again in a moment',
+        code: 'UNAVAILABLE',
+        retryAfter: CLOSING_RETRY_AFTER_SECONDS,
+        requestId: request.id,
+      };
+      reply
+        .code(503)
+        .headers({ connection: 'close', 'retry-after': String(CLOSING_RETRY_AFTER_SECONDS) })
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(body));
+      return;
+    }
     done();
   });
 

@@ -29,6 +29,8 @@ export interface AccountsTable {
   totpLastStep: number | null;
   failedLoginCount: Generated<number>;
   loginLockedUntil: number | null;
+  /** 1 for an account whose username differed only by case from an older one's before migration 0014. */
+  usernameCaseDuplicate: Generated<Flag>;
 }
 
 export interface ServicesTable {

@@ -1,19 +1,20 @@
 import type { Migration } from 'kysely';
-import * as core from './0001_core.ts';
-import * as signin from './0002_signin.ts';
-import * as scripts from './0003_scripts.ts';
-import * as webhookOutbox from './0004_webhook_outbox.ts';
-import * as hardening from './0006_hardening.ts';
-import * as keyHwids from './0007_key_hwids.ts';
-import * as keysListing from './0008_keys_listing.ts';
 import * as auditAnalytics from './0009_audit_analytics.ts';
-import * as keySystem from './0010_key_system.ts';
+import * as core from './0001_core.ts';
+import * as hardening from './0006_hardening.ts';
 import * as jobLeases from './0011_job_leases.ts';
+import * as keyHwids from './0007_key_hwids.ts';
+import * as keySystem from './0010_key_system.ts';
+import * as keysListing from './0008_keys_listing.ts';
 import * as keysSearch from './0012_keys_search.ts';
 import * as keysShortSearch from './0013_keys_short_search.ts';
-import * as signingKeys from './0016_signing_keys.ts';
-import * as selling from './0018_selling.ts';
 import * as scriptVersions from './0017_script_versions.ts';
+import * as scripts from './0003_scripts.ts';
+import * as selling from './0018_selling.ts';
+import * as signin from './0002_signin.ts';
+import * as signingKeys from './0016_signing_keys.ts';
+import * as usernameCase from './0014_username_case.ts';
+import * as webhookOutbox from './0004_webhook_outbox.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -32,7 +33,8 @@ export const migrations: Record<string, Migration> = {
   '0011_job_leases': jobLeases,
   '0012_keys_search': keysSearch,
   '0013_keys_short_search': keysShortSearch,
+  '0014_username_case': usernameCase,
   '0016_signing_keys': signingKeys,
-  '0018_selling': selling,
   '0017_script_versions': scriptVersions,
+  '0018_selling': selling,
 };

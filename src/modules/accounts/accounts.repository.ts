@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { AccountsTable } from '../../db/schema.ts';
 
@@ -18,6 +18,7 @@ export const ACCOUNT_COLUMNS = [
   'totpLastStep',
   'failedLoginCount',
   'loginLockedUntil',
+  'usernameCaseDuplicate',
 ] as const satisfies readonly (keyof AccountsTable)[];
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -32,6 +33,20 @@ export const findAccountById = (db: Db, id: string) =>
 
 export const findAccountByUsername = (db: Db, username: string) =>
   db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username', '=', username).executeTakeFirst();
+
+/**
+ * The account a sign-in names, ignoring case: the one spelled exactly so, else the one that owns the name (the
+ * unique index on lower(username) allows one; accounts told apart only by case before migration 0014 keep their
+ * exact spelling).
+ */
+export async function findAccountForSignIn(db: Db, username: string) {
+  const rows = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+    .execute();
+  return rows.find((row) => row.username === username) ?? rows.find((row) => row.usernameCaseDuplicate === 0);
+}
 
 /** Only enabled accounts authenticate: disabling takes effect on the very next request. */
 export const findEnabledAccountByKeyDigest = (db: Db, keyDigest: string) =>

@@ -103,6 +103,7 @@ export {
   anyAccountExists,
   findAccountById,
   findAccountByUsername,
+  findAccountForSignIn,
   findEnabledAccountByKeyDigest,
   type AccountRow,
 } from './accounts.repository.ts';

@@ -98,15 +98,17 @@ export async function login(
   }
 
   // The lock applies to password sign-in only: the owner can always sign in with the account key above.
-  const account = await accounts.findAccountByUsername(ctx.db, input.username!);
-  const lockedUntil = account ? account.loginLockedUntil : await repo.unknownLoginLockedUntil(ctx.db, input.username!);
+  // Sign-in ignores case; so does the lockout of names that have no account (FRANK and frank are one name).
+  const account = await accounts.findAccountForSignIn(ctx.db, input.username!);
+  const unknownName = input.username!.toLowerCase();
+  const lockedUntil = account ? account.loginLockedUntil : await repo.unknownLoginLockedUntil(ctx.db, unknownName);
   if (lockedUntil && lockedUntil > now) {
     const retryAfter = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
     throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
   }
   // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
   const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
-  if (!account) return failUnknownLogin(ctx, input.username!, now, unauthorized(BAD_CREDENTIALS));
+  if (!account) return failUnknownLogin(ctx, unknownName, now, unauthorized(BAD_CREDENTIALS));
   if (account.disabled === 1) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS), ip, 'disabled');
   if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS), ip, 'password');
 

@@ -27,6 +27,7 @@ export const findLiveSession = (db: Db, tokenDigest: string, now: number, idleMs
       'accounts.totpLastStep',
       'accounts.failedLoginCount',
       'accounts.loginLockedUntil',
+      'accounts.usernameCaseDuplicate',
     ])
     .select(['sessions.lastSeenAt as sessionLastSeenAt'])
     .where('sessions.tokenDigest', '=', tokenDigest)

@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Log } from '../../context.ts';
 import type { DbSource } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import type { KeyFilter } from './keys-list.repository.ts';
+import { workerEntry } from './worker-entry.ts';
 
 /** What export-worker.ts is given. */
 export interface ExportJob {
@@ -31,19 +30,6 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 
  */
 export const MAX_RUNNING_EXPORTS = 4;
 const EXPORT_RETRY_AFTER_SECONDS = 10;
-
-/**
- * The compiled server runs dist/…/export-worker.js. The sources (tsx, vitest) have export-worker.ts, and on Node 20
- * tsx's ESM loader does not reach into a worker (not even through execArgv), so the worker first registers tsx's
- * CommonJS loader and requires the file through it.
- */
-function workerEntry(): { entry: string | URL; eval: boolean } {
-  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./export-worker.js', import.meta.url), eval: false };
-  const require = createRequire(import.meta.url);
-  const file = fileURLToPath(new URL('./export-worker.ts', import.meta.url));
-  const tsx = require.resolve('tsx/cjs/api');
-  return { entry: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(file)});`, eval: true };
-}
 
 /**
  * The server's running key exports, each a worker thread with a connection of its own (export-worker.ts). The
@@ -72,7 +58,7 @@ export class ExportWorkers {
       throw new AppError('RATE_LIMITED', `${MAX_RUNNING_EXPORTS} key exports are running on this server; try again in a few seconds`, {
         retryAfter: EXPORT_RETRY_AFTER_SECONDS,
       });
-    const { entry, eval: evaluate } = workerEntry();
+    const { entry, eval: evaluate } = workerEntry(import.meta.url, 'export-worker');
     const job: ExportJob = { source: this.source, serviceId, filter, format };
     const worker = new Worker(entry, { eval: evaluate, workerData: job, resourceLimits: WORKER_LIMITS });
     this.workers.add(worker);
@@ -95,6 +81,13 @@ export class ExportWorkers {
     const fail = (error: Error) => {
       if (ended) return;
       ended = true;
+      // Whatever the worker says while the server shuts it down, the export ends as UNAVAILABLE (503), not as a
+      // failure: a download not started yet is answered 503, one under way is cut short; neither is a 500.
+      if (this.closed) {
+        this.log.warn({ serviceId }, 'key export ended by the shutdown');
+        stream.destroy(new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment'));
+        return;
+      }
       this.log.error({ err: error, serviceId }, 'key export failed');
       stream.destroy(error);
     };
@@ -111,8 +104,7 @@ export class ExportWorkers {
     worker.on('exit', (code) => {
       this.workers.delete(worker);
       // After the client left the stream is destroyed already; after close() it is cut here.
-      if (!stream.destroyed)
-        fail(new Error(this.closed ? 'the server shut down during the export' : `the export worker exited (code ${code}) too early`));
+      if (!stream.destroyed) fail(new Error(`the export worker exited (code ${code}) too early`));
     });
     return stream;
   }

@@ -5,25 +5,9 @@ import type { ListedKey } from './keys-list.service.ts';
 import * as repo from './keys-list.repository.ts';
 import { hwidsOf } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys.service.ts';
+import { EXPORT_COLUMNS, neutralized } from './keys-csv.ts';
 
-export const EXPORT_COLUMNS = [
-  'key',
-  'type',
-  'status',
-  'hwids',
-  'note',
-  'isPremium',
-  'noHwidValidation',
-  'maxHwids',
-  'expiresAt',
-  'chatId',
-  'executions',
-  'createdAt',
-  'activatedAt',
-  'lastUsedAt',
-  // Contract §12.1: an afterRedeem generated key's length in days, empty for every other key.
-  'durationDays',
-] as const;
+export { EXPORT_COLUMNS } from './keys-csv.ts';
 
 /** An exported record: the list record, so JSON export is what the listing shows. */
 export type ExportRecord = ListedKey;
@@ -81,16 +65,6 @@ export function csvValues(record: ExportRecord): string[] {
     record.type === 'generated' && record.durationDays !== null ? String(record.durationDays) : '',
   ];
 }
-
-/**
- * A cell a spreadsheet would run as a formula (one beginning with `=`, `+`, `-`, `@`, a tab or a carriage return) is
- * written with a leading `'`, which spreadsheets read as "text". An HWID is chosen by whoever runs the script, so an
- * export must never hand a seller's spreadsheet a formula. A cell already beginning with `'`s before such a character
- * gets one more, so that the import, which takes exactly one `'` off a cell beginning that way, gives back every
- * value exactly (see unneutralized in keys-import.ts).
- */
-export const FORMULA_CELL = /^'*[=+\-@\t\r]/;
-export const neutralized = (value: string) => (FORMULA_CELL.test(value) ? `'${value}` : value);
 
 /** One CSV cell as csv-stringify writes it by default (quoted, quotes doubled, when it holds `"`, `,`, CR or LF), neutralized. */
 const csvCell = (raw: string) => {

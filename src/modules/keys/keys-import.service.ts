@@ -7,7 +7,8 @@ import { AppError } from '../../errors.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import * as repo from './keys-import.repository.ts';
-import { parseImport, type ImportInput } from './keys-import.ts';
+import { parseImportOffThread } from './import-workers.ts';
+import type { ImportInput } from './keys-import.ts';
 
 export interface ImportProgress {
   (done: number, total: number): void;
@@ -22,7 +23,7 @@ export async function importKeys(
   progress?: ImportProgress,
 ) {
   const serviceId = service.id;
-  const parsed = parseImport(input);
+  const parsed = await parseImportOffThread(input);
   const now = ctx.clock();
   const run = async (trx: typeof ctx.db) => {
     const existing = await repo.existingKeys(

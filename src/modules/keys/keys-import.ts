@@ -1,10 +1,11 @@
 // Reading an import (contract §7.4): Keyward CSV or JSON, or Luarmor records, each checked field by field. Pure
-// (no database, no context), beside keys-export.ts, whose columns it reads back.
+// (no database, no context), beside keys-export.ts, whose columns it reads back; the server runs it in a worker thread
+// (import-workers.ts).
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { iso, LATEST_TIME_MS } from '../../lib/time.ts';
-import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-export.ts';
+import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-csv.ts';
 
 type KeyStatus = ActiveKeysTable['status'];
 

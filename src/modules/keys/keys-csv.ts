@@ -1,0 +1,31 @@
+// The CSV file's shape, shared by the export (keys-export.ts) and the import (keys-import.ts, also run in a worker
+// thread, so this file imports nothing).
+
+export const EXPORT_COLUMNS = [
+  'key',
+  'type',
+  'status',
+  'hwids',
+  'note',
+  'isPremium',
+  'noHwidValidation',
+  'maxHwids',
+  'expiresAt',
+  'chatId',
+  'executions',
+  'createdAt',
+  'activatedAt',
+  'lastUsedAt',
+  // Contract §12.1: an afterRedeem generated key's length in days, empty for every other key.
+  'durationDays',
+] as const;
+
+/**
+ * A cell a spreadsheet would run as a formula (one beginning with `=`, `+`, `-`, `@`, a tab or a carriage return) is
+ * written with a leading `'`, which spreadsheets read as "text". An HWID is chosen by whoever runs the script, so an
+ * export must never hand a seller's spreadsheet a formula. A cell already beginning with `'`s before such a character
+ * gets one more, so that the import, which takes exactly one `'` off a cell beginning that way, gives back every
+ * value exactly (see unneutralized in keys-import.ts).
+ */
+export const FORMULA_CELL = /^'*[=+\-@\t\r]/;
+export const neutralized = (value: string) => (FORMULA_CELL.test(value) ? `'${value}` : value);
