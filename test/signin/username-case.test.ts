@@ -71,12 +71,12 @@ describe('usernames regardless of case', () => {
 describe('migration 0014 with usernames that already differ only by case', () => {
   it('merges nothing, reports them, keeps each signing in with its exact spelling, and the oldest owns other spellings', async () => {
     const raw = t().ctx.db.withoutPlugins() as unknown as Kysely<unknown>;
-    // Back to the state before 0014, with three accounts of one name in three cases (oldest first).
-    await usernameCase.down(raw);
     const dup = name('dup');
     const base = await seedAccount(t().ctx);
     const hash = (await t().ctx.db.selectFrom('accounts').select('passwordHash').where('id', '=', base.id).executeTakeFirstOrThrow())
       .passwordHash;
+    // Back to the state before 0014, with three accounts of one name in three cases (oldest first).
+    await usernameCase.down(raw);
     const spellings = [dup, dup.toUpperCase(), `D${dup.slice(1)}`];
     const ids: string[] = [];
     for (const [i, username] of spellings.entries()) {
