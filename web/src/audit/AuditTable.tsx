@@ -5,16 +5,9 @@ import { api, serviceHeaders, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { dayBound } from '../lib/dayBound';
+import type { ApiData, ItemOf } from '../api/types';
 
-export interface AuditEntry {
-  id: string | number;
-  at: string;
-  action: string;
-  actor: { kind: string; accountId: string | null };
-  ip: string | null;
-  target: string | null;
-  details: unknown;
-}
+export type AuditEntry = ItemOf<ApiData<'/api/v1/keys/api/audit'>['items']>;
 
 /** The audit log of §7.6 (a service's or the account's): newest first, action and date filters. */
 type AuditAction = NonNullable<NonNullable<paths['/api/v1/keys/api/audit']['get']['parameters']['query']>['action']>;

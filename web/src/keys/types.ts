@@ -1,34 +1,11 @@
-/** Records of contract §3 / §7.1 as the listing (§7.2) answers them, each with its `type`. */
-export interface KeyRecord {
-  type: 'active' | 'generated';
-  key: string;
-  hwid?: string | null;
-  hwids?: string[];
-  note: string | null;
-  isPremium: boolean;
-  noHwidValidation: boolean;
-  maxHwids: number;
-  status: 'active' | 'paused' | 'banned';
-  expiresAt: string | null;
-  chatId: string | null;
-  expirationType?: string;
-  executions?: number;
-  createdAt: string;
-  activatedAt?: string | null;
-  lastUsedAt?: string | null;
-  hwidResetAt?: string | null;
-  hwidResetCount?: number;
-}
+import type { ApiData, ItemOf } from '../api/types';
+import type { paths } from '../api/schema';
 
-export interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-}
+/** A row of the listing (contract §7.2): an active or a generated key, told apart by `type`. */
+export type KeyRecord = ItemOf<ApiData<'/api/v1/keys/api/keys'>['items']>;
+export type ActiveKeyRecord = Extract<KeyRecord, { type: 'active' }>;
 
-export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
+export type BulkAction = paths['/api/v1/keys/api/keys/bulk']['post']['requestBody']['content']['application/json']['action'];
 
 /** "in 3 days", "expired", "never": what a seller scans the column for. */
 export function describeExpiry(expiresAt: string | null, now = Date.now()): string {

@@ -6,13 +6,9 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import type { ApiData } from '../api/types';
 
-interface KeylessEntry {
-  hwid: string;
-  isPremium: boolean;
-  expiresAt: string | null;
-  createdAt: string;
-}
+type KeylessEntry = ApiData<'/api/v1/keys/api/keyless'>;
 
 const PATH = '/api/v1/keys/api/keyless' as const;
 

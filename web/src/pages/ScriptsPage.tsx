@@ -24,20 +24,10 @@ import { CopyAction } from '../components/CopyAction';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
-import type { Page } from '../keys/types';
+import type { Page } from '../api/types';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface Script {
-  id: string;
-  name: string;
-  obfuscationType: string;
-  visible: boolean;
-  size: number;
-  status: 'ready' | 'processing' | 'failed';
-  createdAt: string;
-  updatedAt: string;
-  loadstring: string;
-  failureReason?: string;
-}
+type Script = ItemOf<ApiData<'/api/v1/vss/api/scripts'>['items']>;
 
 /** Shown when the code is over the server's 40 MB limit (checked before sending it). */
 const tooLargeMessage = (bytes: number) =>

@@ -7,31 +7,11 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface Settings {
-  webhookUrl: string | null;
-  webhookEnabled: boolean;
-  hwidResetCooldownFreeHours: number;
-  hwidResetCooldownPremiumHours: number;
-  chatInteractionsPublicKey: string | null;
-  chat: { guildId: string; guildName: string } | null;
-}
-interface ServiceInfo {
-  id: string;
-  identifier: string;
-  name: string;
-  createdAt: string;
-  settings: Settings;
-}
-interface OutboxRow {
-  id: string | number;
-  status: string;
-  attempts?: number;
-  createdAt?: string;
-  nextAttemptAt?: string | null;
-  lastError?: string | null;
-  [extra: string]: unknown;
-}
+type Settings = ApiData<'/api/v1/keys/api/service/info'>['settings'];
+type ServiceInfo = ApiData<'/api/v1/keys/api/service/info'>;
+type OutboxRow = ItemOf<ApiData<'/api/v1/keys/api/webhook/outbox'>['items']>;
 
 function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
   const queryClient = useQueryClient();
