@@ -5,7 +5,7 @@ import { api, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { DaysDialog } from './DaysDialog';
-import type { BulkAction } from './types';
+import type { BulkAction } from './records';
 
 /** An action waiting for its dialog (days, note or a confirmation), on one row's key or the selection. */
 export type Pending = { action: BulkAction; keys: string[] } | null;

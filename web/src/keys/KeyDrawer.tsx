@@ -4,7 +4,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
-import { formatTime, type KeyRecord } from './types';
+import type { KeyRecord } from './records';
+import { formatTime } from './types';
 
 /** A key's details and its edit form, opened from the key string in the table. */
 export function KeyDrawer({ record, onClose, serviceId }: { record: KeyRecord | null; onClose: () => void; serviceId: string }) {

@@ -14,7 +14,7 @@ import { ImportDialog } from './ImportDialog';
 import { KeyDrawer } from './KeyDrawer';
 import { KeyFiltersBar, useKeyFilters } from './KeyFiltersBar';
 import { KeysTable } from './KeysTable';
-import type { KeyRecord } from './types';
+import type { KeyRecord } from './records';
 
 /** The Keys section of a service: list, filters, generate, import, export, compensate and the actions. */
 export default function KeysPage() {

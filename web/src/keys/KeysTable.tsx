@@ -1,6 +1,7 @@
 import { ActionIcon, Badge, Button, Checkbox, CopyButton, Group, ScrollArea, Table, Text } from '@mantine/core';
 import type { Pending } from './BulkBar';
-import { describeExpiry, type KeyRecord } from './types';
+import type { KeyRecord } from './records';
+import { describeExpiry } from './types';
 
 /** One row per key (contract §9): the key string opens its drawer; row actions and checkboxes. */
 export function KeysTable({

@@ -1,11 +1,4 @@
-import type { ApiData, ItemOf } from '../api/types';
-import type { paths } from '../api/schema';
-
-/** A row of the listing (contract §7.2): an active or a generated key, told apart by `type`. */
-export type KeyRecord = ItemOf<ApiData<'/api/v1/keys/api/keys'>['items']>;
-export type ActiveKeyRecord = Extract<KeyRecord, { type: 'active' }>;
-
-export type BulkAction = paths['/api/v1/keys/api/keys/bulk']['post']['requestBody']['content']['application/json']['action'];
+// Pure helpers of the keys pages (unit-tested in test/dashboard/ui-logic.test.ts); the record types are in records.ts.
 
 /** "in 3 days", "expired", "never": what a seller scans the column for. */
 export function describeExpiry(expiresAt: string | null, now = Date.now()): string {
