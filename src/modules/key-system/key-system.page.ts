@@ -3,6 +3,7 @@ import { escapeHtml, htmlPage } from '../reset-page/html.ts';
 import { iso } from '../../lib/time.ts';
 import type { SessionRow } from './key-system.repository.ts';
 import type { KeySystemSettings } from './key-system.service.ts';
+import { scriptKeyLine } from '../scripts/scripts.service.ts';
 
 /** Server-rendered pages of the key system; one small script (no inline code, no CDN) drives them. */
 
@@ -33,6 +34,9 @@ export function keyPage(service: ServiceRow, settings: KeySystemSettings, sessio
 <code class="key" id="key">${escapeHtml(session.key)}</code>
 <button type="button" id="copy">Copy key</button>
 <p>Valid until <time id="expires" datetime="${iso(session.keyExpiresAt)}">${iso(session.keyExpiresAt)}</time>.</p>
+<p>Where the key goes: put this line above the script's loadstring, in the same script.</p>
+<code class="key" id="snippet">${escapeHtml(scriptKeyLine(session.key))}</code>
+<button type="button" id="copy-line">Copy line</button>
 <div id="result" class="result" role="status" hidden></div>
 </main>`;
   } else if (session?.nextUrl) {
@@ -45,7 +49,8 @@ export function keyPage(service: ServiceRow, settings: KeySystemSettings, sessio
   } else {
     body = `<main id="ks" data-mode="start" ${attrs}>
 <p class="progress" id="progress">Checkpoint 1 of ${settings.checkpoints}</p>
-<p>Pass ${settings.checkpoints === 1 ? 'one checkpoint' : `${settings.checkpoints} checkpoints`} to get a key valid for ${settings.keyHours} hours.</p>
+<p>Pass ${settings.checkpoints === 1 ? 'one checkpoint' : `${settings.checkpoints} checkpoints`} to get a key valid for ${settings.keyHours} hours.
+Your script then needs the line <code>${escapeHtml(scriptKeyLine())}</code> above its loadstring, with your key in place of KEY_HERE.</p>
 <div id="captcha"></div>
 <button type="button" id="start">Get key</button>
 <div id="result" class="result" role="status" hidden></div>
@@ -135,19 +140,24 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
   if (mode === 'done') {
     var expires = document.getElementById('expires');
     expires.textContent = localTime(expires.getAttribute('datetime'));
-    document.getElementById('copy').addEventListener('click', function () {
-      var key = document.getElementById('key').textContent;
-      var done = function () { show(true, 'Key copied.'); };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(key).then(done, function () { show(false, 'Copy failed; select the key and copy it.'); });
-      else {
-        var range = document.createRange();
-        range.selectNodeContents(document.getElementById('key'));
-        var selection = window.getSelection();
-        selection.removeAllRanges();
-        selection.addRange(range);
-        if (document.execCommand('copy')) done(); else show(false, 'Copy failed; select the key and copy it.');
-      }
-    });
+    var copier = function (id, what) {
+      return function () {
+        var node = document.getElementById(id);
+        var done = function () { show(true, what + ' copied.'); };
+        var failed = function () { show(false, 'Copy failed; select the ' + what.toLowerCase() + ' and copy it.'); };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(node.textContent).then(done, failed);
+        else {
+          var range = document.createRange();
+          range.selectNodeContents(node);
+          var selection = window.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          if (document.execCommand('copy')) done(); else failed();
+        }
+      };
+    };
+    document.getElementById('copy').addEventListener('click', copier('key', 'Key'));
+    document.getElementById('copy-line').addEventListener('click', copier('snippet', 'Line'));
   }
 
   if (mode === 'return') {

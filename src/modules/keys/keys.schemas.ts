@@ -108,6 +108,8 @@ export const ByChat = Type.Object({
   // Each item is an ActiveKey or a GeneratedKey plus its `type`.
   keys: Type.Array(Type.Object({ type: Type.String(), key: Type.String() }, { additionalProperties: true })),
   loadstrings: Type.Optional(Type.Array(Loadstring)),
+  /** The same scripts as `loadstrings`, each with `script_key = "<the user's valid key>"` above it: ready to paste. */
+  snippets: Type.Optional(Type.Array(Type.Object({ scriptId: Type.String(), name: Type.String(), snippet: Type.String() }))),
 });
 
 export const ResetBody = Strict({ key: LicenseKey });

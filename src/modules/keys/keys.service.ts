@@ -257,8 +257,8 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
     ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
     ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
   ];
-  const anyValid = [...active, ...generated].some((row) => isUsableNow(row, now));
-  return { keys, anyValid };
+  const usable = [...active, ...generated].find((row) => isUsableNow(row, now));
+  return { keys, anyValid: usable !== undefined, usableKey: usable?.key ?? null };
 }
 
 export async function compensate(ctx: AppContext, serviceId: string, days: number, actor: Actor) {
