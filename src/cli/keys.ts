@@ -6,8 +6,10 @@ import { parseArgs } from 'node:util';
 import type { AppContext } from '../context.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
 import { SYSTEM_ACTOR } from '../modules/audit/audit.repository.ts';
-import { countKeys } from '../modules/keys/keys-data.repository.ts';
-import { filterOf, importKeys, type ImportFormat } from '../modules/keys/keys-data.service.ts';
+import { countKeys } from '../modules/keys/keys-list.repository.ts';
+import { filterOf } from '../modules/keys/keys-list.service.ts';
+import type { ImportFormat } from '../modules/keys/keys-import.ts';
+import { importKeys } from '../modules/keys/keys-import.service.ts';
 import { exportChunks, exportFileName, exportKeys } from '../modules/keys/keys-export.ts';
 import { findServiceByRef } from '../modules/services/services.repository.ts';
 

@@ -4,25 +4,50 @@ import type { FastifyRequest } from 'fastify';
 const SECRET_QUERY_NAMES = new Set(['key', 'apikey', 'token', 'hash']);
 export const REDACTED = '[REDACTED]';
 
-/** The URL with the values of secret query parameters replaced, for logs; names are matched ignoring case. */
+/** Decodes a query name as a server might (`+`, percent escapes, even twice); a malformed escape stays as sent. */
+function decodedName(raw: string): string {
+  let name = raw;
+  for (let round = 0; round < 3 && name.includes('%'); round++) {
+    try {
+      name = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      break;
+    }
+  }
+  return name;
+}
+
+/**
+ * Whether a query name carries a secret, however it is spelled: any case, percent-encoded, with an array suffix
+ * (`key[]`, `key[0]`), spaces or punctuation (`api_key`, `api-key`), or any name ending in key or token
+ * (`licenseKey`, `user_key`): a log line that hides one harmless value too many costs nothing.
+ */
+function isSecretName(raw: string): boolean {
+  const name = decodedName(raw)
+    .toLowerCase()
+    .replace(/\[.*$/, '')
+    .replace(/[^a-z0-9]/g, '');
+  return SECRET_QUERY_NAMES.has(name) || name.endsWith('key') || name.endsWith('token');
+}
+
+/**
+ * The URL with the values of secret query parameters replaced, for logs. Pairs are split at `&` and at `;` (some
+ * servers and proxies read `;` as a separator, so `?a=1;key=…` must not leak the key either).
+ */
 export function redactUrl(url: string): string {
   const mark = url.indexOf('?');
   if (mark === -1) return url;
   const query = url
     .slice(mark + 1)
-    .split('&')
-    .map((pair) => {
+    .split(/([&;])/)
+    .map((pair, i) => {
+      if (i % 2 === 1) return pair;
       const equals = pair.indexOf('=');
-      const rawName = equals === -1 ? pair : pair.slice(0, equals);
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        // A malformed escape is logged as sent; it cannot be one of the secret names' spellings anyway.
-      }
-      return SECRET_QUERY_NAMES.has(name.trim().toLowerCase()) && equals !== -1 ? `${rawName}=${REDACTED}` : pair;
+      if (equals === -1) return pair;
+      const rawName = pair.slice(0, equals);
+      return isSecretName(rawName) ? `${rawName}=${REDACTED}` : pair;
     })
-    .join('&');
+    .join('');
   return `${url.slice(0, mark)}?${query}`;
 }
 

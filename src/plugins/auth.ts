@@ -95,6 +95,28 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 // lastSeenAt is written at most this often: idle expiry needs minutes, not every request.
 const TOUCH_EVERY_MS = 60_000;
 
+const origins = new WeakMap<AppContext, string>();
+
+/**
+ * A cookie-authenticated change must come from the dashboard's own pages: an `Origin` header, when the browser sends
+ * one, must be BASE_URL's origin, whatever token comes with it (a page elsewhere that got hold of a token is still
+ * refused). No Origin at all (curl, older browsers on same-origin requests) leaves the decision to the token.
+ */
+function sameOrigin(ctx: AppContext, origin: string | string[] | undefined): boolean {
+  if (origin === undefined) return true;
+  let expected = origins.get(ctx);
+  if (expected === undefined) {
+    expected = new URL(ctx.config.baseUrl).origin;
+    origins.set(ctx, expected);
+  }
+  if (typeof origin !== 'string') return false;
+  try {
+    return new URL(origin).origin === expected;
+  } catch {
+    return false; // "null" (a sandboxed page, a file:) or garbage
+  }
+}
+
 /**
  * The signed-in session named by the cookie, or null. A cookie-authenticated mutation must carry the
  * session's X-CSRF-Token (a cross-site form can send the cookie but cannot read the token).
@@ -107,6 +129,9 @@ async function authenticateSession(ctx: AppContext, request: FastifyRequest): Pr
   const row = await findLiveSession(ctx.db, tokenDigest, now, ctx.config.signin.sessionIdleMinutes * 60_000);
   if (!row) return null;
   if (MUTATING.has(request.method)) {
+    if (!sameOrigin(ctx, request.headers.origin)) {
+      throw new AppError('CSRF_FAILED', 'This request comes from another site (its Origin is not this server); it is refused');
+    }
     const presented = request.headers['x-csrf-token'];
     if (typeof presented !== 'string' || !csrfMatches(ctx.config.secret, token, presented)) {
       throw new AppError('CSRF_FAILED', 'This request needs the X-CSRF-Token header from GET /api/v1/auth/session');

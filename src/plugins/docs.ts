@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppContext } from '../context.ts';
+import { PAGE_SECURITY_HEADERS } from '../lib/page-headers.ts';
 
 /** The OpenAPI document is generated from the route schemas: one source for validation and docs. */
 export async function installDocs(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -18,6 +19,15 @@ export async function installDocs(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The docs pages are HTML the server serves, like the dashboard: the same security headers (contract §14).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.headers(PAGE_SECURITY_HEADERS);
+        done();
+      },
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -3,14 +3,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { PAGE_SECURITY_HEADERS } from '../../lib/page-headers.ts';
 
 /** Where `npm run build` (Vite) puts the dashboard. */
 export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
-
-// The app is one script bundle with no inline script; Mantine sets inline styles and the ALTCHA
-// widget solves its proof-of-work in a blob: worker. The QR code of the 2FA setup is a data: image.
-export const DASHBOARD_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Paths that belong to the server: an unknown one there is the JSON 404, never the app. */
 const SERVER_PREFIXES = ['/api', '/assets/', '/docs', '/openapi.json', '/healthz', '/metrics', '/reset', '/key', '/go/'];
@@ -57,12 +53,7 @@ const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app, option
 
   const sendApp = (reply: FastifyReply) => {
     const html = readIndex();
-    reply
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', DASHBOARD_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin')
-      .type('text/html; charset=utf-8');
+    reply.header('cache-control', 'no-cache').headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8');
     if (html === null) return reply.status(200).send(MISSING_PAGE);
     return reply.send(html);
   };

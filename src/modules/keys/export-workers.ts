@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Log } from '../../context.ts';
 import type { DbSource } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
-import type { KeyFilter } from './keys-data.repository.ts';
+import type { KeyFilter } from './keys-list.repository.ts';
 
 /** What export-worker.ts is given. */
 export interface ExportJob {

@@ -1,8 +1,8 @@
 // Contract §7.4's export: reading the keys and writing them as CSV or JSON bytes. The server runs it in a worker
 // thread (export-workers.ts); the CLI in its own process.
 import type { Db } from '../../db/database.ts';
-import type { ListedKey } from './keys-data.service.ts';
-import * as repo from './keys-data.repository.ts';
+import type { ListedKey } from './keys-list.service.ts';
+import * as repo from './keys-list.repository.ts';
 import { hwidsOf } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys.service.ts';
 

@@ -8,7 +8,10 @@ import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
 import { scriptLoadstrings, snippetsFor, type ScriptLoadstring, type ScriptSnippet } from './loadstrings.ts';
-import keysDataRoutes from './keys-data.routes.ts';
+import keysBulkRoutes from './keys-bulk.routes.ts';
+import keysExportRoutes from './keys-export.routes.ts';
+import keysImportRoutes from './keys-import.routes.ts';
+import keysListRoutes from './keys-list.routes.ts';
 
 const read = { auth: 'service', limit: 'api' } as const;
 // A lookup by note or HWID answers the oldest 1,000 matches; `truncated: true` (present only then) says more matched.
@@ -27,8 +30,11 @@ function exactlyOne<T extends Record<string, string | undefined>>(query: T, fiel
 export default async function keyRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  // Listing, bulk actions, export and import (contract §7.2–7.4) live in their own file.
-  await app.register(keysDataRoutes);
+  // Listing, bulk actions, export and import (contract §7.2–7.4) live in their own files.
+  await app.register(keysListRoutes);
+  await app.register(keysBulkRoutes);
+  await app.register(keysExportRoutes);
+  await app.register(keysImportRoutes);
 
   app.post(
     '/keys/api/generate',

@@ -5,7 +5,7 @@ import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
-import { extendKeys } from './keys-data.repository.ts';
+import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
 

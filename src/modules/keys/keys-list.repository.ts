@@ -1,4 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type OrderByItemBuilder, type SqlBool } from 'kysely';
+// The listing's queries (contract §7.2: filters, sort, search, count) and the export's batches, which use the same filters.
+import { sql, type Expression, type ExpressionBuilder, type OrderByItemBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import {
   containsIgnoringCase,
@@ -9,8 +10,9 @@ import {
   trigramSearchable,
 } from '../../db/search.ts';
 import { LATEST_TIME_MS } from '../../lib/time.ts';
-import type { ActiveKeysTable, Database, GeneratedKeysTable } from '../../db/types.ts';
-import type { KeyStatus } from './keys.service.ts';
+import type { ActiveKeysTable, Database } from '../../db/types.ts';
+
+type KeyStatus = ActiveKeysTable['status'];
 
 /** The list filters of contract §7.2, already parsed. `now` decides what "expired" means. */
 export interface KeyFilter {
@@ -224,125 +226,3 @@ export const generatedBatchAfter = (db: Db, serviceId: string, filter: KeyFilter
     .orderBy('generatedKeys.key')
     .limit(limit)
     .execute();
-
-// ---- bulk actions (contract §7.3); each runs inside the caller's transaction ----
-
-export async function existingOfService(trx: Db, serviceId: string, keys: string[]) {
-  const [active, generated] = await Promise.all([
-    trx
-      .selectFrom('activeKeys')
-      .select(['key', 'expiresAt', 'hwidCount'])
-      .where('serviceId', '=', serviceId)
-      .where('key', 'in', keys)
-      .execute(),
-    trx.selectFrom('generatedKeys').select(['key', 'expiresAt']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
-  ]);
-  return { active, generated };
-}
-
-export async function deleteKeys(trx: Db, serviceId: string, active: string[], generated: string[]) {
-  if (active.length > 0) {
-    await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
-    await trx.deleteFrom('activeKeys').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
-  }
-  if (generated.length > 0)
-    await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
-}
-
-export async function patchKeys(
-  trx: Db,
-  serviceId: string,
-  active: string[],
-  generated: string[],
-  patch: { status?: KeyStatus; note?: string | null },
-) {
-  if (active.length > 0)
-    await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();
-  if (generated.length > 0)
-    await trx.updateTable('generatedKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
-}
-
-/** Clears every HWID of the keys; the end-user cooldown clock (hwid_reset_at) is left as it was. */
-export async function clearHwids(trx: Db, serviceId: string, keys: string[]) {
-  if (keys.length === 0) return;
-  await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
-  await trx
-    .updateTable('activeKeys')
-    .set((eb) => ({ hwid: null, hwidCount: 0, hwidResetCount: eb('hwidResetCount', '+', 1) }))
-    .where('serviceId', '=', serviceId)
-    .where('key', 'in', keys)
-    .execute();
-}
-
-/**
- * New expiry = the later of now and the old expiry, plus `ms`, computed by the database in one statement so
- * concurrent extensions add up instead of one overwriting the other. Lifetime keys stay as they are.
- * Answers the new expiries.
- */
-export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, keys: string[], ms: number, now: number) {
-  if (keys.length === 0) return [];
-  return trx
-    .updateTable(table)
-    .set((eb) => ({
-      expiresAt: eb
-        .case()
-        .when('expiresAt', '>', now)
-        .then(eb('expiresAt', '+', ms))
-        .else(now + ms)
-        .end(),
-    }))
-    .where('serviceId', '=', serviceId)
-    .where('key', 'in', keys)
-    .where('expiresAt', 'is not', null)
-    .returning(['key', 'expiresAt'])
-    .execute();
-}
-
-// ---- import (contract §7.4) ----
-
-/** Which of these key strings exist anywhere on the server, in either table. */
-export async function existingKeys(db: Db, keys: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < keys.length; i += 500) {
-    const slice = keys.slice(i, i + 500);
-    const rows = await db
-      .selectFrom('activeKeys')
-      .select('key')
-      .where('key', 'in', slice)
-      .unionAll(db.selectFrom('generatedKeys').select('key').where('key', 'in', slice))
-      .execute();
-    for (const row of rows) found.add(row.key);
-  }
-  return found;
-}
-
-/** Inserts in slices: SQLite caps the number of bound parameters in one statement. */
-export async function insertImported(
-  trx: Db,
-  active: Insertable<ActiveKeysTable>[],
-  hwids: Array<{ key: string; serviceId: string; hwid: string; position: number }>,
-  generated: Insertable<GeneratedKeysTable>[],
-  progress?: (done: number, total: number) => void,
-) {
-  const SLICE = 200;
-  const total = active.length + generated.length;
-  for (let i = 0; i < active.length; i += SLICE) {
-    await trx
-      .insertInto('activeKeys')
-      .values(active.slice(i, i + SLICE))
-      .execute();
-    progress?.(Math.min(i + SLICE, active.length), total);
-  }
-  for (let i = 0; i < hwids.length; i += SLICE)
-    await trx
-      .insertInto('keyHwids')
-      .values(hwids.slice(i, i + SLICE))
-      .execute();
-  for (let i = 0; i < generated.length; i += SLICE) {
-    await trx
-      .insertInto('generatedKeys')
-      .values(generated.slice(i, i + SLICE))
-      .execute();
-    progress?.(active.length + Math.min(i + SLICE, generated.length), total);
-  }
-}

@@ -1,0 +1,78 @@
+// Bulk actions on a service's keys (contract §7.3: one action on up to 1,000 keys, all or nothing); each query runs
+// inside the caller's transaction.
+import type { Db } from '../../db/database.ts';
+import type { ActiveKeysTable } from '../../db/types.ts';
+
+type KeyStatus = ActiveKeysTable['status'];
+type KeyTable = 'activeKeys' | 'generatedKeys';
+
+export async function existingOfService(trx: Db, serviceId: string, keys: string[]) {
+  const [active, generated] = await Promise.all([
+    trx
+      .selectFrom('activeKeys')
+      .select(['key', 'expiresAt', 'hwidCount'])
+      .where('serviceId', '=', serviceId)
+      .where('key', 'in', keys)
+      .execute(),
+    trx.selectFrom('generatedKeys').select(['key', 'expiresAt']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
+  ]);
+  return { active, generated };
+}
+
+export async function deleteKeys(trx: Db, serviceId: string, active: string[], generated: string[]) {
+  if (active.length > 0) {
+    await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+    await trx.deleteFrom('activeKeys').where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+  }
+  if (generated.length > 0)
+    await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+}
+
+export async function patchKeys(
+  trx: Db,
+  serviceId: string,
+  active: string[],
+  generated: string[],
+  patch: { status?: KeyStatus; note?: string | null },
+) {
+  if (active.length > 0)
+    await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();
+  if (generated.length > 0)
+    await trx.updateTable('generatedKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
+}
+
+/** Clears every HWID of the keys; the end-user cooldown clock (hwid_reset_at) is left as it was. */
+export async function clearHwids(trx: Db, serviceId: string, keys: string[]) {
+  if (keys.length === 0) return;
+  await trx.deleteFrom('keyHwids').where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+  await trx
+    .updateTable('activeKeys')
+    .set((eb) => ({ hwid: null, hwidCount: 0, hwidResetCount: eb('hwidResetCount', '+', 1) }))
+    .where('serviceId', '=', serviceId)
+    .where('key', 'in', keys)
+    .execute();
+}
+
+/**
+ * New expiry = the later of now and the old expiry, plus `ms`, computed by the database in one statement so
+ * concurrent extensions add up instead of one overwriting the other. Lifetime keys stay as they are.
+ * Answers the new expiries.
+ */
+export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, keys: string[], ms: number, now: number) {
+  if (keys.length === 0) return [];
+  return trx
+    .updateTable(table)
+    .set((eb) => ({
+      expiresAt: eb
+        .case()
+        .when('expiresAt', '>', now)
+        .then(eb('expiresAt', '+', ms))
+        .else(now + ms)
+        .end(),
+    }))
+    .where('serviceId', '=', serviceId)
+    .where('key', 'in', keys)
+    .where('expiresAt', 'is not', null)
+    .returning(['key', 'expiresAt'])
+    .execute();
+}

@@ -1,0 +1,92 @@
+// Bulk actions (contract §7.3): one action on up to 1,000 of a service's keys, in one transaction with its audit entry.
+import type { AppContext } from '../../context.ts';
+import { invalid } from '../../errors.ts';
+import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
+import { recordServiceAudit, type Actor } from '../audit/audit.repository.ts';
+import * as repo from './keys-bulk.repository.ts';
+import type { KeyStatus } from './keys.service.ts';
+
+export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
+export interface BulkInput {
+  action: BulkAction;
+  keys: string[];
+  days?: number;
+  note?: string;
+}
+
+const STATUS_OF: Partial<Record<BulkAction, KeyStatus>> = { ban: 'banned', pause: 'paused', activate: 'active' };
+
+function checkBulkInput(input: BulkInput) {
+  if (input.action === 'extend' && input.days === undefined) throw invalid('days', 'days is required when action is extend');
+  if (input.action !== 'extend' && input.days !== undefined) throw invalid('days', 'days is only used when action is extend');
+  if (input.action === 'setNote' && input.note === undefined) throw invalid('note', 'note is required when action is setNote');
+  if (input.action !== 'setNote' && input.note !== undefined) throw invalid('note', 'note is only used when action is setNote');
+}
+
+/** All of it happens or none: one transaction, and the audit entry commits with it. */
+/** `service` is the caller's service (its owner is the audit entry's account). */
+export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: string; accountId: string }, input: BulkInput) {
+  const serviceId = service.id;
+  checkBulkInput(input);
+  const now = ctx.clock();
+  return ctx.db.transaction().execute(async (trx) => {
+    const found = await repo.existingOfService(trx, serviceId, input.keys);
+    const known = new Set([...found.active, ...found.generated].map((r) => r.key));
+    // Another service's keys are indistinguishable from keys that do not exist.
+    const notFound = input.keys.filter((k) => !known.has(k));
+    const active = found.active.map((r) => r.key);
+    const generated = found.generated.map((r) => r.key);
+    let skipped: string[] = [];
+    switch (input.action) {
+      case 'delete':
+        await repo.deleteKeys(trx, serviceId, active, generated);
+        break;
+      case 'ban':
+      case 'pause':
+      case 'activate':
+        await repo.patchKeys(trx, serviceId, active, generated, { status: STATUS_OF[input.action] });
+        break;
+      case 'setNote':
+        // An empty note clears it, as a null note would.
+        await repo.patchKeys(trx, serviceId, active, generated, { note: input.note === '' ? null : input.note });
+        break;
+      case 'resetHwid': {
+        const bound = found.active.filter((r) => r.hwidCount > 0).map((r) => r.key);
+        const boundSet = new Set(bound);
+        skipped = [...active.filter((k) => !boundSet.has(k)), ...generated];
+        await repo.clearHwids(trx, serviceId, bound);
+        break;
+      }
+      case 'extend': {
+        const ms = input.days! * DAY_MS;
+        const rows = [...found.active, ...found.generated];
+        skipped = rows.filter((r) => r.expiresAt === null).map((r) => r.key);
+        const latest = Math.max(now, ...rows.map((r) => r.expiresAt ?? 0)) + ms;
+        if (latest > LATEST_TIME_MS) throw invalid('days', `days would take an expiry past ${iso(LATEST_TIME_MS)}`);
+        await repo.extendKeys(
+          trx,
+          serviceId,
+          'activeKeys',
+          found.active.filter((r) => r.expiresAt !== null).map((r) => r.key),
+          ms,
+          now,
+        );
+        await repo.extendKeys(
+          trx,
+          serviceId,
+          'generatedKeys',
+          found.generated.filter((r) => r.expiresAt !== null).map((r) => r.key),
+          ms,
+          now,
+        );
+        break;
+      }
+    }
+    const updated = known.size - skipped.length;
+    const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };
+    if (input.days !== undefined) details.days = input.days;
+    if (input.note !== undefined) details.note = input.note;
+    await recordServiceAudit(trx, actor, service, 'keys.bulk', null, details, now);
+    return { action: input.action, updated, notFound, skipped };
+  });
+}
