@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
@@ -33,10 +34,12 @@ export interface Dashboard {
 }
 
 /** The environment of the server process: the tests' secret, rate limits off, a cheap captcha, open registration. */
-function serverEnv(database: TestDatabase, extra: Record<string, string>): Record<string, string> {
+function serverEnv(database: TestDatabase, port: number, extra: Record<string, string>): Record<string, string> {
   return {
     KEYWARD_SECRET: TEST_SECRET,
-    BASE_URL: 'http://keyward.test',
+    // The browser's own origin: a cookie-authenticated change whose Origin is not BASE_URL's is refused (CSRF_FAILED).
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
     RATE_LIMIT_CLIENT_PER_MINUTE: '0',
     RATE_LIMIT_API_PER_MINUTE: '0',
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
@@ -60,6 +63,18 @@ function injectOverHttp(baseUrl: string) {
   };
 }
 
+/** A port nothing listens on now, so BASE_URL can name the server's address before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export function useDashboard(env: Record<string, string> | (() => Record<string, string>) = {}) {
   let database: TestDatabase | undefined;
   let server: ServerProcess | undefined;
@@ -67,7 +82,7 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
   let browser: Browser | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const processEnv = serverEnv(database, typeof env === 'function' ? env() : env);
+    const processEnv = serverEnv(database, await freePort(), typeof env === 'function' ? env() : env);
     server = await startServerProcess(processEnv);
     const config = loadConfig(processEnv);
     const ctx = await createContext({ config, database: database.handle, ownsDatabase: false, log: silentLog, role: 'cli' });
