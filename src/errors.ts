@@ -1,3 +1,4 @@
+import { plainSentence } from './lib/plain-words.ts';
 /** Every failure a client can see. The code → status mapping lives only in statusOf(). */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
@@ -95,7 +96,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', message, { field });
+export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', plainSentence(message), { field });
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthorized = (message = 'A valid API key is required') => new AppError('UNAUTHORIZED', message);

@@ -70,7 +70,7 @@ const editFields = {
   noHwidValidation: Type.Optional(Type.Boolean()),
   status: Type.Optional(KeyStatus),
   expiresAt: Type.Optional(NullableTimeInput),
-  chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be a chat-platform user id of 17 to 20 digits or null' })),
+  chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be 17 to 20 digits, or null to unlink' })),
   maxHwids: Type.Optional(MaxHwids),
 };
 export const EditActiveKeyBody = Strict({

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/types.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
-import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
+import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
@@ -130,7 +130,7 @@ export interface KeyEdit {
   maxHwids?: number;
 }
 
-function commonPatch(edit: KeyEdit) {
+function commonPatch(edit: KeyEdit, now: number) {
   const patch: Updateable<ActiveKeysTable> & Updateable<GeneratedKeysTable> = {};
   if (edit.note !== undefined) patch.note = edit.note;
   if (edit.isPremium !== undefined) patch.isPremium = flag(edit.isPremium);
@@ -139,12 +139,13 @@ function commonPatch(edit: KeyEdit) {
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
   // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
   if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
-  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseTimeInput('expiresAt', edit.expiresAt);
+  // A new expiry in the past is refused as on generate: a typo (2001 for 2031) would expire the buyer's key at once.
+  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseFutureTime('expiresAt', edit.expiresAt, now);
   return patch;
 }
 
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch: Updateable<ActiveKeysTable> = commonPatch(edit);
+  const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateActiveKey(trx, serviceId, key, patch);
@@ -165,7 +166,7 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
 
 export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>, actor: Actor) {
   if (edit.expiresAt === null) throw invalid('expiresAt', 'expiresAt of a generated key cannot be null');
-  const patch = commonPatch(edit);
+  const patch = commonPatch(edit, ctx.clock());
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
