@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
+import { describeBulkResult } from '../lib/outcomes';
 import { DaysDialog } from './DaysDialog';
 import type { BulkAction } from './records';
 
@@ -27,11 +28,7 @@ export function useBulk(serviceId: string, onDone?: () => void) {
       unwrap(await api.POST('/api/v1/keys/api/keys/bulk', { headers: serviceHeaders(serviceId), body: input })),
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
-      const extra = [
-        result.notFound.length ? `${result.notFound.length} not found` : '',
-        result.skipped.length ? `${result.skipped.length} skipped (lifetime)` : '',
-      ].filter(Boolean);
-      notifySuccess(`${result.updated} key${result.updated === 1 ? '' : 's'} updated${extra.length ? ` — ${extra.join(', ')}` : ''}`);
+      notifySuccess(describeBulkResult(result));
       onDone?.();
     },
     onError: notifyError,

@@ -1,9 +1,12 @@
 import { useState } from 'react';
-import { Badge, Button, Checkbox, Drawer, Group, NativeSelect, NumberInput, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
+import { RangeInput } from '../components/RangeInput';
+import { rangeProblem } from '../lib/numbers';
+import { GENERATE_RANGES } from './GenerateDialog';
 import type { KeyRecord } from './records';
 import { formatTime } from './types';
 
@@ -35,6 +38,14 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   const boundHwid = record.type === 'active' ? (record.hwid ?? '') : '';
   const [hwid, setHwid] = useState(boundHwid);
   const active = record.type === 'active';
+  const [tried, setTried] = useState(false);
+  // The expiry is sent only when the seller changed it: the form shows it to the minute, and saving a note
+  // must not re-save the stored expiry rounded down to that minute.
+  const expiryChanged = lifetime !== (record.expiresAt === null) || (!lifetime && expiresAt !== toLocalInput(record.expiresAt));
+  const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
+  const problem = pastExpiry
+    ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
+    : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
   const save = useMutation({
     mutationFn: async () => {
       const shared = {
@@ -47,11 +58,11 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
         chatId: chatId.trim() || null,
       };
       const headers = serviceHeaders(serviceId);
-      const newExpiry = !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
+      const newExpiry = expiryChanged && !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
       if (active) {
         const body = {
           ...shared,
-          ...(lifetime ? { expiresAt: null } : newExpiry),
+          ...(expiryChanged && lifetime ? { expiresAt: null } : newExpiry),
           ...(hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {}),
         };
         return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body }));
@@ -114,6 +125,8 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
       <form
         onSubmit={(e) => {
           e.preventDefault();
+          setTried(true);
+          if (problem) return;
           save.mutate();
         }}
       >
@@ -128,12 +141,17 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
           )}
-          <NumberInput label="Max HWIDs" min={1} max={100} value={maxHwids} onChange={setMaxHwids} allowDecimal={false} />
+          <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
           <Switch
             label="Lifetime"
             checked={lifetime}
             onChange={(e) => setLifetime(e.currentTarget.checked)}
             disabled={!active && record.expiresAt !== null}
+            description={
+              !active && record.expiresAt !== null
+                ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
+                : undefined
+            }
           />
           {!lifetime && (
             <TextInput
@@ -142,11 +160,22 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
               value={expiresAt}
               onChange={(e) => setExpiresAt(e.currentTarget.value)}
               required
+              error={pastExpiry ? 'This date is in the past.' : null}
             />
           )}
-          <TextInput label="Chat user id" value={chatId} onChange={(e) => setChatId(e.currentTarget.value)} />
+          <TextInput
+            label="Discord user id"
+            description="The buyer's Discord user id (17–20 digits); empty unlinks"
+            value={chatId}
+            onChange={(e) => setChatId(e.currentTarget.value)}
+          />
           <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
           <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
+          {tried && problem && (
+            <Text c="red" size="sm" role="alert">
+              {problem}
+            </Text>
+          )}
           {save.error && (
             <Text c="red" size="sm" role="alert">
               {messageOf(save.error)}

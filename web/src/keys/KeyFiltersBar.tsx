@@ -1,6 +1,6 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { Button, Group, NativeSelect, TextInput } from '@mantine/core';
+import { Group, NativeSelect, TextInput } from '@mantine/core';
 import { PAGE_SIZES, activeFilterCount, keyFiltersToParams, parseKeyFilters, updateKeyFilters, type KeyFilters } from './filters';
 
 /** The list filters live in the address, so a filtered view can be bookmarked and survives a reload. */
@@ -32,11 +32,21 @@ function FilterSelect({
 }
 
 const ANY = { value: '', label: 'Any' };
+const SEARCH_DEBOUNCE_MS = 300;
 const YES_NO = [ANY, { value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }];
 
 /** The search box and the filter selects above the keys table. */
 export function KeyFiltersBar({ filters, setFilters }: { filters: KeyFilters; setFilters: (change: Partial<KeyFilters>) => void }) {
   const [searchText, setSearchText] = useState(filters.search);
+  // Type-ahead: the search runs once typing pauses (Enter runs it at once). Compared with the address as it
+  // is now, so a pause after Enter, or after the back button changed it, does not search again.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      if (searchText !== parseKeyFilters(new URLSearchParams(window.location.search)).search) setFilters({ search: searchText });
+    }, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+    // setFilters is a new function each render; the search text alone decides.
+  }, [searchText]);
   const submitSearch = (event: FormEvent) => {
     event.preventDefault();
     setFilters({ search: searchText });
@@ -48,14 +58,11 @@ export function KeyFiltersBar({ filters, setFilters }: { filters: KeyFilters; se
           <TextInput
             type="search"
             aria-label="Search"
-            placeholder="Search key, note, HWID or chat id"
+            placeholder="Search key, note, HWID or Discord user id"
             value={searchText}
             onChange={(e) => setSearchText(e.currentTarget.value)}
             style={{ flex: '1 1 220px' }}
           />
-          <Button type="submit" variant="light">
-            Search
-          </Button>
         </Group>
       </form>
       <Group gap="xs" wrap="wrap" align="flex-end" aria-label={`Filters (${activeFilterCount(filters)} set)`} role="group">
@@ -64,9 +71,9 @@ export function KeyFiltersBar({ filters, setFilters }: { filters: KeyFilters; se
           value={filters.type}
           onChange={(v) => setFilters({ type: v as KeyFilters['type'] })}
           data={[
-            { value: 'all', label: 'All' },
-            { value: 'active', label: 'Active' },
-            { value: 'generated', label: 'Generated' },
+            { value: 'all', label: 'All keys' },
+            { value: 'active', label: 'In use' },
+            { value: 'generated', label: 'Not used yet' },
           ]}
         />
         <FilterSelect
