@@ -22,6 +22,8 @@ export interface KeySystemSettingsTable {
   links: string;
   providerTokenSealed: string | null;
   pageTitle: string | null;
+  /** `#rrggbb` for the get-key page's buttons and progress (0020); null: the dashboard's blue. */
+  accentColor: string | null;
   /** 0 = no limit. */
   maxKeysPerAddressPerDay: number;
   updatedAt: number;
