@@ -2375,6 +2375,11 @@ export interface paths {
                                     name: string;
                                     loadstring: string;
                                 }[];
+                                snippets?: {
+                                    scriptId: string;
+                                    name: string;
+                                    snippet: string;
+                                }[];
                             };
                         };
                     };
@@ -7103,6 +7108,7 @@ export interface paths {
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
+                                accentColor: string | null;
                                 maxKeysPerAddressPerDay: number;
                                 pageUrl: string;
                             };
@@ -7167,6 +7173,7 @@ export interface paths {
                         links?: string[];
                         providerToken?: string | null;
                         pageTitle?: string | null;
+                        accentColor?: string | null;
                         maxKeysPerAddressPerDay?: number;
                     };
                 };
@@ -7190,6 +7197,7 @@ export interface paths {
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
+                                accentColor: string | null;
                                 maxKeysPerAddressPerDay: number;
                                 pageUrl: string;
                             };
