@@ -86,7 +86,9 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };
     if (input.days !== undefined) details.days = input.days;
     if (input.note !== undefined) details.note = input.note;
-    await recordServiceAudit(trx, actor, service, 'keys.bulk', null, details, now);
+    // One key (a row's own button) names it as the target, so the log can say which key was banned.
+    const target = known.size === 1 ? [...known][0]! : null;
+    await recordServiceAudit(trx, actor, service, 'keys.bulk', target, details, now);
     return { action: input.action, updated, notFound, skipped };
   });
 }

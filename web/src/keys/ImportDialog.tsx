@@ -1,34 +1,43 @@
 import { useState } from 'react';
-import { Button, Checkbox, FileInput, Group, Modal, NativeSelect, Paper, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  FileInput,
+  Group,
+  Modal,
+  NativeSelect,
+  Paper,
+  ScrollArea,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+} from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
+import { detectImport, type ImportFormat } from './importFormat';
 
 /** "Import keys": a Keyward export or Luarmor's users, all or nothing (contract §7.4). */
 export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
-  const [format, setFormat] = useState<'luarmor' | 'keyward-csv' | 'keyward-json'>('luarmor');
+  const [format, setFormat] = useState<'auto' | ImportFormat>('auto');
   const [file, setFile] = useState<File | null>(null);
+  const [pasted, setPasted] = useState('');
   const [skip, setSkip] = useState(false);
+  // What the pasted text is, said before importing (a file is read when Import is pressed).
+  const preview = pasted.trim() && !file ? detectImport(pasted, format === 'auto' ? undefined : format) : null;
   const importKeys = useMutation({
     mutationFn: async () => {
-      if (!file) throw new Error('Choose a file');
-      const text = await file.text();
-      let data: string | unknown[] = text;
-      if (format !== 'keyward-csv') {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new Error('The file is not valid JSON');
-        }
-        if (!Array.isArray(parsed)) throw new Error('The file must hold a JSON array of records');
-        data = parsed;
-      }
+      const text = file ? await file.text() : pasted;
+      const detected = detectImport(text, format === 'auto' ? undefined : format);
+      if ('error' in detected) throw new Error(detected.error);
+      const { format: found, data } = detected;
       return unwrap(
         await api.POST('/api/v1/keys/api/keys/import', {
           headers: serviceHeaders(serviceId),
-          body: { format, data, ...(skip ? { onDuplicate: 'skip' as const } : {}) },
+          body: { format: found, data, ...(skip ? { onDuplicate: 'skip' as const } : {}) },
         }),
       );
     },
@@ -38,6 +47,7 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
         `Imported ${result.imported.active} active and ${result.imported.generated} generated keys${result.skipped ? `, ${result.skipped} skipped` : ''}`,
       );
       setFile(null);
+      setPasted('');
       onClose();
     },
   });
@@ -52,14 +62,19 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
         }}
       >
         <Stack>
+          <Alert color="blue" variant="light" p="xs">
+            Keys are unique on this whole server: a key that already exists in another of your services cannot be imported again. To move
+            keys between your services, tick them in the table and choose “Move to service”.
+          </Alert>
           <NativeSelect
             label="Format"
             value={format}
             onChange={(e) => setFormat(e.currentTarget.value as typeof format)}
             data={[
-              { value: 'luarmor', label: 'Luarmor users (JSON)' },
+              { value: 'auto', label: 'Detect automatically' },
               { value: 'keyward-csv', label: 'Keyward export (CSV)' },
               { value: 'keyward-json', label: 'Keyward export (JSON)' },
+              { value: 'luarmor', label: 'Luarmor users (JSON)' },
             ]}
           />
           <FileInput
@@ -68,9 +83,27 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
             value={file}
             onChange={setFile}
             accept=".json,.csv,application/json,text/csv"
-            required
             clearable
           />
+          <Textarea
+            label="Or paste the export"
+            placeholder={'key,type,status,… (a Keyward CSV), [ {…} ] (JSON) or { "users": [ … ] } (Luarmor)'}
+            value={pasted}
+            onChange={(e) => setPasted(e.currentTarget.value)}
+            disabled={file !== null}
+            autosize
+            minRows={3}
+            maxRows={8}
+            ff="monospace"
+            fz="xs"
+          />
+          {preview && (
+            <Text size="sm" c={'error' in preview ? 'red' : 'dimmed'} aria-live="polite">
+              {'error' in preview
+                ? preview.error
+                : `Recognised: ${preview.label}, ${preview.records} record${preview.records === 1 ? '' : 's'}.`}
+            </Text>
+          )}
           <Checkbox label="Skip keys that already exist" checked={skip} onChange={(e) => setSkip(e.currentTarget.checked)} />
           {error && (
             <Paper withBorder p="sm" role="alert">

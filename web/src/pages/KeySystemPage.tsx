@@ -43,6 +43,9 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
   const [links, setLinks] = useState<string[]>(settings.links);
   const [token, setToken] = useState('');
   const [pageTitle, setPageTitle] = useState(settings.pageTitle ?? '');
+  const [accent, setAccent] = useState(settings.accentColor ?? '');
+  const accentProblem =
+    accent.trim() && !/^#[0-9a-fA-F]{6}$/.test(accent.trim()) ? 'Write the colour as # and six hex digits, e.g. #4c6ef5.' : null;
   const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay);
   const [tried, setTried] = useState(false);
   // The links shown follow the checkpoints typed, within 1–5; the number itself is never changed.
@@ -68,6 +71,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
             // Write-only: an empty field keeps the stored token.
             ...(token.trim() ? { providerToken: token.trim() } : {}),
             pageTitle: pageTitle.trim() || null,
+            accentColor: accent.trim() || null,
             maxKeysPerAddressPerDay: Number(perAddress),
           },
         }),
@@ -84,7 +88,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
       onSubmit={(e) => {
         e.preventDefault();
         setTried(true);
-        if (problem) return;
+        if (problem || accentProblem) return;
         save.mutate();
       }}
     >
@@ -98,6 +102,24 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
         </Text>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <TextInput label="Page title" maxLength={100} value={pageTitle} onChange={(e) => setPageTitle(e.currentTarget.value)} />
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Accent colour"
+            description="The get-key page's buttons and progress bar; empty: the default blue"
+            placeholder="#228be6"
+            value={accent}
+            onChange={(e) => setAccent(e.currentTarget.value)}
+            error={accentProblem}
+            style={{ flex: '1 1 200px' }}
+          />
+          <input
+            type="color"
+            aria-label="Pick the accent colour"
+            value={/^#[0-9a-fA-F]{6}$/.test(accent) ? accent : '#228be6'}
+            onChange={(e) => setAccent(e.currentTarget.value)}
+            style={{ width: 42, height: 36, border: 0, background: 'none', padding: 0 }}
+          />
+        </Group>
         <Group grow wrap="wrap">
           <RangeInput range={KEY_SYSTEM_RANGES.checkpoints} value={checkpoints} onChange={setCheckpoints} showEmpty={tried} />
           <RangeInput range={KEY_SYSTEM_RANGES.keyHours} value={keyHours} onChange={setKeyHours} showEmpty={tried} />
