@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Deleted, Hwid, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { Deleted, Hwid, Page, PageQuery, Responses, Strict, Time, TimeInput } from '../../schemas.ts';
+import { pageRequest } from '../../lib/pagination.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as keyless from './keyless.service.ts';
@@ -32,6 +33,24 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
     async (request) => ({
       success: true as const,
       data: keyless.toKeylessView(await keyless.getKeyless(ctx, serviceOf(request).id, request.query.hwid)),
+    }),
+  );
+
+  app.get(
+    '/keys/api/keyless/list',
+    {
+      config: read,
+      schema: {
+        summary: 'List keyless HWIDs',
+        description: 'Paged, newest first; `search` matches part of the HWID, ignoring case.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(Entry)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await keyless.listKeyless(ctx, serviceOf(request).id, pageRequest(request.query), request.query.search),
     }),
   );
 

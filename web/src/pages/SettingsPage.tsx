@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Divider, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Anchor, Button, Divider, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -204,6 +204,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       </Section>
 
       <Section title="HWID reset cooldowns">
+        <Text size="sm" mb="xs">
+          Buyers reset their own HWID on{' '}
+          <Anchor href={`/reset/${info.identifier}`} target="_blank" rel="noreferrer">
+            {`${window.location.origin}/reset/${info.identifier}`}
+          </Anchor>{' '}
+          (share this link); the cooldowns below apply there.
+        </Text>
         <form
           onSubmit={(e) => {
             e.preventDefault();
