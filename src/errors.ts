@@ -70,6 +70,8 @@ export function statusOf(code: ErrorCode): number {
 
 export interface ErrorExtras {
   field?: string;
+  /** TOTP_REQUIRED after a correct password: send it back with the code alone (auth/two-factor-step.ts). */
+  stepToken?: string;
   retryAfter?: number;
   /** CHECKPOINT_FAILED: too-fast | token-invalid | token-reused. */
   reason?: string;
@@ -113,5 +115,6 @@ export interface ErrorBody {
   nextKeyAt?: string;
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  stepToken?: string;
   requestId?: string;
 }

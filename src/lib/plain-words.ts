@@ -44,8 +44,12 @@ const PATTERN = new RegExp(
   'g',
 );
 
-/** The sentence with internal names said in words, its first letter a capital. */
+/** The sentence with internal names said in words; one that now starts with those words starts with a capital. */
 export function plainSentence(message: string): string {
-  const replaced = message.replace(PATTERN, (name) => WORDS[name] ?? name);
-  return replaced.charAt(0).toUpperCase() + replaced.slice(1);
+  let startsReplaced = false;
+  const replaced = message.replace(PATTERN, (name, _group: string, offset: number) => {
+    if (offset === 0) startsReplaced = true;
+    return WORDS[name] ?? name;
+  });
+  return startsReplaced ? replaced.charAt(0).toUpperCase() + replaced.slice(1) : replaced;
 }

@@ -59,9 +59,9 @@ describe('messages a seller reads say true things in plain words', () => {
     );
     expect(plainSentence('webhookUrl must be a chat-platform webhook')).toBe('The webhook address must be a Discord webhook');
     expect(plainSentence('totp is wrong or was already used')).toBe('The two-factor code is wrong or was already used');
-    expect(plainSentence('days is required when expirationType is byDays')).toBe('Days is required when the expiration type is "Days"');
+    expect(plainSentence('days is required when expirationType is byDays')).toBe('days is required when the expiration type is "Days"');
     // Ordinary words and names inside other words stay as they are.
     expect(plainSentence('The note is too long')).toBe('The note is too long');
-    expect(plainSentence('entries.3 is invalid; links.expiresAtX stays')).toBe('Entries.3 is invalid; links.expiresAtX stays');
+    expect(plainSentence('entries.3 is invalid; links.expiresAtX stays')).toBe('entries.3 is invalid; links.expiresAtX stays');
   });
 });

@@ -16,7 +16,7 @@ describe('refusals a seller reads', () => {
       body: { expirationType: 'lifetime', count: 0 },
     });
     expectValidationError(zero, 'count');
-    expect(zero.body.error).toBe('Count must be a whole number from 1 to 1000');
+    expect(zero.body.error).toBe('count must be a whole number from 1 to 1000');
     const negative = await call(t().app, 'POST', '/api/v1/keys/api/generate', {
       key: s.serviceKey,
       body: { expirationType: 'byDays', days: -30 },
