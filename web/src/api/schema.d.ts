@@ -4040,7 +4040,8 @@ export interface paths {
                         password?: string;
                         totp?: string;
                         apiKey?: string;
-                        captcha: string;
+                        stepToken?: string;
+                        captcha?: string;
                     };
                 };
             };
@@ -4081,6 +4082,7 @@ export interface paths {
                             field?: string;
                             retryAfter?: number;
                             requestId?: string;
+                            stepToken?: string;
                         };
                     };
                 };
