@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Button, Group, Modal, Paper, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, Paper, Stack, Text, TextInput } from '@mantine/core';
+import { useServices } from '../services/queries';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -11,7 +12,7 @@ import type { BulkAction } from './records';
 /** An action waiting for its dialog (days, note or a confirmation), on one row's key or the selection. */
 export type Pending = { action: BulkAction; keys: string[] } | null;
 
-const ACTION_TEXT: Record<Exclude<BulkAction, 'extend' | 'setNote'>, { title: string; verb: string }> = {
+const ACTION_TEXT: Record<Exclude<BulkAction, 'extend' | 'setNote' | 'move'>, { title: string; verb: string }> = {
   delete: { title: 'Delete', verb: 'permanently delete' },
   ban: { title: 'Ban', verb: 'ban' },
   resetHwid: { title: 'Reset HWID', verb: 'clear every HWID of' },
@@ -24,7 +25,7 @@ export const describeKeys = (keys: string[]) => (keys.length === 1 ? `key ${keys
 export function useBulk(serviceId: string, onDone?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string }) =>
+    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string; toService?: string }) =>
       unwrap(await api.POST('/api/v1/keys/api/keys/bulk', { headers: serviceHeaders(serviceId), body: input })),
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
@@ -67,6 +68,9 @@ export function BulkBar({
         <Button size="xs" variant="light" onClick={() => setPending({ action: 'setNote', keys: selection })}>
           Set note
         </Button>
+        <Button size="xs" variant="light" onClick={() => setPending({ action: 'move', keys: selection })}>
+          Move to service
+        </Button>
         <Button size="xs" variant="light" color="orange" onClick={() => setPending({ action: 'ban', keys: selection })}>
           Ban
         </Button>
@@ -94,6 +98,9 @@ export function BulkDialogs({
   onDone: () => void;
 }) {
   const [note, setNote] = useState('');
+  const [toService, setToService] = useState('');
+  const services = useServices();
+  const others = (services.data ?? []).filter((s) => s.id !== serviceId);
   // Each "Set note" starts from an empty box, not the note typed for the previous selection.
   useEffect(() => {
     if (pending?.action === 'setNote') setNote('');
@@ -102,7 +109,10 @@ export function BulkDialogs({
     setPending(null);
     onDone();
   });
-  const confirmText = pending && pending.action !== 'extend' && pending.action !== 'setNote' ? ACTION_TEXT[pending.action] : null;
+  const confirmText =
+    pending && pending.action !== 'extend' && pending.action !== 'setNote' && pending.action !== 'move'
+      ? ACTION_TEXT[pending.action]
+      : null;
   return (
     <>
       <DaysDialog
@@ -130,6 +140,41 @@ export function BulkDialogs({
             </Group>
           </Stack>
         </form>
+      </Modal>
+      <Modal
+        opened={pending?.action === 'move'}
+        onClose={() => setPending(null)}
+        title={pending ? `Move ${describeKeys(pending.keys)}` : 'Move'}
+        centered
+      >
+        {others.length === 0 ? (
+          <Text size="sm">You have no other service to move keys to. Create one on the Services page first.</Text>
+        ) : (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              const target = toService || others[0]!.id;
+              if (pending) bulk.mutate({ action: 'move', keys: pending.keys, toService: target });
+            }}
+          >
+            <Stack>
+              <Text size="sm">
+                The keys leave this service with their HWIDs, notes and expiry; buyers keep using them with the other service's scripts.
+              </Text>
+              <NativeSelect
+                label="To service"
+                value={toService || others[0]!.id}
+                onChange={(e) => setToService(e.currentTarget.value)}
+                data={others.map((s) => ({ value: s.id, label: s.name }))}
+              />
+              <Group justify="flex-end">
+                <Button type="submit" loading={bulk.isPending}>
+                  Move
+                </Button>
+              </Group>
+            </Stack>
+          </form>
+        )}
       </Modal>
       <ConfirmDialog
         opened={confirmText !== null}
