@@ -1259,10 +1259,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        action: "delete" | "ban" | "pause" | "activate" | "resetHwid" | "extend" | "setNote";
+                        action: "delete" | "ban" | "pause" | "activate" | "resetHwid" | "extend" | "setNote" | "move";
                         keys: string[];
                         days?: number;
                         note?: string;
+                        toService?: string;
                     };
                 };
             };
