@@ -86,12 +86,18 @@ export function KeysTable({
       <Table.Thead role="rowgroup">
         <Table.Tr role="row">
           <Table.Th w={36} role="columnheader">
-            <Checkbox
-              aria-label="Select all keys on this page"
-              checked={allSelected}
-              indeterminate={!allSelected && pageKeys.some((k) => selected.has(k))}
-              onChange={toggleAll}
-            />
+            <Group gap="xs" wrap="nowrap">
+              <Checkbox
+                aria-label="Select all keys on this page"
+                checked={allSelected}
+                indeterminate={!allSelected && pageKeys.some((k) => selected.has(k))}
+                onChange={toggleAll}
+              />
+              {/* On a phone the header row is only this box: say what it does. */}
+              <Text size="sm" className={classes.narrowOnly} aria-hidden="true">
+                Select all on this page
+              </Text>
+            </Group>
           </Table.Th>
           <Table.Th role="columnheader">Key</Table.Th>
           <Table.Th role="columnheader">Status</Table.Th>
