@@ -81,4 +81,26 @@ describe('overview, keyless list, import by paste and the audit log as sentences
     expect(await audit.innerText()).not.toContain('{"');
     await page.context().close();
   }, 60_000);
+
+  it('moves ticked keys to another of the seller’s services from the selection bar', async () => {
+    const { ctx, app } = d.app();
+    const from = await seedService(ctx);
+    const to = await seedService(ctx, from.account);
+    const { name } = await ctx.db.selectFrom('services').select('name').where('id', '=', to.id).executeTakeFirstOrThrow();
+    const [a, b] = await generateKeys(app, from.serviceKey, { expirationType: 'lifetime', count: 2 });
+    const page = await d.signedInPage(from.account, `/services/${from.id}/keys`);
+    await page.getByRole('checkbox', { name: `Select ${a}` }).check();
+    await page.getByRole('checkbox', { name: `Select ${b}` }).check();
+    await page.getByRole('region', { name: 'Selection actions' }).getByRole('button', { name: 'Move to service' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Move 2 keys' });
+    await dialog.getByRole('combobox', { name: 'To service' }).selectOption({ label: name });
+    await dialog.getByRole('button', { name: 'Move' }).click();
+    await expect
+      .poll(async () =>
+        (await ctx.db.selectFrom('generatedKeys').select('serviceId').where('key', 'in', [a!, b!]).execute()).map((r) => r.serviceId),
+      )
+      .toEqual([to.id, to.id]);
+    await page.getByText('2 keys moved').waitFor();
+    await page.context().close();
+  }, 60_000);
 });

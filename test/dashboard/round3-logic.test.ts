@@ -65,3 +65,24 @@ describe('the audit log reads as sentences (contract §15)', () => {
     expect(text).not.toMatch(/[{}"]/);
   });
 });
+
+describe('the overview says what needs attention', () => {
+  it('names failed webhook messages and a BASE_URL that is not the dashboard’s address, and nothing when all is well', async () => {
+    const { attentionItems, sparklinePoints, todayUtc } = await import('../../web/src/lib/overview.ts');
+    expect(
+      attentionItems({ failedWebhookMessages: 0, baseUrl: 'https://keys.example.com/key/x', dashboardOrigin: 'https://keys.example.com' }),
+    ).toEqual([]);
+    const both = attentionItems({
+      failedWebhookMessages: 2,
+      baseUrl: 'http://localhost:3000/key/x',
+      dashboardOrigin: 'https://keys.example.com',
+    });
+    expect(both.map((a) => a.text)).toEqual([
+      '2 webhook messages could not be delivered: check the webhook address in Settings (the outbox there says why).',
+      'Loadstrings and links point at http://localhost:3000/key/x, but this dashboard is open at https://keys.example.com. If buyers reach the server at this address, set BASE_URL=https://keys.example.com and restart Keyward.',
+    ]);
+    expect(todayUtc(Date.parse('2026-11-25T10:20:00.000Z'))).toEqual({ from: '2026-11-25T00:00:00.000Z', to: '2026-11-25T10:20:00.000Z' });
+    expect(sparklinePoints([0, 5, 10], 100, 20)).toBe('0.0,20.0 50.0,10.0 100.0,0.0');
+    expect(sparklinePoints([], 100, 20)).toBe('');
+  });
+});
