@@ -49,10 +49,12 @@ const SIGNED_OUT = [
 ];
 const SELLER = [
   { name: 'services', path: '/services' },
-  ...['keys', 'keyless', 'blacklist', 'scripts', 'key-system', 'analytics', 'audit-log', 'settings', 'api-access'].map((slug) => ({
-    name: slug,
-    path: `/services/${s.id}/${slug}`,
-  })),
+  ...['overview', 'keys', 'keyless', 'blacklist', 'scripts', 'key-system', 'analytics', 'audit-log', 'settings', 'api-access'].map(
+    (slug) => ({
+      name: slug,
+      path: `/services/${s.id}/${slug}`,
+    }),
+  ),
   { name: 'account', path: '/account' },
 ];
 const STAFF = [{ name: 'staff', path: '/staff' }];

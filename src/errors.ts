@@ -1,3 +1,4 @@
+import { plainSentence } from './lib/plain-words.ts';
 /** Every failure a client can see. The code → status mapping lives only in statusOf(). */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
@@ -71,6 +72,8 @@ export function statusOf(code: ErrorCode): number {
 
 export interface ErrorExtras {
   field?: string;
+  /** TOTP_REQUIRED after a correct password: send it back with the code alone (auth/two-factor-step.ts). */
+  stepToken?: string;
   retryAfter?: number;
   /** CHECKPOINT_FAILED: too-fast | token-invalid | token-reused. KEY_REFUSED: the validation code. */
   reason?: string;
@@ -97,7 +100,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', message, { field });
+export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', plainSentence(message), { field });
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthorized = (message = 'A valid API key is required') => new AppError('UNAUTHORIZED', message);
@@ -114,5 +117,6 @@ export interface ErrorBody {
   nextKeyAt?: string;
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  stepToken?: string;
   requestId?: string;
 }

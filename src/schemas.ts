@@ -43,7 +43,7 @@ export const Note = Type.String({
   pattern: '^[^\\x00-\\x1F\\x7F]*$',
   errorMessage: 'must be at most 256 characters, none of them control characters',
 });
-export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be a chat-platform user id of 17 to 20 digits' });
+export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be 17 to 20 digits' });
 export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('banned')], {
   errorMessage: 'must be one of active, paused, banned',
 });

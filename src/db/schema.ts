@@ -229,6 +229,8 @@ export interface KeySystemSettingsTable {
   /** 0 = no limit. */
   maxKeysPerAddressPerDay: number;
   updatedAt: number;
+  /** `#rrggbb` for the get-key page's buttons and progress (0020); null: the dashboard's blue. */
+  accentColor: string | null;
 }
 
 export interface KeySystemSessionsTable {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, FastifyServerOptions, FastifySchemaV
 import ajvFormats from 'ajv-formats';
 import type { Ajv } from 'ajv';
 import { invalid } from '../errors.ts';
+import { plainSentence } from '../lib/plain-words.ts';
 
 /**
  * The contract forbids coercion ("7" is not a number) and silent dropping of unknown fields,
@@ -79,7 +80,7 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
   if (field === context && chosen.keyword === 'type') {
     return { field, message: `The request ${context} must be a JSON object` };
   }
-  return { field, message: `${field} ${sentence(chosen)}` };
+  return { field, message: plainSentence(`${field} ${sentence(chosen)}`) };
 }
 
 // A NUL (PostgreSQL cannot store it in text) or a lone surrogate (not encodable as UTF-8; the dialects disagree).

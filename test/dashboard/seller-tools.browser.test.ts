@@ -52,7 +52,8 @@ describe('dashboard seller tools in a real browser', () => {
 
     // "Copy loadstring" copies and keeps its name (contract §9); "Copied" is a tooltip.
     await table.getByRole('button', { name: 'Copy loadstring' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(uploaded.body.data.loadstring);
+    // Contract §15: the buyer-ready snippet, the script_key line above the loadstring.
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`script_key = "KEY_HERE"\n${uploaded.body.data.loadstring}`);
     await page.getByRole('tooltip', { name: 'Copied' }).waitFor();
     expect(await table.getByRole('button', { name: 'Copy loadstring' }).count()).toBe(1);
 

@@ -70,7 +70,8 @@ describe('dashboard service pages in a real browser', () => {
     const { id: scriptId } = await ctx.db.selectFrom('scripts').select('id').where('serviceId', '=', service.id).executeTakeFirstOrThrow();
     await page.getByRole('table', { name: 'Scripts' }).getByRole('button', { name: 'Copy loadstring' }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(`loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`);
+    // Contract §15: the buyer-ready snippet, the script_key line above the loadstring.
+    expect(copied).toBe(`script_key = "KEY_HERE"\nloadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`);
 
     // Settings: the cooldowns land in the database.
     await page.getByRole('link', { name: 'Settings' }).click();

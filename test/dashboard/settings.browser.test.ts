@@ -77,13 +77,13 @@ describe('dashboard settings and scripts in a real browser', () => {
     await webhook.getByRole('switch', { name: 'Webhook enabled' }).click({ force: true });
     await expect.poll(async () => Number((await service()).webhookEnabled)).toBe(0);
 
-    const chat = page.getByRole('region', { name: 'Chat commands' });
+    const chat = page.getByRole('region', { name: 'Discord commands' });
     await chat.getByRole('textbox', { name: 'Server id' }).fill('123456789012345678');
     await chat.getByRole('textbox', { name: 'Server name' }).fill('My Guild');
     await chat.getByRole('button', { name: 'Connect' }).click();
     await chat.getByText('Bound to “My Guild” (123456789012345678).').waitFor();
     const publicKey = 'ab'.repeat(32);
-    await chat.getByRole('textbox', { name: 'Interactions public key' }).fill(publicKey);
+    await chat.getByRole('textbox', { name: 'Discord application public key' }).fill(publicKey);
     await chat.getByRole('button', { name: 'Save public key' }).click();
     await expect
       .poll(service)

@@ -19,6 +19,7 @@ describe('GET/PUT /keys/api/key-system', () => {
       links: [],
       providerToken: null,
       pageTitle: null,
+      accentColor: null,
       maxKeysPerAddressPerDay: 3,
       pageUrl: `http://keyward.test/key/${s.identifier}`,
     });

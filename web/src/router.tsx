@@ -8,6 +8,7 @@ import { ServicesPage } from './services/ServicesPage';
 import { Empty } from './components/states';
 
 // Each page is its own chunk: the sign-in page does not ship the keys table.
+const OverviewPage = lazy(() => import('./pages/OverviewPage'));
 const KeysPage = lazy(() => import('./keys/KeysPage'));
 const KeylessPage = lazy(() => import('./pages/KeylessPage'));
 const BlacklistPage = lazy(() => import('./pages/BlacklistPage'));
@@ -25,7 +26,7 @@ const VariablesPage = lazy(() => import('./pages/VariablesPage'));
 
 function ServiceIndex() {
   const { serviceId } = useParams();
-  return <Navigate to={`/services/${serviceId}/keys`} replace />;
+  return <Navigate to={`/services/${serviceId}/overview`} replace />;
 }
 
 export const router = createBrowserRouter([
@@ -45,6 +46,7 @@ export const router = createBrowserRouter([
             path: 'services/:serviceId',
             children: [
               { index: true, element: <ServiceIndex /> },
+              { path: 'overview', element: <OverviewPage /> },
               { path: 'keys', element: <KeysPage /> },
               { path: 'keyless', element: <KeylessPage /> },
               { path: 'blacklist', element: <BlacklistPage /> },

@@ -15,6 +15,7 @@ import * as signin from './0002_signin.ts';
 import * as signingKeys from './0016_signing_keys.ts';
 import * as usernameCase from './0014_username_case.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
+import * as dashboardRound3 from './0020_dashboard_round3.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0016_signing_keys': signingKeys,
   '0017_script_versions': scriptVersions,
   '0018_selling': selling,
+  '0020_dashboard_round3': dashboardRound3,
 };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Account, Responses } from '../../schemas.ts';
+import { Account, Envelope, ErrorEnvelope, Responses } from '../../schemas.ts';
 import { accountIdOf, sessionTokenOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { issueCaptcha } from './captcha.ts';
@@ -61,7 +61,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
           'Username and password (plus `totp` when two-factor is on) or the account key as `apiKey`; sets the session cookie. Repeated failures lock password sign-in for a while (429), alike for every username; the account key still signs in.',
         tags,
         body: schemas.LoginBody,
-        response: Responses(schemas.LoginResult),
+        response: { 200: Envelope(schemas.LoginResult), '4xx': schemas.LoginError, '5xx': ErrorEnvelope },
       },
     },
     async (request, reply) => {

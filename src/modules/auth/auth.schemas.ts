@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Account, Strict } from '../../schemas.ts';
+import { Account, ErrorEnvelope, Strict } from '../../schemas.ts';
 
 /** The base64 payload the ALTCHA widget produces for a solved challenge. */
 export const Captcha = Type.String({ minLength: 1, maxLength: 4096, errorMessage: 'must be the solved ALTCHA payload (a base64 string)' });
@@ -24,8 +24,13 @@ export const LoginBody = Strict({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   totp: Type.Optional(Totp),
   apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  captcha: Captcha,
+  /** The second step of a two-factor sign-in: the token of TOTP_REQUIRED, with `username` and `totp` (no password, no captcha). */
+  stepToken: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  captcha: Type.Optional(Captcha),
 });
+
+/** The login's error envelope carries `stepToken` when the password was right and the code is due. */
+export const LoginError = Type.Object({ ...ErrorEnvelope.properties, stepToken: Type.Optional(Type.String()) });
 
 export const SessionView = Type.Object({ account: Account, csrfToken: Type.String() });
 export const LoginResult = Type.Object({ account: Account });

@@ -11,6 +11,7 @@ import * as repo from './auth.repository.ts';
 import * as sessions from './sessions.repository.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
+import { issueStepToken, readStepToken } from './two-factor-step.ts';
 
 /** After this many failures in a row an account refuses sign-in for a while, doubling each further failure. */
 export const LOCK_AFTER_FAILURES = 5;
@@ -35,7 +36,8 @@ export interface LoginInput {
   password?: string;
   totp?: string;
   apiKey?: string;
-  captcha: string;
+  stepToken?: string;
+  captcha?: string;
 }
 
 /** A failed sign-in to an existing account is in that account's log; the caller is not known, so an end user. */
@@ -78,6 +80,7 @@ export async function login(
   input: LoginInput,
   ip: string | null,
 ): Promise<{ account: AccountView; sessionToken: string }> {
+  if (input.stepToken !== undefined) return loginWithCode(ctx, input, ip);
   const byKey = input.apiKey !== undefined;
   const byPassword = input.username !== undefined || input.password !== undefined;
   if (byKey === byPassword) throw invalid('apiKey', 'Send either username and password, or apiKey');
@@ -113,11 +116,47 @@ export async function login(
   if (!passwordOk) return failLogin(ctx, account.id, now, unauthorized(BAD_CREDENTIALS), ip, 'password');
 
   if (account.totpEnabled === 1 && account.totpSecretSealed) {
-    if (input.totp === undefined) throw new AppError('TOTP_REQUIRED', 'Two-factor authentication is on: send the 6-digit code as totp');
+    if (input.totp === undefined) {
+      // The password was right: the step token lets the code follow alone (no password, no second captcha).
+      throw new AppError('TOTP_REQUIRED', 'Two-factor authentication is on: enter the 6-digit code from your app', {
+        stepToken: issueStepToken(ctx.config.secret, account.id, now),
+      });
+    }
     const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
     if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {
       return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'), ip, 'twoFactor');
     }
+  }
+  if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
+  const actor: Actor = { kind: 'session', accountId: account.id, ip };
+  return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'password') };
+}
+
+/**
+ * The second step of a two-factor sign-in: the step token proves the password was right moments ago, so only
+ * the code is checked (spent once; a wrong one counts towards the lockout like a wrong password).
+ */
+async function loginWithCode(
+  ctx: AppContext,
+  input: LoginInput,
+  ip: string | null,
+): Promise<{ account: AccountView; sessionToken: string }> {
+  if (input.password !== undefined || input.apiKey !== undefined)
+    throw invalid('stepToken', 'stepToken replaces the password: send username, stepToken and totp');
+  if (input.username === undefined) throw invalid('username', 'username is required');
+  if (input.totp === undefined) throw invalid('totp', 'totp is required with stepToken');
+  const now = ctx.clock();
+  const accountId = readStepToken(ctx.config.secret, input.stepToken!, now);
+  const account = await accounts.findAccountByUsername(ctx.db, input.username);
+  const expired = unauthorized('The sign-in took too long; enter your password again');
+  if (!accountId || !account || account.id !== accountId || account.disabled === 1 || !account.totpSecretSealed) throw expired;
+  if (account.loginLockedUntil && account.loginLockedUntil > now) {
+    const retryAfter = Math.max(1, Math.ceil((account.loginLockedUntil - now) / 1000));
+    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+  }
+  const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
+  if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {
+    return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'), ip, 'twoFactor');
   }
   if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
   const actor: Actor = { kind: 'session', accountId: account.id, ip };

@@ -3,15 +3,43 @@ import { escapeHtml, htmlPage } from '../../lib/html.ts';
 import { iso } from '../../lib/time.ts';
 import type { SessionRow } from './key-system.repository.ts';
 import type { KeySystemSettings } from './key-system.service.ts';
+import { scriptKeyLine } from '../scripts/scripts.service.ts';
 
 /** Server-rendered pages of the key system; one small script (no inline code, no CDN) drives them. */
 
 const HEAD = '<script src="/reset/assets/altcha.js" defer></script>\n<script src="/key/assets/key-system.js" defer></script>';
+/** The dashboard's look (Mantine's palette and radius), in the seller's accent colour, light or dark as the visitor's system. */
 const STYLE = `<style>
-.progress { font-weight: 600; }
-.key { display: block; padding: .75rem; background: #f2f2f2; font-size: 1.1rem; word-break: break-all; }
-a.button { display: inline-block; margin-top: 1rem; padding: .5rem 1rem; border: 1px solid #1d1d1f; border-radius: .25rem; color: inherit; text-decoration: none; }
+:root { --accent: #228be6; --text: #1d1d1f; --dimmed: #6b6f76; --card: #fff; --page: #f1f3f5; --border: #dee2e6; --code: #f1f3f5; }
+@media (prefers-color-scheme: dark) {
+  :root { --text: #e9ecef; --dimmed: #909296; --card: #25262b; --page: #1a1b1e; --border: #373a40; --code: #2c2e33; }
+}
+html { background: var(--page); }
+body { color: var(--text); max-width: 30rem; margin: 0 auto; padding: 2.5rem 1rem; line-height: 1.5; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+main { background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 1.25rem 1.5rem; box-shadow: 0 1px 3px rgba(0,0,0,.06); }
+.progress { font-weight: 600; margin-top: 0; }
+.bar { height: 6px; border-radius: 3px; background: var(--border); overflow: hidden; margin: -.5rem 0 1rem; }
+.bar > span { display: block; height: 100%; background: var(--accent); }
+.key { display: block; padding: .75rem; background: var(--code); border-radius: 4px; font-size: 1.05rem; word-break: break-all; }
+.hint { color: var(--dimmed); font-size: .9rem; }
+code { background: var(--code); border-radius: 4px; padding: 0 .25rem; }
+button, a.button { display: inline-block; margin-top: 1rem; padding: .55rem 1.1rem; border: 0; border-radius: 4px; background: var(--accent);
+  color: #fff; font: inherit; font-weight: 600; text-decoration: none; cursor: pointer; }
+button:hover, a.button:hover { filter: brightness(.92); }
+button:focus-visible, a.button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); margin-left: .5rem; }
+a { color: var(--accent); }
+.result { margin-top: 1rem; padding: .75rem; border-radius: 4px; }
+.ok { background: rgba(64,192,87,.15); } .fail { background: rgba(250,82,82,.15); } .wait { background: var(--code); }
 </style>`;
+
+/** The accent colour, stored as #rrggbb (checked on save), so it is safe inside the style element. */
+const accentStyle = (settings: KeySystemSettings) =>
+  settings.accentColor && /^#[0-9a-f]{6}$/i.test(settings.accentColor) ? `<style>:root { --accent: ${settings.accentColor}; }</style>` : '';
+
+const bar = (done: number, total: number) =>
+  `<div class="bar" role="progressbar" aria-label="Checkpoints passed" aria-valuemin="0" aria-valuemax="${total}" aria-valuenow="${done}"><span style="width:${Math.round((done / Math.max(1, total)) * 100)}%"></span></div>`;
 
 const titleOf = (service: ServiceRow, settings: KeySystemSettings) => settings.pageTitle || `Get a key · ${service.name}`;
 
@@ -29,15 +57,20 @@ export function keyPage(service: ServiceRow, settings: KeySystemSettings, sessio
   if (session?.key) {
     body = `<main id="ks" data-mode="done" ${attrs}>
 <p class="progress" id="progress">All ${session.checkpoints} checkpoints passed</p>
+${bar(session.checkpoints, session.checkpoints)}
 <p>Your key:</p>
 <code class="key" id="key">${escapeHtml(session.key)}</code>
 <button type="button" id="copy">Copy key</button>
 <p>Valid until <time id="expires" datetime="${iso(session.keyExpiresAt)}">${iso(session.keyExpiresAt)}</time>.</p>
+<p>Where the key goes: put this line above the script's loadstring, in the same script.</p>
+<code class="key" id="snippet">${escapeHtml(scriptKeyLine(session.key))}</code>
+<button type="button" id="copy-line">Copy line</button>
 <div id="result" class="result" role="status" hidden></div>
 </main>`;
   } else if (session?.nextUrl) {
     body = `<main id="ks" data-mode="progress" ${attrs}>
 <p class="progress" id="progress">Checkpoint ${session.checkpoint + 1} of ${session.checkpoints}</p>
+${bar(session.checkpoint, session.checkpoints)}
 <a class="button" id="next" href="${escapeHtml(session.nextUrl)}" rel="noreferrer">Continue to checkpoint ${session.checkpoint + 1}</a>
 <p><a href="/key/${escapeHtml(service.identifier)}?restart=1">Start over</a></p>
 <div id="result" class="result" role="status" hidden></div>
@@ -45,13 +78,16 @@ export function keyPage(service: ServiceRow, settings: KeySystemSettings, sessio
   } else {
     body = `<main id="ks" data-mode="start" ${attrs}>
 <p class="progress" id="progress">Checkpoint 1 of ${settings.checkpoints}</p>
-<p>Pass ${settings.checkpoints === 1 ? 'one checkpoint' : `${settings.checkpoints} checkpoints`} to get a key valid for ${settings.keyHours} hours.</p>
+${bar(0, settings.checkpoints)}
+<p>Pass ${settings.checkpoints === 1 ? 'one checkpoint' : `${settings.checkpoints} checkpoints`} to get a key valid for ${settings.keyHours} hours.
+</p>
+<p class="hint">Your script then needs the line <code>${escapeHtml(scriptKeyLine())}</code> above its loadstring, with your key in place of KEY_HERE.</p>
 <div id="captcha"></div>
 <button type="button" id="start">Get key</button>
 <div id="result" class="result" role="status" hidden></div>
 </main>`;
   }
-  return htmlPage(title, heading + '\n' + body, STYLE + '\n' + HEAD);
+  return htmlPage(title, heading + '\n' + body, STYLE + accentStyle(settings) + '\n' + HEAD);
 }
 
 /** Where the provider sends the user back: the page posts the provider's token for the session. */
@@ -60,13 +96,13 @@ export function returnPage(service: ServiceRow, settings: KeySystemSettings, ses
   return htmlPage(
     title,
     `<h1>${escapeHtml(title)}</h1>
-<main id="ks" data-mode="return" data-service="${escapeHtml(service.identifier)}" data-session="${escapeHtml(sessionId)}"${token ? ` data-token="${escapeHtml(token)}"` : ''}>
+<main id="ks" data-mode="return" data-service="${escapeHtml(service.identifier)}" data-session="${escapeHtml(sessionId)}"${settings.provider === 'none' ? ' data-countdown="1"' : ''}${token ? ` data-token="${escapeHtml(token)}"` : ''}>
 <p class="progress" id="progress">Checking your checkpoint…</p>
 <div id="result" class="result" role="status" hidden></div>
 <a class="button" id="next" href="/key/${escapeHtml(service.identifier)}" hidden>Continue</a>
 <button type="button" id="retry" hidden>Try again</button>
 </main>`,
-    STYLE + '\n' + HEAD,
+    STYLE + accentStyle(settings) + '\n' + HEAD,
   );
 }
 
@@ -135,19 +171,24 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
   if (mode === 'done') {
     var expires = document.getElementById('expires');
     expires.textContent = localTime(expires.getAttribute('datetime'));
-    document.getElementById('copy').addEventListener('click', function () {
-      var key = document.getElementById('key').textContent;
-      var done = function () { show(true, 'Key copied.'); };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(key).then(done, function () { show(false, 'Copy failed; select the key and copy it.'); });
-      else {
-        var range = document.createRange();
-        range.selectNodeContents(document.getElementById('key'));
-        var selection = window.getSelection();
-        selection.removeAllRanges();
-        selection.addRange(range);
-        if (document.execCommand('copy')) done(); else show(false, 'Copy failed; select the key and copy it.');
-      }
-    });
+    var copier = function (id, what) {
+      return function () {
+        var node = document.getElementById(id);
+        var done = function () { show(true, what + ' copied.'); };
+        var failed = function () { show(false, 'Copy failed; select the ' + what.toLowerCase() + ' and copy it.'); };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(node.textContent).then(done, failed);
+        else {
+          var range = document.createRange();
+          range.selectNodeContents(node);
+          var selection = window.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          if (document.execCommand('copy')) done(); else failed();
+        }
+      };
+    };
+    document.getElementById('copy').addEventListener('click', copier('key', 'Key'));
+    document.getElementById('copy-line').addEventListener('click', copier('snippet', 'Line'));
   }
 
   if (mode === 'return') {
@@ -155,6 +196,8 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
     var retry = document.getElementById('retry');
     var session = root.getAttribute('data-session');
     var token = root.getAttribute('data-token');
+    // Provider none: there is no ad to sit through, so the minimum time is waited out here.
+    var patient = root.getAttribute('data-countdown') === '1';
     var check = function () {
       retry.hidden = true;
       post(api + '/' + encodeURIComponent(session) + '/checkpoint', token ? { token: token } : {})
@@ -168,12 +211,27 @@ export const KEY_SYSTEM_SCRIPT = `'use strict';
             next.hidden = false;
             return;
           }
+          // Too early with provider none (it sends the visitor straight back): count the rest down and check
+          // again, rather than greet every first visitor with a failure.
+          if (patient && body.reason === 'too-fast' && body.retryAfter > 0) return countdown(body.retryAfter);
           progress.textContent = 'Checkpoint not passed';
           show(false, refusal(body));
           if (body.reason === 'too-fast' || body.code === 'PROVIDER_UNAVAILABLE') retry.hidden = false;
           else { next.textContent = 'Back to the get-key page'; next.hidden = false; }
         })
         .catch(function () { show(false, 'The request failed; try again.'); retry.hidden = false; });
+    };
+    var countdown = function (seconds) {
+      var left = Math.ceil(seconds);
+      var tick = function () {
+        if (left <= 0) return check();
+        result.hidden = false;
+        result.className = 'result wait';
+        result.textContent = 'Please wait ' + left + ' second' + (left === 1 ? '' : 's') + '…';
+        left -= 1;
+        setTimeout(tick, 1000);
+      };
+      tick();
     };
     retry.addEventListener('click', check);
     check();

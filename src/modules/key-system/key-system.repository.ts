@@ -19,6 +19,7 @@ export const findSettings = (db: Db, serviceId: string) =>
       'links',
       'providerTokenSealed',
       'pageTitle',
+      'accentColor',
       'maxKeysPerAddressPerDay',
       'updatedAt',
     ])

@@ -16,6 +16,7 @@ export const KeySystemSettings = Type.Object({
   links: Type.Array(Type.String()),
   providerToken: NullableString,
   pageTitle: NullableString,
+  accentColor: NullableString,
   maxKeysPerAddressPerDay: Type.Integer(),
   pageUrl: Type.String(),
 });
@@ -42,6 +43,11 @@ export const KeySystemSettingsBody = Strict({
   pageTitle: Type.Optional(
     Type.Union([Type.String({ maxLength: 100, pattern: NoControl }), Type.Null()], {
       errorMessage: 'must be at most 100 characters, or null',
+    }),
+  ),
+  accentColor: Type.Optional(
+    Type.Union([Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }), Type.Null()], {
+      errorMessage: 'must be a colour written #rrggbb (for example #4c6ef5), or null for the default',
     }),
   ),
   maxKeysPerAddressPerDay: Type.Optional(

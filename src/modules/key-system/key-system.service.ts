@@ -33,6 +33,7 @@ export interface KeySystemSettings {
   links: string[];
   providerTokenSealed: string | null;
   pageTitle: string | null;
+  accentColor: string | null;
   maxKeysPerAddressPerDay: number;
 }
 
@@ -45,6 +46,7 @@ const DEFAULTS: KeySystemSettings = {
   links: [],
   providerTokenSealed: null,
   pageTitle: null,
+  accentColor: null,
   maxKeysPerAddressPerDay: 3,
 };
 
@@ -59,6 +61,7 @@ function fromRow(row: repo.SettingsRow | undefined): KeySystemSettings {
     links: JSON.parse(row.links) as string[],
     providerTokenSealed: row.providerTokenSealed,
     pageTitle: row.pageTitle,
+    accentColor: row.accentColor,
     maxKeysPerAddressPerDay: row.maxKeysPerAddressPerDay,
   };
 }
@@ -82,6 +85,7 @@ export function settingsView(ctx: AppContext, service: ServiceRow, s: KeySystemS
     links: s.links,
     providerToken: s.providerTokenSealed ? '****' : null,
     pageTitle: s.pageTitle,
+    accentColor: s.accentColor,
     maxKeysPerAddressPerDay: s.maxKeysPerAddressPerDay,
     pageUrl: pageUrl(ctx, service),
   };
@@ -96,6 +100,7 @@ export interface SettingsPatch {
   links?: string[];
   providerToken?: string | null;
   pageTitle?: string | null;
+  accentColor?: string | null;
   maxKeysPerAddressPerDay?: number;
 }
 
@@ -109,6 +114,7 @@ export async function updateSettings(ctx: AppContext, service: ServiceRow, patch
   const current = await loadSettings(ctx, service.id);
   const { providerToken, ...plain } = patch;
   const next: KeySystemSettings = { ...current, ...plain };
+  if (typeof next.accentColor === 'string') next.accentColor = next.accentColor.toLowerCase();
   if (providerToken !== undefined) next.providerTokenSealed = providerToken === null ? null : ctx.sealer.seal(providerToken);
   for (const [i, link] of next.links.entries()) {
     let url: URL | null = null;
@@ -146,6 +152,7 @@ export async function updateSettings(ctx: AppContext, service: ServiceRow, patch
     links: JSON.stringify(next.links),
     providerTokenSealed: next.providerTokenSealed,
     pageTitle: next.pageTitle,
+    accentColor: next.accentColor,
     maxKeysPerAddressPerDay: next.maxKeysPerAddressPerDay,
     updatedAt: now,
   };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Deleted, Responses } from '../../schemas.ts';
+import { Deleted, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
+import { pageRequest } from '../../lib/pagination.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as keyless from './keyless.service.ts';
@@ -28,6 +29,24 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
     async (request) => ({
       success: true as const,
       data: keyless.toKeylessView(await keyless.getKeyless(ctx, serviceOf(request).id, request.query.hwid)),
+    }),
+  );
+
+  app.get(
+    '/keys/api/keyless/list',
+    {
+      config: read,
+      schema: {
+        summary: 'List keyless HWIDs',
+        description: 'Paged, newest first; `search` matches part of the HWID, ignoring case.',
+        tags,
+        querystring: Strict(PageQuery),
+        response: Responses(Page(Entry)),
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await keyless.listKeyless(ctx, serviceOf(request).id, pageRequest(request.query), request.query.search),
     }),
   );
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { addCalendarYear, iso, parseFutureTime } from '../../lib/time.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import * as repo from './keyless.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
@@ -12,6 +13,11 @@ export const toKeylessView = (row: repo.KeylessRow) => ({
   expiresAt: iso(row.expiresAt)!,
   createdAt: iso(row.createdAt)!,
 });
+
+export async function listKeyless(ctx: AppContext, serviceId: string, page: PageRequest, search?: string) {
+  const { items, total } = await repo.pageKeyless(ctx.db, serviceId, { search, offset: page.offset, limit: page.limit });
+  return pageOf(items.map(toKeylessView), total, page);
+}
 
 export async function getKeyless(ctx: AppContext, serviceId: string, hwid: string) {
   const row = await repo.findKeyless(ctx.db, serviceId, hwid);

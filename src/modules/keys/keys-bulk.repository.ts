@@ -33,6 +33,16 @@ export async function deleteKeys(trx: Db, serviceId: string, active: string[], g
     await trx.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', 'in', generated).execute();
 }
 
+/** Hands the keys (with their HWIDs) to another service of the same account; the key strings stay unique. */
+export async function moveKeys(trx: Db, from: string, to: string, active: string[], generated: string[]) {
+  if (active.length > 0) {
+    await trx.updateTable('keyHwids').set({ serviceId: to }).where('serviceId', '=', from).where('key', 'in', active).execute();
+    await trx.updateTable('activeKeys').set({ serviceId: to }).where('serviceId', '=', from).where('key', 'in', active).execute();
+  }
+  if (generated.length > 0)
+    await trx.updateTable('generatedKeys').set({ serviceId: to }).where('serviceId', '=', from).where('key', 'in', generated).execute();
+}
+
 export async function patchKeys(
   trx: Db,
   serviceId: string,

@@ -10,12 +10,16 @@ export const AnyKey = Type.String({
   errorMessage: 'must be a key: 8 to 64 of A-Z a-z 0-9 _ -',
 });
 
-export const BULK_ACTIONS = ['delete', 'ban', 'pause', 'activate', 'resetHwid', 'extend', 'setNote'] as const;
+export const BULK_ACTIONS = ['delete', 'ban', 'pause', 'activate', 'resetHwid', 'extend', 'setNote', 'move'] as const;
 export const BulkBody = Strict({
   action: oneOf(BULK_ACTIONS),
   keys: Type.Array(AnyKey, { minItems: 1, maxItems: 1000, uniqueItems: true, errorMessage: 'must be 1 to 1000 distinct keys' }),
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' })),
   note: Type.Optional(Note),
+  /** `move`: another service of the same account (id or identifier) that takes the keys. */
+  toService: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the id or identifier of one of your services' }),
+  ),
 });
 export const BulkResult = Type.Object({
   action: Type.String(),

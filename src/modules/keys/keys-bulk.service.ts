@@ -5,14 +5,16 @@ import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import * as repo from './keys-bulk.repository.ts';
+import { getAccountService } from '../services/services.service.ts';
 import type { KeyStatus } from './keys.service.ts';
 
-export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
+export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote' | 'move';
 export interface BulkInput {
   action: BulkAction;
   keys: string[];
   days?: number;
   note?: string;
+  toService?: string;
 }
 
 /** As a single extension: an afterRedeem key runs at most this long once redeemed (about 100 years). */
@@ -25,6 +27,8 @@ function checkBulkInput(input: BulkInput) {
   if (input.action !== 'extend' && input.days !== undefined) throw invalid('days', 'days is only used when action is extend');
   if (input.action === 'setNote' && input.note === undefined) throw invalid('note', 'note is required when action is setNote');
   if (input.action !== 'setNote' && input.note !== undefined) throw invalid('note', 'note is only used when action is setNote');
+  if (input.action === 'move' && input.toService === undefined) throw invalid('toService', 'toService is required when action is move');
+  if (input.action !== 'move' && input.toService !== undefined) throw invalid('toService', 'toService is only used when action is move');
 }
 
 /** All of it happens or none: one transaction, and the audit entry commits with it. */
@@ -33,6 +37,10 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
   const serviceId = service.id;
   checkBulkInput(input);
   const now = ctx.clock();
+  // Keys are unique per server, so importing an export into a second service is a 409; moving is the way.
+  // Only the caller's account's own services are targets: another account's looks like one that does not exist.
+  const destination = input.action === 'move' ? await getAccountService(ctx, service.accountId, input.toService!) : null;
+  if (destination && destination.id === serviceId) throw invalid('toService', 'toService is the service the keys are already in');
   return ctx.db.transaction().execute(async (trx) => {
     const found = await repo.existingOfService(trx, serviceId, input.keys);
     const known = new Set([...found.active, ...found.generated].map((r) => r.key));
@@ -61,6 +69,9 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
         await repo.clearHwids(trx, serviceId, bound);
         break;
       }
+      case 'move':
+        await repo.moveKeys(trx, serviceId, destination!.id, active, generated);
+        break;
       case 'extend': {
         const ms = input.days! * DAY_MS;
         const rows = [...found.active, ...found.generated];
@@ -95,7 +106,22 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };
     if (input.days !== undefined) details.days = input.days;
     if (input.note !== undefined) details.note = input.note;
-    await recordServiceAudit(trx, actor, service, 'keys.bulk', null, details, now);
+    if (destination) {
+      details.toService = destination.identifier;
+      // The receiving service's log says where its new keys came from.
+      await recordServiceAudit(
+        trx,
+        actor,
+        destination,
+        'keys.bulk',
+        known.size === 1 ? [...known][0]! : null,
+        { ...details, fromService: serviceId },
+        now,
+      );
+    }
+    // One key (a row's own button) names it as the target, so the log can say which key was banned.
+    const target = known.size === 1 ? [...known][0]! : null;
+    await recordServiceAudit(trx, actor, service, 'keys.bulk', target, details, now);
     return { action: input.action, updated, notFound, skipped };
   });
 }

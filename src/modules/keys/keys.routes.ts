@@ -7,7 +7,7 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
-import { scriptLoadstrings } from './loadstrings.ts';
+import { scriptLoadstrings, snippetsFor, type ScriptLoadstring, type ScriptSnippet } from './loadstrings.ts';
 import keysBulkRoutes from './keys-bulk.routes.ts';
 import keysExportRoutes from './keys-export.routes.ts';
 import keysImportRoutes from './keys-import.routes.ts';
@@ -224,12 +224,15 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const service = serviceOf(request);
-      const { keys: found, anyValid } = await keys.keysByChat(ctx, service.id, request.query.chatId);
-      const data: { chatId: string; keys: typeof found; loadstrings?: Awaited<ReturnType<typeof scriptLoadstrings>> } = {
+      const { keys: found, usableKey } = await keys.keysByChat(ctx, service.id, request.query.chatId);
+      const data: { chatId: string; keys: typeof found; loadstrings?: ScriptLoadstring[]; snippets?: ScriptSnippet[] } = {
         chatId: request.query.chatId,
         keys: found,
       };
-      if (request.query.includeLoadstring === '1' && anyValid) data.loadstrings = await scriptLoadstrings(ctx, service.id);
+      if (request.query.includeLoadstring === '1' && usableKey !== null) {
+        data.loadstrings = await scriptLoadstrings(ctx, service.id);
+        data.snippets = snippetsFor(data.loadstrings, usableKey);
+      }
       return { success: true as const, data };
     },
   );

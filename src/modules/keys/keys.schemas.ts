@@ -80,7 +80,7 @@ const editFields = {
   noHwidValidation: Type.Optional(Type.Boolean()),
   status: Type.Optional(KeyStatus),
   expiresAt: Type.Optional(NullableTimeInput),
-  chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be a chat-platform user id of 17 to 20 digits or null' })),
+  chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be 17 to 20 digits, or null to unlink' })),
   maxHwids: Type.Optional(MaxHwids),
 };
 export const EditActiveKeyBody = Strict({
@@ -126,6 +126,8 @@ export const ByChat = Type.Object({
   // Each item is an ActiveKey or a GeneratedKey plus its `type`.
   keys: Type.Array(Type.Object({ type: Type.String(), key: Type.String() }, { additionalProperties: true })),
   loadstrings: Type.Optional(Type.Array(Loadstring)),
+  /** The same scripts as `loadstrings`, each with `script_key = "<the user's valid key>"` above it: ready to paste. */
+  snippets: Type.Optional(Type.Array(Type.Object({ scriptId: Type.String(), name: Type.String(), snippet: Type.String() }))),
 });
 
 export const ResetBody = Strict({ key: LicenseKey });

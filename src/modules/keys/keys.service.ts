@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/schema.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
-import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime, parseTimeInput } from '../../lib/time.ts';
+import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
@@ -157,7 +157,7 @@ export interface KeyEdit {
   maxHwids?: number;
 }
 
-function commonPatch(edit: KeyEdit) {
+function commonPatch(edit: KeyEdit, now: number) {
   const patch: Updateable<ActiveKeysTable> & Updateable<GeneratedKeysTable> = {};
   if (edit.note !== undefined) patch.note = edit.note;
   if (edit.isPremium !== undefined) patch.isPremium = flag(edit.isPremium);
@@ -166,12 +166,13 @@ function commonPatch(edit: KeyEdit) {
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
   // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
   if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
-  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseTimeInput('expiresAt', edit.expiresAt);
+  // A new expiry in the past is refused as on generate: a typo (2001 for 2031) would expire the buyer's key at once.
+  if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseFutureTime('expiresAt', edit.expiresAt, now);
   return patch;
 }
 
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch: Updateable<ActiveKeysTable> = commonPatch(edit);
+  const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateActiveKey(trx, serviceId, key, patch);
@@ -209,7 +210,7 @@ function generatedExpiryPatch(edit: GeneratedKeyEdit): Updateable<GeneratedKeysT
 
 export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
   const { expirationType: _type, days: _days, ...common } = edit;
-  const patch = { ...commonPatch(common), ...generatedExpiryPatch(edit) };
+  const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
@@ -314,8 +315,8 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
     ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
     ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
   ];
-  const anyValid = [...active, ...generated].some((row) => isUsableNow(row, now));
-  return { keys, anyValid };
+  const usable = [...active, ...generated].find((row) => isUsableNow(row, now));
+  return { keys, anyValid: usable !== undefined, usableKey: usable?.key ?? null };
 }
 
 export async function compensate(ctx: AppContext, serviceId: string, days: number, actor: Actor) {

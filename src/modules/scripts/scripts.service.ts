@@ -18,6 +18,12 @@ import { addVersion } from './versions.ts';
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;
 
+/** The line the loader reads the buyer's key from (`script_key`); without it a loadstring answers KEY_INCORRECT. */
+export const scriptKeyLine = (key = 'KEY_HERE') => `script_key = "${key}"`;
+
+/** What a buyer pastes: the `script_key` line above the loadstring (contract §15). */
+export const buyerSnippet = (loadstring: string, key?: string) => `${scriptKeyLine(key)}\n${loadstring}`;
+
 export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
   return {
     id: row.id,

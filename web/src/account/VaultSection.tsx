@@ -9,14 +9,9 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { withVault } from './vault';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface VaultScript {
-  id: string;
-  name: string;
-  size: number;
-  createdAt: string;
-  updatedAt: string;
-}
+type VaultScript = ItemOf<ApiData<'/api/v3/vault/scripts'>['items']>;
 
 /** The server's rules (src/modules/vault/vault.service.ts): VSS names, not shaped like a UUID; code up to 40 MB. */
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -1260,10 +1260,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        action: "delete" | "ban" | "pause" | "activate" | "resetHwid" | "extend" | "setNote";
+                        action: "delete" | "ban" | "pause" | "activate" | "resetHwid" | "extend" | "setNote" | "move";
                         keys: string[];
                         days?: number;
                         note?: string;
+                        toService?: string;
                     };
                 };
             };
@@ -2383,6 +2384,11 @@ export interface paths {
                                     name: string;
                                     loadstring: string;
                                 }[];
+                                snippets?: {
+                                    scriptId: string;
+                                    name: string;
+                                    snippet: string;
+                                }[];
                             };
                         };
                     };
@@ -2830,6 +2836,100 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/keyless/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List keyless HWIDs
+         * @description Paged, newest first; `search` matches part of the HWID, ignoring case.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    search?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    hwid: string;
+                                    isPremium: boolean;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3959,7 +4059,8 @@ export interface paths {
                         password?: string;
                         totp?: string;
                         apiKey?: string;
-                        captcha: string;
+                        stepToken?: string;
+                        captcha?: string;
                     };
                 };
             };
@@ -4000,6 +4101,7 @@ export interface paths {
                             field?: string;
                             retryAfter?: number;
                             requestId?: string;
+                            stepToken?: string;
                         };
                     };
                 };
@@ -7321,6 +7423,7 @@ export interface paths {
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
+                                accentColor: string | null;
                                 maxKeysPerAddressPerDay: number;
                                 pageUrl: string;
                             };
@@ -7385,6 +7488,7 @@ export interface paths {
                         links?: string[];
                         providerToken?: string | null;
                         pageTitle?: string | null;
+                        accentColor?: string | null;
                         maxKeysPerAddressPerDay?: number;
                     };
                 };
@@ -7408,6 +7512,7 @@ export interface paths {
                                 links: string[];
                                 providerToken: string | null;
                                 pageTitle: string | null;
+                                accentColor: string | null;
                                 maxKeysPerAddressPerDay: number;
                                 pageUrl: string;
                             };

@@ -1,20 +1,15 @@
 import { useState } from 'react';
-import { Code, Group, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Group, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { dayBound } from '../lib/dayBound';
+import { useSession } from '../auth/session';
+import { describeActor, describeAudit } from './describe';
+import type { ApiData, ItemOf } from '../api/types';
 
-export interface AuditEntry {
-  id: string | number;
-  at: string;
-  action: string;
-  actor: { kind: string; accountId: string | null };
-  ip: string | null;
-  target: string | null;
-  details: unknown;
-}
+export type AuditEntry = ItemOf<ApiData<'/api/v1/keys/api/audit'>['items']>;
 
 /** The audit log of §7.6 (a service's or the account's): newest first, action and date filters. */
 type AuditAction = NonNullable<NonNullable<paths['/api/v1/keys/api/audit']['get']['parameters']['query']>['action']>;
@@ -41,6 +36,7 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
         : unwrap(await api.GET('/api/v1/account/audit', { params: { query } })),
     placeholderData: keepPreviousData,
   });
+  const me = useSession().data?.account.id ?? null;
   const change = (apply: () => void) => {
     apply();
     setPage(1);
@@ -69,10 +65,9 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>When</Table.Th>
-                <Table.Th>Action</Table.Th>
+                <Table.Th>What happened</Table.Th>
                 <Table.Th>By</Table.Th>
-                <Table.Th>Target</Table.Th>
-                <Table.Th>Details</Table.Th>
+                <Table.Th>Action</Table.Th>
                 <Table.Th>Address</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -80,10 +75,11 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
               {list.data.items.map((entry) => (
                 <Table.Tr key={String(entry.id)}>
                   <Table.Td>{new Date(entry.at).toLocaleString()}</Table.Td>
-                  <Table.Td>{entry.action}</Table.Td>
-                  <Table.Td>{entry.actor.kind}</Table.Td>
-                  <Table.Td ff="monospace">{entry.target ?? '—'}</Table.Td>
-                  <Table.Td>{entry.details ? <Code>{JSON.stringify(entry.details)}</Code> : ''}</Table.Td>
+                  <Table.Td title={entry.target ?? undefined}>{describeAudit(entry)}</Table.Td>
+                  <Table.Td>{describeActor(entry.actor, me)}</Table.Td>
+                  <Table.Td c="dimmed" ff="monospace" fz="xs">
+                    {entry.action}
+                  </Table.Td>
                   <Table.Td>{entry.ip ?? ''}</Table.Td>
                 </Table.Tr>
               ))}

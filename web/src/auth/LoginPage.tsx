@@ -29,7 +29,8 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [accountKey, setAccountKey] = useState('');
   const [totp, setTotp] = useState('');
-  const [askTotp, setAskTotp] = useState(false);
+  // After a right password with two-factor on: the server's step token, so the code follows alone (no captcha again).
+  const [stepToken, setStepToken] = useState<string | null>(null);
   const [captcha, setCaptcha] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -40,20 +41,26 @@ export function LoginPage() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
-    if (!captcha) return setError('Complete the captcha first.');
+    if (stepToken && !/^[0-9]{6}$/.test(totp.trim())) return setError('Enter the 6-digit code from your authenticator app.');
+    if (!stepToken && !captcha) return setError('Complete the captcha first.');
     setBusy(true);
     try {
-      const body = withKey
-        ? { apiKey: accountKey.trim(), captcha }
-        : { username: username.trim(), password, captcha, ...(askTotp && totp ? { totp: totp.trim() } : {}) };
+      const body = stepToken
+        ? { username: username.trim(), stepToken, totp: totp.trim() }
+        : withKey
+          ? { apiKey: accountKey.trim(), captcha: captcha! }
+          : { username: username.trim(), password, captcha: captcha! };
       unwrap(await api.POST('/api/v1/auth/login', { body }));
       queryClient.setQueryData(SESSION_KEY, await fetchSession());
       navigate(next, { replace: true });
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'TOTP_REQUIRED') {
-        setAskTotp(true);
-        setError('Enter the code from your authenticator app.');
+      const step = err instanceof ApiError && err.code === 'TOTP_REQUIRED' ? err.body.stepToken : undefined;
+      if (typeof step === 'string') {
+        setStepToken(step);
+        setTotp('');
       } else {
+        // A step that ran out (or a lockout) starts over from the password; a wrong code stays on the code step.
+        if (stepToken && !(err instanceof ApiError && /two-factor code/i.test(err.message))) setStepToken(null);
         setError(describeLoginError(err));
       }
       // A solved challenge is spent by the attempt; the widget fetches a new one.
@@ -71,8 +78,25 @@ export function LoginPage() {
             <Title order={1} size="h2">
               Sign in to Keyward
             </Title>
-            <Switch label="Sign in with API key" checked={withKey} onChange={(e) => setWithKey(e.currentTarget.checked)} />
-            {withKey ? (
+            {stepToken ? (
+              <>
+                <Text size="sm">Password accepted. Enter the 6-digit code your authenticator app shows for Keyward.</Text>
+                <TextInput
+                  label="Two-factor code"
+                  value={totp}
+                  onChange={(e) => setTotp(e.currentTarget.value)}
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  maxLength={6}
+                  data-autofocus
+                  autoFocus
+                  required
+                />
+              </>
+            ) : (
+              <Switch label="Sign in with API key" checked={withKey} onChange={(e) => setWithKey(e.currentTarget.checked)} />
+            )}
+            {stepToken ? null : withKey ? (
               <PasswordInput
                 label="Account key"
                 value={accountKey}
@@ -96,21 +120,9 @@ export function LoginPage() {
                   autoComplete="current-password"
                   required
                 />
-                {askTotp && (
-                  <TextInput
-                    label="Two-factor code"
-                    value={totp}
-                    onChange={(e) => setTotp(e.currentTarget.value)}
-                    inputMode="numeric"
-                    autoComplete="one-time-code"
-                    maxLength={6}
-                    data-autofocus
-                    required
-                  />
-                )}
               </>
             )}
-            <Captcha onSolved={setCaptcha} generation={generation} />
+            {!stepToken && <Captcha onSolved={setCaptcha} generation={generation} />}
             {error && (
               <Alert color="red" role="alert">
                 {error}
@@ -119,6 +131,11 @@ export function LoginPage() {
             <Button type="submit" loading={busy}>
               Sign in
             </Button>
+            {stepToken && (
+              <Anchor component="button" type="button" size="sm" onClick={() => setStepToken(null)}>
+                Start again with the password
+              </Anchor>
+            )}
             <Text size="sm" c="dimmed">
               No account?{' '}
               <Anchor component={Link} to="/register">

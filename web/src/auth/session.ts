@@ -1,13 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, setCsrfToken, unwrap } from '../api/client';
+import type { ApiData } from '../api/types';
 
-export interface Account {
-  id: string;
-  username: string;
-  role: string;
-  twoFactorEnabled: boolean;
-  createdAt: string;
-}
+export type Account = ApiData<'/api/v1/auth/session'>['account'];
 
 export const SESSION_KEY = ['session'] as const;
 

@@ -1,34 +1,4 @@
-/** Records of contract §3 / §7.1 as the listing (§7.2) answers them, each with its `type`. */
-export interface KeyRecord {
-  type: 'active' | 'generated';
-  key: string;
-  hwid?: string | null;
-  hwids?: string[];
-  note: string | null;
-  isPremium: boolean;
-  noHwidValidation: boolean;
-  maxHwids: number;
-  status: 'active' | 'paused' | 'banned';
-  expiresAt: string | null;
-  chatId: string | null;
-  expirationType?: string;
-  executions?: number;
-  createdAt: string;
-  activatedAt?: string | null;
-  lastUsedAt?: string | null;
-  hwidResetAt?: string | null;
-  hwidResetCount?: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-}
-
-export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote';
+// Pure helpers of the keys pages (unit-tested in test/dashboard/ui-logic.test.ts); the record types are in records.ts.
 
 /** "in 3 days", "expired", "never": what a seller scans the column for. */
 export function describeExpiry(expiresAt: string | null, now = Date.now()): string {

@@ -1,5 +1,7 @@
 /** A service's sections: the link names are part of contract §9 (browser tests find them by name). */
 export const SECTIONS = [
+  // Where a service opens (contract §15); not one of §9's names.
+  { slug: 'overview', label: 'Overview' },
   { slug: 'keys', label: 'Keys' },
   { slug: 'keyless', label: 'Keyless' },
   { slug: 'blacklist', label: 'Blacklist' },

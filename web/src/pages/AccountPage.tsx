@@ -12,14 +12,9 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { secretOf } from '../lib/otpauth';
+import type { ApiData } from '../api/types';
 
-interface Account {
-  id: string;
-  username: string;
-  role: string;
-  twoFactorEnabled: boolean;
-  createdAt: string;
-}
+type Account = ApiData<'/api/v1/account'>;
 
 function AccountKey() {
   const [apiKey, setApiKey] = useState<string | null>(null);

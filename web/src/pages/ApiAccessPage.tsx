@@ -9,12 +9,9 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import { parseAllowlist, validateAllowlist } from '../lib/allowlist';
+import type { ApiData } from '../api/types';
 
-interface Permissions {
-  allowUrlShortener: boolean;
-  allowManageKeys: boolean;
-  allowVss: boolean;
-}
+type Permissions = ApiData<'/api/v1/services/{id}/permissions'>;
 
 const PERMISSIONS: Array<{ name: keyof Permissions; label: string; description: string }> = [
   {

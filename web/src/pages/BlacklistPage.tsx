@@ -7,13 +7,9 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { Section } from '../components/Section';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface Entry {
-  hwid: string;
-  reason: string | null;
-  expiresAt: string | null;
-  createdAt: string;
-}
+type Entry = ItemOf<ApiData<'/api/v1/keys/api/blacklist'>['items']>;
 
 const PATH = '/api/v1/keys/api/blacklist' as const;
 

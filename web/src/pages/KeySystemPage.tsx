@@ -1,11 +1,21 @@
 import { useState } from 'react';
-import { Anchor, Button, Group, NativeSelect, NumberInput, Paper, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, NativeSelect, Paper, PasswordInput, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { RangeInput } from '../components/RangeInput';
+import { firstProblem, rangeProblem } from '../lib/numbers';
+
+/** The ranges of contract §8, refused in the form with a sentence (never clamped). */
+const KEY_SYSTEM_RANGES = {
+  checkpoints: { label: 'Checkpoints', min: 1, max: 5 },
+  keyHours: { label: 'Key lifetime (hours)', subject: 'The key lifetime', min: 1, max: 720, unit: 'hours' },
+  minSeconds: { label: 'Minimum seconds per checkpoint', subject: 'The minimum time per checkpoint', min: 0, max: 600, unit: 'seconds' },
+  perAddress: { label: 'Keys per address per day', min: 0, max: 1000 },
+};
 
 const PATH = '/api/v1/keys/api/key-system' as const;
 /** The settings as the API answers them (the typed client's schema, generated from the server). */
@@ -33,8 +43,19 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
   const [links, setLinks] = useState<string[]>(settings.links);
   const [token, setToken] = useState('');
   const [pageTitle, setPageTitle] = useState(settings.pageTitle ?? '');
+  const [accent, setAccent] = useState(settings.accentColor ?? '');
+  const accentProblem =
+    accent.trim() && !/^#[0-9a-fA-F]{6}$/.test(accent.trim()) ? 'Write the colour as # and six hex digits, e.g. #4c6ef5.' : null;
   const [perAddress, setPerAddress] = useState<number | string>(settings.maxKeysPerAddressPerDay);
+  const [tried, setTried] = useState(false);
+  // The links shown follow the checkpoints typed, within 1–5; the number itself is never changed.
   const count = Math.min(5, Math.max(1, Number(checkpoints) || 1));
+  const problem = firstProblem(
+    rangeProblem(checkpoints, KEY_SYSTEM_RANGES.checkpoints),
+    rangeProblem(keyHours, KEY_SYSTEM_RANGES.keyHours),
+    rangeProblem(minSeconds, KEY_SYSTEM_RANGES.minSeconds),
+    rangeProblem(perAddress, KEY_SYSTEM_RANGES.perAddress),
+  );
   const save = useMutation({
     mutationFn: async () =>
       unwrap(
@@ -42,7 +63,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
           headers: serviceHeaders(serviceId),
           body: {
             enabled,
-            checkpoints: count,
+            checkpoints: Number(checkpoints),
             keyHours: Number(keyHours),
             minSecondsPerCheckpoint: Number(minSeconds),
             provider,
@@ -50,6 +71,7 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
             // Write-only: an empty field keeps the stored token.
             ...(token.trim() ? { providerToken: token.trim() } : {}),
             pageTitle: pageTitle.trim() || null,
+            accentColor: accent.trim() || null,
             maxKeysPerAddressPerDay: Number(perAddress),
           },
         }),
@@ -65,6 +87,8 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        setTried(true);
+        if (problem || accentProblem) return;
         save.mutate();
       }}
     >
@@ -78,26 +102,35 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
         </Text>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <TextInput label="Page title" maxLength={100} value={pageTitle} onChange={(e) => setPageTitle(e.currentTarget.value)} />
-        <Group grow wrap="wrap">
-          <NumberInput label="Checkpoints" min={1} max={5} value={checkpoints} onChange={setCheckpoints} allowDecimal={false} />
-          <NumberInput label="Key lifetime (hours)" min={1} max={720} value={keyHours} onChange={setKeyHours} allowDecimal={false} />
-          <NumberInput
-            label="Minimum seconds per checkpoint"
-            min={0}
-            max={600}
-            value={minSeconds}
-            onChange={setMinSeconds}
-            allowDecimal={false}
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Accent colour"
+            description="The get-key page's buttons and progress bar; empty: the default blue"
+            placeholder="#228be6"
+            value={accent}
+            onChange={(e) => setAccent(e.currentTarget.value)}
+            error={accentProblem}
+            style={{ flex: '1 1 200px' }}
+          />
+          <input
+            type="color"
+            aria-label="Pick the accent colour"
+            value={/^#[0-9a-fA-F]{6}$/.test(accent) ? accent : '#228be6'}
+            onChange={(e) => setAccent(e.currentTarget.value)}
+            style={{ width: 42, height: 36, border: 0, background: 'none', padding: 0 }}
           />
         </Group>
-        <NumberInput
-          label="Keys per address per day"
+        <Group grow wrap="wrap">
+          <RangeInput range={KEY_SYSTEM_RANGES.checkpoints} value={checkpoints} onChange={setCheckpoints} showEmpty={tried} />
+          <RangeInput range={KEY_SYSTEM_RANGES.keyHours} value={keyHours} onChange={setKeyHours} showEmpty={tried} />
+          <RangeInput range={KEY_SYSTEM_RANGES.minSeconds} value={minSeconds} onChange={setMinSeconds} showEmpty={tried} />
+        </Group>
+        <RangeInput
+          range={KEY_SYSTEM_RANGES.perAddress}
           description="0: no limit"
-          min={0}
-          max={1000}
           value={perAddress}
           onChange={setPerAddress}
-          allowDecimal={false}
+          showEmpty={tried}
         />
         <NativeSelect
           label="Ad provider"
@@ -142,6 +175,11 @@ function KeySystemForm({ settings, serviceId }: { settings: KeySystem; serviceId
               autoComplete="off"
             />
           </>
+        )}
+        {tried && problem && (
+          <Text c="red" size="sm" role="alert">
+            {problem}
+          </Text>
         )}
         {save.error && (
           <Text c="red" size="sm" role="alert">

@@ -1,42 +1,34 @@
 import { useState } from 'react';
-import { Badge, Button, Checkbox, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
-import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
+import { Badge, Button, Checkbox, Group, Pagination, Paper, ScrollArea, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
-import { PageHeader } from '../components/states';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import type { ApiData } from '../api/types';
 
-interface KeylessEntry {
-  hwid: string;
-  isPremium: boolean;
-  expiresAt: string | null;
-  createdAt: string;
-}
+type KeylessEntry = ApiData<'/api/v1/keys/api/keyless'>;
 
 const PATH = '/api/v1/keys/api/keyless' as const;
 
-// The API looks entries up one HWID at a time (contract §4 has no keyless listing), so the page is a lookup plus an add form.
+/** The keyless list (contract §15: GET /keys/api/keyless/list, paged, searched on the HWID) and the add form. */
 export default function KeylessPage() {
   const serviceId = useServiceId();
-  const [lookup, setLookup] = useState('');
-  const [found, setFound] = useState<KeylessEntry | 'none' | null>(null);
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
   const [hwid, setHwid] = useState('');
   const [isPremium, setPremium] = useState(false);
   const [expiresAt, setExpiresAt] = useState('');
   const [deleting, setDeleting] = useState<KeylessEntry | null>(null);
-  const find = useMutation({
-    mutationFn: async (value: string) => {
-      try {
-        return unwrap(await api.GET(PATH, { headers: serviceHeaders(serviceId), params: { query: { hwid: value } } }));
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return 'none' as const;
-        throw error;
-      }
-    },
-    onSuccess: setFound,
-    onError: notifyError,
+  const query = { page: String(page), limit: '20', ...(search.trim() ? { search: search.trim() } : {}) };
+  const list = useQuery({
+    queryKey: ['keyless', serviceId, query],
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/keyless/list', { headers: serviceHeaders(serviceId), params: { query } })),
+    placeholderData: keepPreviousData,
   });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['keyless', serviceId] });
   const add = useMutation({
     mutationFn: async () =>
       unwrap(
@@ -47,8 +39,7 @@ export default function KeylessPage() {
       ),
     onSuccess: (entry) => {
       notifySuccess(`HWID ${entry.hwid} may now run without a key`);
-      setFound(entry);
-      setLookup(entry.hwid);
+      refresh();
       setHwid('');
       setExpiresAt('');
     },
@@ -58,7 +49,7 @@ export default function KeylessPage() {
       unwrap(await api.DELETE(PATH, { headers: serviceHeaders(serviceId), params: { query: { hwid: entry.hwid } } })),
     onSuccess: () => {
       notifySuccess('Keyless entry removed');
-      setFound('none');
+      refresh();
       setDeleting(null);
     },
     onError: notifyError,
@@ -69,42 +60,69 @@ export default function KeylessPage() {
       <Stack>
         <Paper withBorder p="md" component="section" aria-label="Find a keyless HWID">
           <Title order={3} size="h4" mb="sm">
-            Find an HWID
+            Keyless HWIDs
           </Title>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (lookup.trim()) find.mutate(lookup.trim());
+          <TextInput
+            type="search"
+            aria-label="Search HWIDs"
+            placeholder="Search part of an HWID"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.currentTarget.value);
+              setPage(1);
             }}
-          >
-            <Group align="flex-end" gap="xs" wrap="wrap">
-              <TextInput
-                label="HWID"
-                value={lookup}
-                onChange={(e) => setLookup(e.currentTarget.value)}
-                required
-                style={{ flex: '1 1 240px' }}
-              />
-              <Button type="submit" loading={find.isPending}>
-                Find
-              </Button>
-            </Group>
-          </form>
-          {found === 'none' && (
-            <Text size="sm" mt="sm">
-              This HWID is not in the keyless list.
-            </Text>
+            maw={360}
+            mb="sm"
+          />
+          {list.isPending ? (
+            <Loading label="Loading keyless HWIDs" />
+          ) : list.isError ? (
+            <ErrorState error={list.error} retry={() => void list.refetch()} />
+          ) : list.data.items.length === 0 ? (
+            <Empty title={search ? 'No HWID matches' : 'No keyless HWIDs yet'}>
+              {search ? 'Change the search.' : 'Add an HWID below: it will run your scripts without a key.'}
+            </Empty>
+          ) : (
+            <ScrollArea type="auto">
+              <Table striped aria-label="Keyless HWIDs" fz="sm">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>HWID</Table.Th>
+                    <Table.Th>Until</Table.Th>
+                    <Table.Th>Added</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.data.items.map((entry) => (
+                    <Table.Tr key={entry.hwid}>
+                      <Table.Td ff="monospace">
+                        {entry.hwid}
+                        {entry.isPremium && (
+                          <Badge ml="xs" size="sm" variant="outline" tt="none">
+                            Premium
+                          </Badge>
+                        )}
+                      </Table.Td>
+                      <Table.Td>{new Date(entry.expiresAt).toLocaleString()}</Table.Td>
+                      <Table.Td>{new Date(entry.createdAt).toLocaleDateString()}</Table.Td>
+                      <Table.Td>
+                        <Button size="compact-xs" color="red" variant="subtle" onClick={() => setDeleting(entry)}>
+                          Delete
+                        </Button>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollArea>
           )}
-          {found && found !== 'none' && (
-            <Group mt="sm" gap="sm" wrap="wrap">
-              <Text ff="monospace" size="sm">
-                {found.hwid}
+          {list.data && list.data.totalPages > 1 && (
+            <Group justify="space-between" mt="sm">
+              <Text size="sm" c="dimmed">
+                {list.data.total} HWIDs
               </Text>
-              {found.isPremium && <Badge variant="outline">premium</Badge>}
-              <Text size="sm">{found.expiresAt ? `until ${new Date(found.expiresAt).toLocaleString()}` : 'no expiry'}</Text>
-              <Button size="xs" color="red" variant="light" onClick={() => setDeleting(found)}>
-                Delete
-              </Button>
+              <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />
             </Group>
           )}
         </Paper>

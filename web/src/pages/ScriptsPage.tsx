@@ -21,10 +21,11 @@ import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../a
 import { CodeOrFileInput, codeToSend, fileTooLarge, formatSize } from '../components/CodeOrFileInput';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyAction } from '../components/CopyAction';
+import { buyerSnippet } from '../lib/snippet';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
-import type { Page } from '../keys/types';
+import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
 import { OBFUSCATION, type Script } from '../scripts/types';
 import { VersionsDialog } from '../scripts/VersionsDialog';
@@ -342,10 +343,10 @@ end`;
                       <Group gap={4} wrap="nowrap">
                         {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
                         <CopyAction
-                          value={script.loadstring}
+                          value={buyerSnippet(script.loadstring)}
                           label="Copy loadstring"
                           size="compact-xs"
-                          copiedMessage={`Loadstring of “${script.name}” copied`}
+                          copiedMessage={`Loadstring of “${script.name}” copied, with a script_key line: put the buyer's key in it`}
                         />
                         <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
                           Edit

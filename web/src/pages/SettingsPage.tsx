@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Divider, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Anchor, Button, Divider, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -8,31 +8,19 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import { SigningSection } from './SigningSection';
+import { RangeInput } from '../components/RangeInput';
+import { rangeProblem } from '../lib/numbers';
+import { describeTestOutcome } from '../lib/outcomes';
 
-interface Settings {
-  webhookUrl: string | null;
-  webhookEnabled: boolean;
-  hwidResetCooldownFreeHours: number;
-  hwidResetCooldownPremiumHours: number;
-  chatInteractionsPublicKey: string | null;
-  chat: { guildId: string; guildName: string } | null;
-}
-interface ServiceInfo {
-  id: string;
-  identifier: string;
-  name: string;
-  createdAt: string;
-  settings: Settings;
-}
-interface OutboxRow {
-  id: string | number;
-  status: string;
-  attempts?: number;
-  createdAt?: string;
-  nextAttemptAt?: string | null;
-  lastError?: string | null;
-  [extra: string]: unknown;
-}
+const COOLDOWN = {
+  free: { label: 'Free keys (hours)', subject: 'The cooldown of free keys', min: 0, max: 720, unit: 'hours' },
+  premium: { label: 'Premium keys (hours)', subject: 'The cooldown of premium keys', min: 0, max: 720, unit: 'hours' },
+};
+import type { ApiData, ItemOf } from '../api/types';
+
+type Settings = ApiData<'/api/v1/keys/api/service/info'>['settings'];
+type ServiceInfo = ApiData<'/api/v1/keys/api/service/info'>;
+type OutboxRow = ItemOf<ApiData<'/api/v1/keys/api/webhook/outbox'>['items']>;
 
 function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -47,6 +35,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
   const [revealed, setRevealed] = useState<string | null>(null);
   const [confirmDisconnect, setConfirmDisconnect] = useState(false);
   const [confirmRemoveWebhook, setConfirmRemoveWebhook] = useState(false);
+  const [triedCooldowns, setTriedCooldowns] = useState(false);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['service-info', serviceId] });
 
   const update = useMutation({
@@ -69,7 +58,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
   const test = useMutation({
     mutationFn: async () =>
       unwrap(await api.POST('/api/v1/keys/api/webhook', { headers: serviceHeaders(serviceId), body: { content: testMessage } })),
-    onSuccess: (r) => notifySuccess(r.delivered ? 'Test message delivered' : 'The platform asked to retry later: the message is queued'),
+    onSuccess: async (r) => {
+      if (r.delivered) return notifySuccess(describeTestOutcome(true, null));
+      // The 202 says only "queued": the newest outbox message's last error says why.
+      const rows = await outbox.refetch();
+      const newest = rows.data?.items[0];
+      notifyError(new Error(describeTestOutcome(false, newest?.lastError)));
+    },
     onError: notifyError,
   });
   const connect = useMutation({
@@ -82,7 +77,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       ),
     onSuccess: () => {
       refresh();
-      notifySuccess('Chat server bound');
+      notifySuccess('Discord server connected');
       setGuildId('');
       setGuildName('');
     },
@@ -93,7 +88,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
     onSuccess: () => {
       refresh();
       setConfirmDisconnect(false);
-      notifySuccess('Chat server unbound');
+      notifySuccess('Discord server disconnected');
     },
     onError: notifyError,
   });
@@ -210,23 +205,25 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       </Section>
 
       <Section title="HWID reset cooldowns">
+        <Text size="sm" mb="xs">
+          Buyers reset their own HWID on{' '}
+          <Anchor href={`/reset/${info.identifier}`} target="_blank" rel="noreferrer">
+            {`${window.location.origin}/reset/${info.identifier}`}
+          </Anchor>{' '}
+          (share this link); the cooldowns below apply there.
+        </Text>
         <form
           onSubmit={(e) => {
             e.preventDefault();
+            setTriedCooldowns(true);
+            // -3 or 99999 is refused here with a sentence, never saved as 0 or 720.
+            if (rangeProblem(free, COOLDOWN.free) || rangeProblem(premium, COOLDOWN.premium)) return;
             update.mutate({ hwidResetCooldownFreeHours: Number(free), hwidResetCooldownPremiumHours: Number(premium) });
           }}
         >
-          <Group align="flex-end" gap="xs" wrap="wrap">
-            <NumberInput label="Free keys (hours)" min={0} max={720} value={free} onChange={setFree} allowDecimal={false} required />
-            <NumberInput
-              label="Premium keys (hours)"
-              min={0}
-              max={720}
-              value={premium}
-              onChange={setPremium}
-              allowDecimal={false}
-              required
-            />
+          <Group align="flex-start" gap="xs" wrap="wrap">
+            <RangeInput range={COOLDOWN.free} value={free} onChange={setFree} showEmpty={triedCooldowns} required />
+            <RangeInput range={COOLDOWN.premium} value={premium} onChange={setPremium} showEmpty={triedCooldowns} required />
             <Button type="submit" loading={update.isPending}>
               Save cooldowns
             </Button>
@@ -234,16 +231,16 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
         </form>
       </Section>
 
-      <Section title="Chat commands">
+      <Section title="Discord commands">
         <Stack>
           <Text size="sm">
             {s.chat
               ? `Bound to “${s.chat.guildName}” (${s.chat.guildId}).`
-              : 'No chat server bound: /redeem, /resethwid and /script answer nowhere.'}
+              : 'No Discord server connected: /redeem, /resethwid and /script answer nowhere.'}
           </Text>
           {s.chat ? (
             <Button color="red" variant="light" w="fit-content" onClick={() => setConfirmDisconnect(true)}>
-              Disconnect chat server
+              Disconnect Discord server
             </Button>
           ) : (
             <form
@@ -254,13 +251,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             >
               <Group align="flex-end" gap="xs" wrap="wrap">
                 <TextInput
-                  label="Server id"
-                  description="17–20 digits"
+                  label="Discord server id"
+                  description="17–20 digits (Server Settings → Widget, or right-click the server with developer mode on)"
                   value={guildId}
                   onChange={(e) => setGuildId(e.currentTarget.value)}
                   required
                 />
-                <TextInput label="Server name" value={guildName} onChange={(e) => setGuildName(e.currentTarget.value)} required />
+                <TextInput label="Discord server name" value={guildName} onChange={(e) => setGuildName(e.currentTarget.value)} required />
                 <Button type="submit" loading={connect.isPending}>
                   Connect
                 </Button>
@@ -275,8 +272,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
           >
             <Group align="flex-end" gap="xs" wrap="wrap">
               <Textarea
-                label="Interactions public key"
-                description="64 hex characters from the application's page; empty removes it"
+                label="Discord application public key"
+                description="64 hex characters: Discord Developer Portal → your application → General Information → Public Key; empty removes it"
                 value={publicKey}
                 onChange={(e) => setPublicKey(e.currentTarget.value)}
                 ff="monospace"
@@ -289,7 +286,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             </Group>
           </form>
           <Text size="xs" c="dimmed">
-            Interactions endpoint:{' '}
+            Paste this as the Interactions Endpoint URL of your Discord application:{' '}
             <Text span ff="monospace">{`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}</Text>
           </Text>
         </Stack>
@@ -299,12 +296,12 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
 
       <ConfirmDialog
         opened={confirmDisconnect}
-        title="Disconnect chat server"
+        title="Disconnect Discord server"
         onClose={() => setConfirmDisconnect(false)}
         busy={disconnect.isPending}
         onConfirm={() => disconnect.mutate()}
       >
-        Chat commands stop working in that server until you connect it again.
+        Discord commands stop working in that server until you connect it again.
       </ConfirmDialog>
       <ConfirmDialog
         opened={confirmRemoveWebhook}

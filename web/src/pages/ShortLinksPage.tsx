@@ -10,14 +10,9 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { sectionPath } from '../layout/sections';
 import { useServiceId } from '../services/useServiceId';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface ShortLink {
-  slug: string;
-  shortUrl: string;
-  url: string;
-  clicks: number;
-  createdAt: string;
-}
+type ShortLink = ItemOf<ApiData<'/api/v1/public/shortener/links'>['items']>;
 
 const LINKS = '/api/v1/public/shortener/links' as const;
 const SLUG = /^[A-Za-z0-9_-]{3,32}$/;

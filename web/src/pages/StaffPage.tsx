@@ -6,24 +6,11 @@ import { api, ApiError, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
-import type { Page } from '../keys/types';
+import type { Page } from '../api/types';
+import type { ApiData, ItemOf } from '../api/types';
 
-interface StaffAccount {
-  id: string;
-  username: string;
-  role: 'user' | 'moderator' | 'admin';
-  twoFactorEnabled: boolean;
-  disabled: boolean;
-  createdAt: string;
-}
-interface StaffService {
-  id: string;
-  identifier: string;
-  name: string;
-  accountId: string;
-  ownerUsername: string;
-  createdAt: string;
-}
+type StaffAccount = ItemOf<ApiData<'/api/v1/admin/accounts'>['items']>;
+type StaffService = ItemOf<ApiData<'/api/v1/admin/services'>['items']>;
 
 type PageQuery = { page: string; limit: string; search?: string };
 

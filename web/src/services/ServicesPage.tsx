@@ -140,7 +140,7 @@ export function ServicesPage() {
               {services.data.map((service) => (
                 <Table.Tr key={service.id}>
                   <Table.Td>
-                    <Anchor component={Link} to={`/services/${service.id}/keys`}>
+                    <Anchor component={Link} to={`/services/${service.id}/overview`}>
                       {service.name}
                     </Anchor>
                   </Table.Td>

@@ -1,12 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import type { ApiData, ItemOf } from '../api/types';
 
-export interface Service {
-  id: string;
-  identifier: string;
-  name: string;
-  createdAt: string;
-}
+export type Service = ItemOf<ApiData<'/api/v1/services'>['services']>;
 
 export const SERVICES_KEY = ['services'] as const;
 

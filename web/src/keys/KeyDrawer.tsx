@@ -1,0 +1,193 @@
+import { useState } from 'react';
+import { Badge, Button, Checkbox, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
+import { CopyAction } from '../components/CopyAction';
+import { notifySuccess } from '../components/notify';
+import { RangeInput } from '../components/RangeInput';
+import { rangeProblem } from '../lib/numbers';
+import { GENERATE_RANGES } from './GenerateDialog';
+import type { KeyRecord } from './records';
+import { formatTime } from './types';
+
+/** A key's details and its edit form, opened from the key string in the table. */
+export function KeyDrawer({ record, onClose, serviceId }: { record: KeyRecord | null; onClose: () => void; serviceId: string }) {
+  return (
+    <Drawer opened={record !== null} onClose={onClose} title={record ? `Key ${record.key}` : ''} position="right" size="md">
+      {record && <KeyEditor key={record.key} record={record} serviceId={serviceId} onSaved={onClose} />}
+    </Drawer>
+  );
+}
+
+const toLocalInput = (iso: string | null) => {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceId: string; onSaved: () => void }) {
+  const queryClient = useQueryClient();
+  const [note, setNote] = useState(record.note ?? '');
+  const [status, setStatus] = useState(record.status);
+  const [isPremium, setPremium] = useState(record.isPremium);
+  const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
+  const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
+  const [lifetime, setLifetime] = useState(record.expiresAt === null);
+  const [expiresAt, setExpiresAt] = useState(toLocalInput(record.expiresAt));
+  const [chatId, setChatId] = useState(record.chatId ?? '');
+  const boundHwid = record.type === 'active' ? (record.hwid ?? '') : '';
+  const [hwid, setHwid] = useState(boundHwid);
+  const active = record.type === 'active';
+  const [tried, setTried] = useState(false);
+  // The expiry is sent only when the seller changed it: the form shows it to the minute, and saving a note
+  // must not re-save the stored expiry rounded down to that minute.
+  const expiryChanged = lifetime !== (record.expiresAt === null) || (!lifetime && expiresAt !== toLocalInput(record.expiresAt));
+  const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
+  const problem = pastExpiry
+    ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
+    : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
+  const save = useMutation({
+    mutationFn: async () => {
+      const shared = {
+        key: record.key,
+        note,
+        status,
+        isPremium,
+        noHwidValidation,
+        maxHwids: Number(maxHwids),
+        chatId: chatId.trim() || null,
+      };
+      const headers = serviceHeaders(serviceId);
+      const newExpiry = expiryChanged && !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
+      if (active) {
+        const body = {
+          ...shared,
+          ...(expiryChanged && lifetime ? { expiresAt: null } : newExpiry),
+          ...(hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {}),
+        };
+        return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body }));
+      }
+      // A lifetime generated key stays lifetime (the API refuses null there); otherwise send what the form says.
+      return unwrap(await api.PUT('/api/v1/keys/api/generated-key', { headers, body: { ...shared, ...newExpiry } }));
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
+      notifySuccess('Key saved');
+      onSaved();
+    },
+  });
+  return (
+    <Stack>
+      <Group gap="xs">
+        <Badge variant="light">{record.type}</Badge>
+        <CopyAction value={record.key} label="Copy key" size="xs" copiedMessage="Key copied" />
+      </Group>
+      <Table fz="sm" variant="vertical" aria-label="Key details">
+        <Table.Tbody>
+          <Table.Tr>
+            <Table.Th>Created</Table.Th>
+            <Table.Td>{formatTime(record.createdAt)}</Table.Td>
+          </Table.Tr>
+          {active && (
+            <Table.Tr>
+              <Table.Th>Activated</Table.Th>
+              <Table.Td>{formatTime(record.activatedAt)}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>Last used</Table.Th>
+              <Table.Td>{formatTime(record.lastUsedAt)}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>Executions</Table.Th>
+              <Table.Td>{record.executions ?? 0}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>HWIDs</Table.Th>
+              <Table.Td>{record.hwids?.length ? record.hwids.join(', ') : 'none'}</Table.Td>
+            </Table.Tr>
+          )}
+          {active && (
+            <Table.Tr>
+              <Table.Th>HWID resets</Table.Th>
+              <Table.Td>
+                {record.hwidResetCount ?? 0} (last {formatTime(record.hwidResetAt)})
+              </Table.Td>
+            </Table.Tr>
+          )}
+        </Table.Tbody>
+      </Table>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTried(true);
+          if (problem) return;
+          save.mutate();
+        }}
+      >
+        <Stack>
+          <TextInput label="Note" maxLength={256} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
+          <NativeSelect
+            label="Status"
+            value={status}
+            onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
+            data={['active', 'paused', 'banned']}
+          />
+          {active && (
+            <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
+          )}
+          <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
+          <Switch
+            label="Lifetime"
+            checked={lifetime}
+            onChange={(e) => setLifetime(e.currentTarget.checked)}
+            disabled={!active && record.expiresAt !== null}
+            description={
+              !active && record.expiresAt !== null
+                ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
+                : undefined
+            }
+          />
+          {!lifetime && (
+            <TextInput
+              label="Expires at"
+              type="datetime-local"
+              value={expiresAt}
+              onChange={(e) => setExpiresAt(e.currentTarget.value)}
+              required
+              error={pastExpiry ? 'This date is in the past.' : null}
+            />
+          )}
+          <TextInput
+            label="Discord user id"
+            description="The buyer's Discord user id (17–20 digits); empty unlinks"
+            value={chatId}
+            onChange={(e) => setChatId(e.currentTarget.value)}
+          />
+          <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
+          <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
+          {tried && problem && (
+            <Text c="red" size="sm" role="alert">
+              {problem}
+            </Text>
+          )}
+          {save.error && (
+            <Text c="red" size="sm" role="alert">
+              {messageOf(save.error)}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}
