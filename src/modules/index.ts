@@ -20,6 +20,8 @@ import chatRoutes from './chat/chat.routes.ts';
 import dashboardRoutes from './dashboard/dashboard.routes.ts';
 import auditRoutes from './audit/audit.routes.ts';
 import analyticsRoutes from './analytics/analytics.routes.ts';
+import shopRoutes from './shop/shop.routes.ts';
+import shopDeliveryRoutes from './shop/shop-delivery.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -50,5 +52,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: keySystemPageRoutes, prefix: '' },
   { plugin: auditRoutes, prefix: '/api/v1' },
   { plugin: analyticsRoutes, prefix: '/api/v1' },
+  { plugin: shopRoutes, prefix: '/api/v1' },
+  { plugin: shopDeliveryRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

@@ -35,6 +35,8 @@ export const GENERATED_KEY_FIELDS = [
   'expiresAt',
   'chatId',
   'expirationType',
+  // Contract §12.1: the days an afterRedeem key runs from its redemption; null for every other key.
+  'durationDays',
   'createdAt',
 ] as const;
 

@@ -11,6 +11,8 @@ const newService = serviceSeeder(t);
 
 const COLUMNS =
   'key,type,status,hwids,note,isPremium,noHwidValidation,maxHwids,expiresAt,chatId,executions,createdAt,activatedAt,lastUsedAt';
+// Contract §12.1 adds durationDays after lastUsedAt; an import still takes a CSV without it (an older export).
+const EXPORT_COLUMNS = `${COLUMNS},durationDays`;
 let counter = 0;
 const uniqueKey = (tag: string) => `${tag}${process.pid}x${++counter}`.padEnd(12, '0');
 
@@ -132,7 +134,9 @@ async function richKeys(s: SeededService) {
     { key: keys.lifetime, type: 'generated', createdAt: now - 9 * DAY_MS },
   ]);
   const [viaApi] = await generateKeys(t().app, s.serviceKey, { expirationType: 'byDays', days: 30, maxHwids: 3, isPremium: true });
-  return [...Object.values(keys), viaApi!];
+  // Contract §12.1: time that starts at redemption, so durationDays takes a value too.
+  const [afterRedeem] = await generateKeys(t().app, s.serviceKey, { expirationType: 'afterRedeem', days: 12 });
+  return [...Object.values(keys), viaApi!, afterRedeem!];
 }
 const HOUR = 3_600_000;
 
@@ -150,7 +154,7 @@ async function moved(format: 'csv' | 'json') {
     data: format === 'csv' ? exportedBody : JSON.parse(exportedBody),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  expect(res.body.data).toEqual({ imported: { active: 3, generated: 4 }, skipped: 0 });
+  expect(res.body.data).toEqual({ imported: { active: 3, generated: 5 }, skipped: 0 });
   return { exportedBody, before, after: await listAll(to), again: (await exported(to, { format })).body };
 }
 
@@ -193,7 +197,7 @@ describe('the import → export round trip', () => {
 
   it('CSV reproduces every column of the contract; fields without a column take their defaults', async () => {
     const { before, after, exportedBody, again } = await moved('csv');
-    const columns = COLUMNS.split(',');
+    const columns = EXPORT_COLUMNS.split(',');
     const rowsBefore = parse(exportedBody, { columns: true }) as Array<Record<string, string>>;
     expectEveryFieldVaries(
       rowsBefore,
@@ -215,6 +219,7 @@ describe('the import → export round trip', () => {
       'expiresAt',
       'chatId',
       'createdAt',
+      'durationDays',
     ];
     expectSameFields(after, before, carried);
     expectSameFields(
@@ -225,7 +230,10 @@ describe('the import → export round trip', () => {
     // …and the contract's CSV has no column for these (README: JSON is the lossless format).
     for (const record of after) {
       if (record.type === 'active') expect(record, String(record.key)).toMatchObject({ hwidResetAt: null, hwidResetCount: 0 });
-      else expect(record.expirationType, String(record.key)).toBe(record.expiresAt === null ? 'lifetime' : 'byDate');
+      else
+        expect(record.expirationType, String(record.key)).toBe(
+          record.durationDays !== null ? 'afterRedeem' : record.expiresAt === null ? 'lifetime' : 'byDate',
+        );
     }
   });
 });
@@ -238,7 +246,7 @@ describe('GET /keys/api/keys/export', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="${s.identifier}-keys-2026-11-22.csv"`);
-    expect(res.body.split('\r\n')[0]).toBe(COLUMNS);
+    expect(res.body.split('\r\n')[0]).toBe(EXPORT_COLUMNS);
     const rows = parse(res.body, { columns: true }) as Array<Record<string, string>>;
     const now = t().clock.now;
     expect(rows).toEqual([
@@ -257,6 +265,7 @@ describe('GET /keys/api/keys/export', () => {
         createdAt: iso(now - 2 * DAY_MS),
         activatedAt: iso(now - 2 * DAY_MS),
         lastUsedAt: iso(now - DAY_MS),
+        durationDays: '',
       },
       {
         key: generated,
@@ -273,6 +282,7 @@ describe('GET /keys/api/keys/export', () => {
         createdAt: iso(now - DAY_MS),
         activatedAt: '',
         lastUsedAt: '',
+        durationDays: '',
       },
     ]);
   });
@@ -554,6 +564,7 @@ describe('POST /keys/api/keys/import', () => {
       createdAt: '2026-11-01T00:00:00.000Z',
       activatedAt: '2026-11-02T00:00:00.000Z',
       lastUsedAt: '',
+      durationDays: '',
     };
     const data = `${columns.join(',')}\r\n${columns.map((c) => record[c]).join(',')}\r\n`;
     const res = await importKeys(s, { format: 'keyward-csv', data });

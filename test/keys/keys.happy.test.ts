@@ -299,6 +299,7 @@ describe('/api/v1/keys/api/generated-key', () => {
       expiresAt: iso(now + 2 * DAY_MS),
       chatId: null,
       expirationType: 'byDays',
+      durationDays: null,
       createdAt: iso(now),
     });
     const byNote = await api('GET', `/keys/api/generated-key${q({ note: 'gen-note' })}`, s);

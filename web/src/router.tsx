@@ -18,6 +18,7 @@ const AuditLogPage = lazy(() => import('./pages/AuditLogPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
 const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
+const ProductsPage = lazy(() => import('./pages/ProductsPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
 
@@ -53,6 +54,7 @@ export const router = createBrowserRouter([
               { path: 'settings', element: <SettingsPage /> },
               { path: 'api-access', element: <ApiAccessPage /> },
               { path: 'short-links', element: <ShortLinksPage /> },
+              { path: 'products', element: <ProductsPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

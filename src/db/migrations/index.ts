@@ -11,6 +11,7 @@ import * as keySystem from './0010_key_system.ts';
 import * as jobLeases from './0011_job_leases.ts';
 import * as keysSearch from './0012_keys_search.ts';
 import * as keysShortSearch from './0013_keys_short_search.ts';
+import * as selling from './0018_selling.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0011_job_leases': jobLeases,
   '0012_keys_search': keysSearch,
   '0013_keys_short_search': keysShortSearch,
+  '0018_selling': selling,
 };

@@ -36,6 +36,12 @@ export const SERVICE_ACTIONS = [
   'script.update',
   'script.delete',
   'keySystem.update',
+  // Selling (contract §12.2).
+  'product.create',
+  'product.update',
+  'product.delete',
+  'shop.update',
+  'order.delivered',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

@@ -14,7 +14,12 @@ export async function existingOfService(trx: Db, serviceId: string, keys: string
       .where('serviceId', '=', serviceId)
       .where('key', 'in', keys)
       .execute(),
-    trx.selectFrom('generatedKeys').select(['key', 'expiresAt']).where('serviceId', '=', serviceId).where('key', 'in', keys).execute(),
+    trx
+      .selectFrom('generatedKeys')
+      .select(['key', 'expiresAt', 'durationDays'])
+      .where('serviceId', '=', serviceId)
+      .where('key', 'in', keys)
+      .execute(),
   ]);
   return { active, generated };
 }
@@ -75,4 +80,18 @@ export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, ke
     .where('expiresAt', 'is not', null)
     .returning(['key', 'expiresAt'])
     .execute();
+}
+
+/** Adds days to the length of unused keys whose time starts at redemption (contract §12.1); answers the longest after. */
+export async function lengthenAfterRedeem(trx: Db, serviceId: string, keys: string[], days: number): Promise<number> {
+  if (keys.length === 0) return 0;
+  const rows = await trx
+    .updateTable('generatedKeys')
+    .set((eb) => ({ durationDays: eb('durationDays', '+', days) }))
+    .where('serviceId', '=', serviceId)
+    .where('key', 'in', keys)
+    .where('durationDays', 'is not', null)
+    .returning('durationDays')
+    .execute();
+  return Math.max(0, ...rows.map((r) => r.durationDays ?? 0));
 }

@@ -14,6 +14,9 @@ export interface BulkInput {
   note?: string;
 }
 
+/** As a single extension: an afterRedeem key runs at most this long once redeemed (about 100 years). */
+const MAX_DURATION_DAYS = 36_500;
+
 const STATUS_OF: Partial<Record<BulkAction, KeyStatus>> = { ban: 'banned', pause: 'paused', activate: 'active' };
 
 function checkBulkInput(input: BulkInput) {
@@ -60,7 +63,10 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
       case 'extend': {
         const ms = input.days! * DAY_MS;
         const rows = [...found.active, ...found.generated];
-        skipped = rows.filter((r) => r.expiresAt === null).map((r) => r.key);
+        // Unused keys whose time starts at redemption get longer instead; lifetime keys are left alone.
+        const waiting = found.generated.filter((r) => r.durationDays !== null).map((r) => r.key);
+        const waitingSet = new Set(waiting);
+        skipped = rows.filter((r) => r.expiresAt === null && !waitingSet.has(r.key)).map((r) => r.key);
         const latest = Math.max(now, ...rows.map((r) => r.expiresAt ?? 0)) + ms;
         if (latest > LATEST_TIME_MS) throw invalid('days', `days would take an expiry past ${iso(LATEST_TIME_MS)}`);
         await repo.extendKeys(
@@ -79,6 +85,8 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
           ms,
           now,
         );
+        if ((await repo.lengthenAfterRedeem(trx, serviceId, waiting, input.days!)) > MAX_DURATION_DAYS)
+          throw invalid('days', `days would make a key run more than ${MAX_DURATION_DAYS} days from its redemption`);
         break;
       }
     }

@@ -21,6 +21,8 @@ export const EXPORT_COLUMNS = [
   'createdAt',
   'activatedAt',
   'lastUsedAt',
+  // Contract §12.1: an afterRedeem generated key's length in days, empty for every other key.
+  'durationDays',
 ] as const;
 
 /** An exported record: the list record, so JSON export is what the listing shows. */
@@ -76,6 +78,7 @@ export function csvValues(record: ExportRecord): string[] {
     record.createdAt,
     active?.activatedAt ?? '',
     active?.lastUsedAt ?? '',
+    record.type === 'generated' && record.durationDays !== null ? String(record.durationDays) : '',
   ];
 }
 

@@ -62,7 +62,8 @@ export async function importKeys(
         });
         k.hwids.forEach((hwid, i) => hwids.push({ key: k.key, serviceId: serviceId, hwid, position: i + 1 }));
       } else {
-        generated.push({ ...shared, expirationType: k.expiresAt === null ? 'lifetime' : (k.expirationType ?? 'byDate') });
+        const expirationType = k.durationDays !== null ? 'afterRedeem' : k.expiresAt === null ? 'lifetime' : (k.expirationType ?? 'byDate');
+        generated.push({ ...shared, expirationType, durationDays: k.durationDays });
       }
     }
     await repo.insertImported(trx, active, hwids, generated, progress);

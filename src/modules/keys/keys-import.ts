@@ -42,8 +42,10 @@ export interface ImportedKey {
   lastUsedAt: number | null;
   hwidResetAt: number | null;
   hwidResetCount: number;
-  /** A generated key's, when a JSON export carries it; else derived from expiresAt. */
+  /** A generated key's, when a JSON export carries it; else derived from expiresAt and durationDays. */
   expirationType?: 'byDays' | 'byDate';
+  /** A generated key whose time starts at redemption (contract §12.1): its length in days; else null. */
+  durationDays: number | null;
 }
 
 class RecordInvalid extends Error {
@@ -61,6 +63,8 @@ const HWID_PATTERN = /^[\x20-\x7E]{1,256}$/;
 const CHAT_ID_PATTERN = /^[0-9]{17,20}$/;
 const NOTE_PATTERN = /^[^\x00-\x1F\x7F]{0,256}$/;
 const FIELD_NAMES = new Set<string>(EXPORT_COLUMNS);
+/** Columns an older export lacks and an import therefore does not insist on. */
+const OPTIONAL_COLUMNS = new Set<string>(['durationDays']);
 
 function checkKey(value: unknown, field: string): string {
   if (typeof value !== 'string' || !KEY_PATTERN.test(value)) throw bad(field, 'must be a key: 8 to 64 of A-Z a-z 0-9 _ -');
@@ -102,7 +106,15 @@ function checkBoolean(value: unknown, field: string, fallback: boolean): boolean
   return value;
 }
 
-const EXPIRATION_TYPES = new Set(['lifetime', 'byDays', 'byDate']);
+const EXPIRATION_TYPES = new Set(['lifetime', 'byDays', 'byDate', 'afterRedeem']);
+const MAX_DURATION_DAYS = 3650;
+
+function checkDurationDays(value: unknown, field: string): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_DURATION_DAYS)
+    throw bad(field, `must be a whole number of days from 1 to ${MAX_DURATION_DAYS}`);
+  return value;
+}
 /** Fields only an active key has: a record that would become a generated key must not carry them, or they would be lost. */
 const ACTIVE_ONLY = ['activatedAt', 'lastUsedAt', 'hwidResetAt', 'hwidResetCount'] as const;
 
@@ -148,11 +160,19 @@ function fromKeyward(record: unknown): ImportedKey {
     if (held) throw bad(held, `only an active key has ${held}: give the record type active, or leave ${held} out`);
   }
   const expiresAt = checkTime(r.expiresAt, 'expiresAt');
+  const durationDays = checkDurationDays(r.durationDays, 'durationDays');
+  if (durationDays !== null) {
+    // Time that starts at redemption: only an unused key has it, and it has no expiry until then.
+    if (active) throw bad('durationDays', 'only a generated (unused) key has durationDays');
+    if (expiresAt !== null) throw bad('durationDays', 'a key with durationDays has no expiresAt until it is redeemed');
+  }
   if (r.expirationType !== undefined) {
     if (typeof r.expirationType !== 'string' || !EXPIRATION_TYPES.has(r.expirationType))
-      throw bad('expirationType', 'must be one of lifetime, byDays, byDate');
+      throw bad('expirationType', 'must be one of lifetime, byDays, byDate, afterRedeem');
     if (active) throw bad('expirationType', 'only a generated key has expirationType');
-    if ((expiresAt === null) !== (r.expirationType === 'lifetime'))
+    if ((r.expirationType === 'afterRedeem') !== (durationDays !== null))
+      throw bad('expirationType', 'must be afterRedeem exactly when durationDays is given');
+    if (durationDays === null && (expiresAt === null) !== (r.expirationType === 'lifetime'))
       throw bad('expirationType', 'must be lifetime exactly when expiresAt is empty, else byDays or byDate');
   }
   const expirationType = r.expirationType === 'byDays' || r.expirationType === 'byDate' ? r.expirationType : undefined;
@@ -160,6 +180,7 @@ function fromKeyward(record: unknown): ImportedKey {
     key: checkKey(r.key, 'key'),
     active,
     expirationType,
+    durationDays,
     status,
     hwids,
     note: checkNote(r.note, 'note'),
@@ -197,6 +218,7 @@ function csvRecordToJson(row: Record<string, string>): Record<string, unknown> {
         break;
       case 'maxHwids':
       case 'executions':
+      case 'durationDays':
         if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) throw bad(name, 'must be a whole number');
         out[name] = Number(text);
         break;
@@ -232,9 +254,23 @@ function fromLuarmor(record: unknown): ImportedKey {
   const discordId = typeof r.discord_id === 'number' ? String(r.discord_id) : r.discord_id;
   const executions =
     r.total_executions === undefined || r.total_executions === null ? 0 : checkCount(r.total_executions, 'total_executions');
+  const active = hwids.length > 0 || executions > 0;
+  // key_days: the days an unused Luarmor key runs from its first use (contract §12.1); -1 or 0 means none. A used key's
+  // time has started, so its auth_expire says when it ends and key_days no longer matters.
+  let durationDays: number | null = null;
+  if (!active && r.key_days !== undefined && r.key_days !== null) {
+    const days = r.key_days;
+    if (typeof days !== 'number' || !Number.isSafeInteger(days) || days < -1 || days > MAX_DURATION_DAYS)
+      throw bad('key_days', `must be a whole number of days up to ${MAX_DURATION_DAYS}, or -1 or 0 for none`);
+    if (days > 0) {
+      durationDays = days;
+      expiresAt = null;
+    }
+  }
   return {
     key,
-    active: hwids.length > 0 || executions > 0,
+    active,
+    durationDays,
     status: r.banned === 1 || r.banned === true ? 'banned' : 'active',
     hwids,
     note: checkNote(r.note, 'note'),
@@ -265,7 +301,7 @@ function checkCsvHeader(header: string[]) {
     );
   const repeated = header.filter((name, i) => header.indexOf(name) !== i);
   if (repeated.length > 0) throw invalid('data', `The CSV header names ${[...new Set(repeated)].join(', ')} more than once`);
-  const missing = EXPORT_COLUMNS.filter((name) => !header.includes(name));
+  const missing = EXPORT_COLUMNS.filter((name) => !OPTIONAL_COLUMNS.has(name) && !header.includes(name));
   if (missing.length > 0)
     throw invalid('data', `The CSV header lacks column(s) ${missing.join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`);
 }

@@ -87,6 +87,28 @@ export const deleteActiveKey = (db: Db, serviceId: string, key: string) =>
 export const deleteGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
 
+/** A generated key given a date is no longer one whose time starts at redemption. */
+export const endAfterRedeem = (db: Db, serviceId: string, key: string) =>
+  db
+    .updateTable('generatedKeys')
+    .set({ expirationType: 'byDate', durationDays: null })
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .where('expirationType', '=', 'afterRedeem')
+    .execute();
+
+/** Adds days to an afterRedeem key's length as the row stands when written; answers the new length. */
+export async function addDurationDays(db: Db, serviceId: string, key: string, days: number): Promise<number> {
+  const row = await db
+    .updateTable('generatedKeys')
+    .set((eb) => ({ durationDays: eb('durationDays', '+', days) }))
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .returning('durationDays')
+    .executeTakeFirstOrThrow();
+  return row.durationDays!;
+}
+
 /** Removes and returns the generated key; only one concurrent caller can get the row back. */
 export const takeGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.deleteFrom('generatedKeys').where('serviceId', '=', serviceId).where('key', '=', key).returningAll().executeTakeFirst();

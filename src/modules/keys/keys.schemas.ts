@@ -39,14 +39,24 @@ export const ActiveKey = Type.Object({
   hwidResetCount: Type.Integer(),
 });
 
-export const GeneratedKey = Type.Object({ key: Type.String(), ...KeyFields, expirationType: Type.String(), createdAt: Time });
+// durationDays: for afterRedeem keys, the days the key runs from its redemption (contract §12.1); null otherwise.
+const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+export const GeneratedKey = Type.Object({
+  key: Type.String(),
+  ...KeyFields,
+  expirationType: Type.String(),
+  durationDays: NullableInteger,
+  createdAt: Time,
+});
+
+const Days = Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' });
 
 export const GenerateBody = Strict({
-  expirationType: Type.Union([Type.Literal('byDays'), Type.Literal('byDate'), Type.Literal('lifetime')], {
-    errorMessage: 'must be one of byDays, byDate, lifetime',
+  expirationType: Type.Union([Type.Literal('byDays'), Type.Literal('byDate'), Type.Literal('lifetime'), Type.Literal('afterRedeem')], {
+    errorMessage: 'must be one of byDays, byDate, lifetime, afterRedeem',
   }),
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, errorMessage: 'must be a whole number from 1 to 1000' })),
-  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' })),
+  days: Type.Optional(Days),
   expiresAt: Type.Optional(TimeInput),
   note: Type.Optional(Note),
   isPremium: Type.Optional(Type.Boolean()),
@@ -77,7 +87,15 @@ export const EditActiveKeyBody = Strict({
   ...editFields,
   hwid: Type.Optional(Type.Union([Hwid, Type.Null()], { errorMessage: 'must be 1 to 256 printable characters or null' })),
 });
-export const EditGeneratedKeyBody = Strict({ ...editFields, expiresAt: Type.Optional(TimeInput) });
+// expirationType afterRedeem with days makes the key's time start at redemption; an expiresAt makes it a dated key again.
+export const EditGeneratedKeyBody = Strict({
+  ...editFields,
+  expiresAt: Type.Optional(TimeInput),
+  expirationType: Type.Optional(
+    Type.Literal('afterRedeem', { errorMessage: 'can only be set to afterRedeem (send expiresAt for a date)' }),
+  ),
+  days: Type.Optional(Days),
+});
 
 export const ExtendBody = Strict({
   key: LicenseKey,

@@ -14,7 +14,7 @@ export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
 const flag = (value: boolean | undefined): Flag => (value ? 1 : 0);
 
 export type KeyStatus = 'active' | 'paused' | 'banned';
-export type ExpirationType = 'byDays' | 'byDate' | 'lifetime';
+export type ExpirationType = 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
 type TimeInput = string | number;
 
 /** The fields active and generated keys share, as the API shows them. */
@@ -46,7 +46,13 @@ export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
 }
 
 export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
-  return { key: row.key, ...keyFieldsView(row), expirationType: row.expirationType, createdAt: iso(row.createdAt)! };
+  return {
+    key: row.key,
+    ...keyFieldsView(row),
+    expirationType: row.expirationType,
+    durationDays: row.durationDays ?? null,
+    createdAt: iso(row.createdAt)!,
+  };
 }
 
 export interface GenerateInput {
@@ -61,26 +67,37 @@ export interface GenerateInput {
   maxHwids?: number;
 }
 
-function expiryFor(input: GenerateInput, now: number): number | null {
+const onlyWithDays = (field: string) => invalid(field, `${field} is only used when expirationType is byDays or afterRedeem`);
+
+/** The expiry a new generated key gets, and for afterRedeem the days its time runs from redemption (contract §12.1). */
+function expiryFor(input: GenerateInput, now: number): { expiresAt: number | null; durationDays: number | null } {
   switch (input.expirationType) {
     case 'byDays':
       if (input.days === undefined) throw invalid('days', 'days is required when expirationType is byDays');
       if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
-      return now + input.days * DAY_MS;
+      return { expiresAt: now + input.days * DAY_MS, durationDays: null };
+    case 'afterRedeem':
+      if (input.days === undefined) throw invalid('days', 'days is required when expirationType is afterRedeem');
+      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
+      // The clock starts at redemption: until then the key has no expiry and never counts as expired.
+      return { expiresAt: null, durationDays: input.days };
     case 'byDate':
       if (input.expiresAt === undefined) throw invalid('expiresAt', 'expiresAt is required when expirationType is byDate');
-      if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
-      return parseFutureTime('expiresAt', input.expiresAt, now);
+      if (input.days !== undefined) throw onlyWithDays('days');
+      return { expiresAt: parseFutureTime('expiresAt', input.expiresAt, now), durationDays: null };
     case 'lifetime':
-      if (input.days !== undefined) throw invalid('days', 'days is only used when expirationType is byDays');
+      if (input.days !== undefined) throw onlyWithDays('days');
       if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
-      return null;
+      return { expiresAt: null, durationDays: null };
   }
 }
 
-export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
-  const now = ctx.clock();
-  const expiresAt = expiryFor(input, now);
+/**
+ * Writes `input.count` new generated keys in the caller's transaction and answers their rows. For callers
+ * that make keys as part of a larger change (a shop delivery); the caller writes its own audit entry.
+ */
+export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateInput, now: number) {
+  const { expiresAt, durationDays } = expiryFor(input, now);
   const rows = Array.from({ length: input.count ?? 1 }, () => ({
     key: newLicenseKey(),
     serviceId,
@@ -93,13 +110,22 @@ export async function generateKeys(ctx: AppContext, serviceId: string, input: Ge
     expirationType: input.expirationType,
     createdAt: now,
     maxHwids: input.maxHwids ?? 1,
+    durationDays,
   }));
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertGeneratedKeys(trx, rows);
+  await repo.insertGeneratedKeys(trx, rows);
+  return rows;
+}
+
+export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
+  const now = ctx.clock();
+  // Checked before the transaction opens, so bad input never holds a connection.
+  expiryFor(input, now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const rows = await insertNewKeys(trx, serviceId, input, now);
     const details = { count: rows.length, expirationType: input.expirationType, isPremium: input.isPremium === true };
     await recordServiceAudit(trx, actor, serviceId, 'key.generate', rows.length === 1 ? rows[0]!.key : null, details, now);
+    return rows;
   });
-  return rows;
 }
 
 /** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
@@ -163,14 +189,33 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
   });
 }
 
-export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: Omit<KeyEdit, 'hwid'>, actor: Actor) {
+export interface GeneratedKeyEdit extends Omit<KeyEdit, 'hwid'> {
+  expirationType?: 'afterRedeem';
+  days?: number;
+}
+
+/** The expiry part of a generated key's edit: a date, or time that starts at redemption (contract §12.1). */
+function generatedExpiryPatch(edit: GeneratedKeyEdit): Updateable<GeneratedKeysTable> {
   if (edit.expiresAt === null) throw invalid('expiresAt', 'expiresAt of a generated key cannot be null');
-  const patch = commonPatch(edit);
+  if (edit.expirationType === 'afterRedeem') {
+    if (edit.days === undefined) throw invalid('days', 'days is required when expirationType is afterRedeem');
+    if (edit.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is not used when expirationType is afterRedeem');
+    return { expirationType: 'afterRedeem', expiresAt: null, durationDays: edit.days };
+  }
+  if (edit.days !== undefined) throw invalid('days', 'days is only used with expirationType afterRedeem');
+  return {};
+}
+
+export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
+  const { expirationType: _type, days: _days, ...common } = edit;
+  const patch = { ...commonPatch(common), ...generatedExpiryPatch(edit) };
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
     }
+    // A date given to a key whose time started at redemption makes it a dated key.
+    if (edit.expiresAt !== undefined) await repo.endAfterRedeem(trx, serviceId, key);
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
     await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...edit }, ctx.clock());
@@ -193,6 +238,9 @@ export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key
     await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, ctx.clock());
   });
 }
+
+/** The longest an afterRedeem key may run once redeemed, extensions included (about 100 years). */
+const MAX_DURATION_DAYS = 36_500;
 
 const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be extended');
 
@@ -226,6 +274,14 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
     }
     const generated = await repo.findGeneratedKey(trx, serviceId, key);
     if (!generated) throw notFound('Key');
+    if (generated.expirationType === 'afterRedeem') {
+      // Its time has not started: the days go to the length it will run once redeemed (added by the database, so
+      // concurrent extensions add up).
+      const durationDays = await repo.addDurationDays(trx, serviceId, key, days);
+      if (durationDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
+      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, durationDays }, now);
+      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }) };
+    }
     if (generated.expiresAt === null) throw lifetime();
     const expiresAt = await extend(trx, 'generatedKeys');
     return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };

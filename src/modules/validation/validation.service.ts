@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { findBanInForce } from '../blacklist/blacklist.repository.ts';
 import { findKeyless } from '../keyless/keyless.repository.ts';
 import * as keys from '../keys/keys.repository.ts';
-import { iso } from '../../lib/time.ts';
+import { DAY_MS, iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
@@ -97,6 +97,8 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
   const redeemed = await ctx.db.transaction().execute(async (trx) => {
     const taken = await keys.takeGeneratedKey(trx, serviceId, key);
     if (!taken) return null;
+    // A key whose time starts at redemption (contract §12.1) gets its expiry now, in the same transaction.
+    const expiresAt = taken.durationDays !== null ? now + taken.durationDays * DAY_MS : taken.expiresAt;
     await keys.insertActiveKey(trx, {
       key: taken.key,
       serviceId,
@@ -107,7 +109,7 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
       isPremium: taken.isPremium,
       noHwidValidation: taken.noHwidValidation,
       status: taken.status,
-      expiresAt: taken.expiresAt,
+      expiresAt,
       chatId: taken.chatId,
       executions: 0,
       createdAt: taken.createdAt,
@@ -117,7 +119,7 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
       hwidResetCount: 0,
     });
     if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
-    return verdict('KEY_VALID', taken);
+    return verdict('KEY_VALID', { isPremium: taken.isPremium, expiresAt });
   });
   if (redeemed) ctx.analytics.countRedemption(serviceId);
   return redeemed;

@@ -1181,6 +1181,7 @@ export interface paths {
                                     chatId: string | null;
                                     maxHwids: number;
                                     expirationType: string;
+                                    durationDays: number | null;
                                     /** Format: date-time */
                                     createdAt: string;
                                 })[];
@@ -1519,7 +1520,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        expirationType: "byDays" | "byDate" | "lifetime";
+                        expirationType: "byDays" | "byDate" | "lifetime" | "afterRedeem";
                         count?: number;
                         days?: number;
                         expiresAt?: string | number;
@@ -1553,6 +1554,7 @@ export interface paths {
                                     chatId: string | null;
                                     maxHwids: number;
                                     expirationType: string;
+                                    durationDays: number | null;
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
@@ -1945,6 +1947,7 @@ export interface paths {
                                 chatId: string | null;
                                 maxHwids: number;
                                 expirationType: string;
+                                durationDays: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
                             };
@@ -2037,6 +2040,7 @@ export interface paths {
                                     chatId: string | null;
                                     maxHwids: number;
                                     expirationType: string;
+                                    durationDays: number | null;
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
@@ -2107,6 +2111,9 @@ export interface paths {
                         expiresAt?: string | number;
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        /** @enum {string} */
+                        expirationType?: "afterRedeem";
+                        days?: number;
                     };
                 };
             };
@@ -2131,6 +2138,7 @@ export interface paths {
                                 chatId: string | null;
                                 maxHwids: number;
                                 expirationType: string;
+                                durationDays: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
                             };
@@ -7541,7 +7549,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
                     from?: string;
                     to?: string;
                 };
@@ -7644,7 +7652,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
                     from?: string;
                     to?: string;
                 };
@@ -7830,6 +7838,845 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List products
+         * @description The products a shop sells, each with the delivery URLs to paste into Sellix, SellAuth or any other shop.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    id: string;
+                                    name: string;
+                                    expirationType: string;
+                                    days: number | null;
+                                    isPremium: boolean;
+                                    maxHwids: number;
+                                    note: string | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                    deliveryUrls: {
+                                        generic: string;
+                                        sellix: string;
+                                        sellauth: string;
+                                    };
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a product
+         * @description What one unit sold delivers: a key that runs `days` from its sale (byDays) or from its redemption (afterRedeem), or a lifetime key; premium, max HWIDs and note. Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        expirationType: "byDays" | "afterRedeem" | "lifetime";
+                        days?: number | (never | null);
+                        isPremium?: boolean;
+                        maxHwids?: number;
+                        note?: string | (never | null);
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: string;
+                                name: string;
+                                expirationType: string;
+                                days: number | null;
+                                isPremium: boolean;
+                                maxHwids: number;
+                                note: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                deliveryUrls: {
+                                    generic: string;
+                                    sellix: string;
+                                    sellauth: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Edit a product
+         * @description Changes only the fields sent; keys already delivered keep what they were made with. Needs allowManageKeys.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        expirationType?: "byDays" | "afterRedeem" | "lifetime";
+                        days?: number | (never | null);
+                        isPremium?: boolean;
+                        maxHwids?: number;
+                        note?: string | (never | null);
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: string;
+                                name: string;
+                                expirationType: string;
+                                days: number | null;
+                                isPremium: boolean;
+                                maxHwids: number;
+                                note: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                deliveryUrls: {
+                                    generic: string;
+                                    sellix: string;
+                                    sellauth: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a product
+         * @description Its delivery URLs stop working (404); orders already delivered stay listed. Needs allowManageKeys.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                deleted: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/shop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shop secrets
+         * @description Which shops are connected: each secret reads "****" when set, null when not; a secret is never shown.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                genericSecret: string | null;
+                                sellixSecret: string | null;
+                                sellauthSecret: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Set shop secrets
+         * @description The secrets each shop signs its delivery requests with (the generic one is yours to choose; Sellix and SellAuth show theirs in their settings). Write-only and stored encrypted; a field left out stays, null disconnects that shop. Needs allowManageKeys.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        genericSecret?: string | (never | null);
+                        sellixSecret?: string | (never | null);
+                        sellauthSecret?: string | (never | null);
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                genericSecret: string | null;
+                                sellixSecret: string | null;
+                                sellauthSecret: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivered orders
+         * @description Newest first: the shop order id, the shop, the product, the keys delivered and when.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    orderId: string;
+                                    shop: string;
+                                    productId: string;
+                                    productName: string;
+                                    quantity: number;
+                                    keys: string[];
+                                    email: string | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/shop/generic/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver keys to any shop
+         * @description For any shop or your own code. Body `{ orderId (1–128 printable), quantity (1–100), email?, chatId? }`, header `X-Keyward-Signature: sha256=<hex HMAC-SHA256 of the raw body under the generic secret>`. Answers the keys as text, one per line; the same orderId again answers the same keys and makes none. 401 for a missing or wrong signature (nothing made), 404 for an unknown product or a service without the generic secret.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    productId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/shop/sellix/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver keys to Sellix
+         * @description Sellix's dynamic-product webhook (event product:dynamic), signed with X-Sellix-Signature (HMAC-SHA512 of the body under the shop's webhook secret). Answers the keys as text, one per line, which Sellix hands to the buyer; a repeat of the order answers the same keys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    productId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/shop/sellauth/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver keys to SellAuth
+         * @description SellAuth's dynamic delivery (event INVOICE.ITEM.DELIVER-DYNAMIC, one request per invoice item), signed with X-Signature (HMAC-SHA256 of the body under the shop's webhook secret). Answers the keys as text, one per line, which SellAuth shows the buyer; a repeat of the item answers the same keys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    productId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

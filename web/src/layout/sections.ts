@@ -11,6 +11,7 @@ export const SECTIONS = [
   { slug: 'api-access', label: 'API access' },
   // Not one of contract §9's names; the page for the URL shortener routes (contract: URL shortener).
   { slug: 'short-links', label: 'Short links' },
+  { slug: 'products', label: 'Products' },
 ] as const;
 
 export type SectionSlug = (typeof SECTIONS)[number]['slug'];
