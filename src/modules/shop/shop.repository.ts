@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ProductsTable, ShopOrdersTable, ShopSettingsTable } from '../../db/types.ts';
+import type { ProductsTable, ShopOrdersTable, ShopSettingsTable } from '../../db/schema.ts';
 
 const PRODUCT_COLUMNS = [
   'id',

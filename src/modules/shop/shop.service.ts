@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { ProductsTable, ShopOrdersTable } from '../../db/types.ts';
+import type { ProductsTable, ShopOrdersTable } from '../../db/schema.ts';
 import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { newId } from '../../lib/random.ts';
