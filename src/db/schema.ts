@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Every table of the database, in one place, grouped by area. Table shapes as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case columns).
@@ -47,6 +47,10 @@ export interface ServicesTable {
   chatInteractionsPublicKey: string | null;
   chatGuildId: string | null;
   chatGuildName: string | null;
+  /** The Discord bot's token, sealed (ctx.sealer); write-only (contract §12.3). */
+  chatBotTokenSealed: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The buyer role granted while a user holds a valid key. */
+  chatRoleId: ColumnType<string | null, string | null | undefined, string | null>;
   executions: number;
   lastActiveAt: number | null;
   createdAt: number;
@@ -63,9 +67,11 @@ export interface GeneratedKeysTable {
   status: 'active' | 'paused' | 'banned';
   expiresAt: number | null;
   chatId: string | null;
-  expirationType: 'byDays' | 'byDate' | 'lifetime';
+  expirationType: 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
   createdAt: number;
   maxHwids: Generated<number>;
+  /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
+  durationDays: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ActiveKeysTable {
@@ -275,7 +281,13 @@ export interface WebhookOutboxTable {
   lastError: string | null;
   createdAt: number;
   deliveredAt: number | null;
+  /** What the row sends (migration 0019): a chat message, a Discord role change, or an event. */
+  kind: ColumnType<OutboxKind, OutboxKind | undefined, OutboxKind>;
+  /** The event endpoint's id (event) or the Discord user's id (discordRole); null for chat. */
+  target: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+export type OutboxKind = 'chat' | 'discordRole' | 'event';
 
 // ---- Analytics ----
 
@@ -362,4 +374,83 @@ export interface Database {
   analyticsScripts: AnalyticsScriptsTable;
   auditLog: AuditLogTable;
   jobLeases: JobLeasesTable;
+  // Selling
+  products: ProductsTable;
+  shopSettings: ShopSettingsTable;
+  shopOrders: ShopOrdersTable;
+  // Discord role, event webhooks
+  discordRoleMembers: DiscordRoleMembersTable;
+  eventEndpoints: EventEndpointsTable;
+  eventDeliveries: EventDeliveriesTable;
+}
+
+/** What a shop sells (contract §12.2): the keys one unit of it delivers. */
+export interface ProductsTable {
+  id: string;
+  serviceId: string;
+  name: string;
+  expirationType: 'byDays' | 'afterRedeem' | 'lifetime';
+  days: number | null;
+  isPremium: Flag;
+  maxHwids: number;
+  note: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Each service's shop secrets, sealed (ctx.sealer); null = that shop is not connected. */
+export interface ShopSettingsTable {
+  serviceId: string;
+  genericSecretSealed: string | null;
+  sellixSecretSealed: string | null;
+  sellauthSecretSealed: string | null;
+  updatedAt: number;
+}
+
+/** One delivered order; unique per (service, provider, orderId), which makes retries idempotent. */
+export interface ShopOrdersTable {
+  id: string;
+  serviceId: string;
+  provider: 'generic' | 'sellix' | 'sellauth';
+  orderId: string;
+  productId: string;
+  productName: string;
+  quantity: number;
+  /** JSON array of the delivered key strings, in the order they were answered. */
+  keys: string;
+  email: string | null;
+  createdAt: number;
+}
+
+// ---- Discord role, event webhooks (contract §12.3, §12.4) ----
+
+/** Users the buyer role was granted to (and not since revoked): the role's state as Keyward last decided it. */
+export interface DiscordRoleMembersTable {
+  serviceId: string;
+  chatId: string;
+  grantedAt: number;
+}
+
+export interface EventEndpointsTable {
+  id: string;
+  serviceId: string;
+  url: string;
+  /** JSON array of event names, or ["*"]. */
+  events: string;
+  /** The signing secret (whsec_…), sealed; shown once when created. */
+  secretSealed: string;
+  createdAt: number;
+}
+
+/** One attempt to deliver an event to an endpoint; each endpoint keeps its last 50. */
+export interface EventDeliveriesTable {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  statusCode: number | null;
+  ok: Flag;
+  error: string | null;
+  attemptedAt: number;
 }

@@ -22,6 +22,8 @@ import auditRoutes from './audit/audit.routes.ts';
 import analyticsRoutes from './analytics/analytics.routes.ts';
 import shopRoutes from './shop/shop.routes.ts';
 import shopDeliveryRoutes from './shop/shop-delivery.routes.ts';
+import eventRoutes from './events/events.routes.ts';
+import discordRoleRoutes from './discord-role/discord-role.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -54,5 +56,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: analyticsRoutes, prefix: '/api/v1' },
   { plugin: shopRoutes, prefix: '/api/v1' },
   { plugin: shopDeliveryRoutes, prefix: '/api/v1' },
+  { plugin: eventRoutes, prefix: '/api/v1' },
+  { plugin: discordRoleRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

@@ -8,6 +8,8 @@ import { ExecutionCounter } from './loader/execution-counter.ts';
 import { ServiceLookup } from './services/service-lookup.ts';
 import { VerdictCache } from './validation/verdict-cache.ts';
 import { outboundPolicy } from './webhook/webhook.service.ts';
+import { discordPolicy } from './discord-role/discord-role.service.ts';
+import { eventsPolicy } from './events/events-policy.ts';
 
 /**
  * What the modules keep per app instance, added to the context's ModuleState here, beside the code that builds it,
@@ -22,7 +24,7 @@ declare module '../context.ts' {
     /** What judging a key read lately, dropped on every write to it (modules/validation/verdict-cache.ts). */
     verdicts: VerdictCache;
     /** Where the webhook may post and how long it waits (tests swap DNS through it). */
-    outbound: { webhook: OutboundPolicy };
+    outbound: { webhook: OutboundPolicy; events: OutboundPolicy; discord: OutboundPolicy };
     /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
     executions: ExecutionCounter;
     /** This instance's analytics counts not yet written, flushed hourly by the analytics job. */
@@ -45,7 +47,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     services: new ServiceLookup(db, clock),
     delivery: new DeliveryCache({ db, bus, clock }, config.scriptCacheBytes),
     verdicts: new VerdictCache({ bus, clock, writes: writesOf(db), log }, server ? config.verdictCacheMs : 0),
-    outbound: { webhook: outboundPolicy(config) },
+    outbound: { webhook: outboundPolicy(config), events: eventsPolicy(config), discord: discordPolicy(config) },
     executions: new ExecutionCounter(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     exports: new ExportWorkers(options.database.source, log),

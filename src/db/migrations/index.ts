@@ -12,6 +12,7 @@ import * as jobLeases from './0011_job_leases.ts';
 import * as keysSearch from './0012_keys_search.ts';
 import * as keysShortSearch from './0013_keys_short_search.ts';
 import * as selling from './0018_selling.ts';
+import * as discordEvents from './0019_discord_events.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0012_keys_search': keysSearch,
   '0013_keys_short_search': keysShortSearch,
   '0018_selling': selling,
+  '0019_discord_events': discordEvents,
 };

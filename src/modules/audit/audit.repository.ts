@@ -42,6 +42,9 @@ export const SERVICE_ACTIONS = [
   'product.delete',
   'shop.update',
   'order.delivered',
+  // Event webhooks (contract §12.4).
+  'eventEndpoint.create',
+  'eventEndpoint.delete',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

@@ -4,6 +4,8 @@ import { findKeyless } from '../keyless/keyless.repository.ts';
 import * as keys from '../keys/keys.repository.ts';
 import { DAY_MS, iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan } from './validation.repository.ts';
+import { syncChatRoles } from '../discord-role/discord-role.service.ts';
+import { emitEvent, keyEventData } from '../events/events.service.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -119,6 +121,16 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
       hwidResetCount: 0,
     });
     if (taken.noHwidValidation !== 1) await keys.insertKeyHwids(trx, serviceId, taken.key, [hwid]);
+    // The buyer role and the key.redeemed event commit with the redemption (contract §12.3, §12.4).
+    await syncChatRoles(trx, serviceId, [taken.chatId], now);
+    const bound = taken.noHwidValidation === 1 ? null : hwid;
+    await emitEvent(
+      trx,
+      serviceId,
+      'key.redeemed',
+      keyEventData(serviceId, { key: taken.key, hwid: bound, chatId: taken.chatId, expiresAt }),
+      now,
+    );
     return verdict('KEY_VALID', { isPremium: taken.isPremium, expiresAt });
   });
   if (redeemed) ctx.analytics.countRedemption(serviceId);
