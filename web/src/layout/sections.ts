@@ -12,6 +12,7 @@ export const SECTIONS = [
   // Not one of contract §9's names; the page for the URL shortener routes (contract: URL shortener).
   { slug: 'short-links', label: 'Short links' },
   { slug: 'products', label: 'Products' },
+  { slug: 'event-endpoints', label: 'Event endpoints' },
 ] as const;
 
 export type SectionSlug = (typeof SECTIONS)[number]['slug'];

@@ -7,6 +7,7 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { DiscordRoleSettings } from '../events/DiscordRoleSettings';
 
 interface Settings {
   webhookUrl: string | null;
@@ -15,6 +16,8 @@ interface Settings {
   hwidResetCooldownPremiumHours: number;
   chatInteractionsPublicKey: string | null;
   chat: { guildId: string; guildName: string } | null;
+  chatBotToken: string | null;
+  chatRoleId: string | null;
 }
 interface ServiceInfo {
   id: string;
@@ -293,6 +296,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
           </Text>
         </Stack>
       </Section>
+
+      <DiscordRoleSettings serviceId={serviceId} chatRoleId={s.chatRoleId} botTokenSet={s.chatBotToken !== null} />
 
       <ConfirmDialog
         opened={confirmDisconnect}
