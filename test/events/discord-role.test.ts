@@ -200,4 +200,16 @@ describe('Discord buyer role', () => {
     await deliver();
     expect(discord.received).toHaveLength(0);
   });
+
+  it('sends one grant when two keys of one user are redeemed at the same moment', async () => {
+    const keys = await generateKeys(t.app, s.serviceKey, { expirationType: 'lifetime', chatId: USER, count: 6 });
+    const answers = await Promise.all(
+      keys.map((key, i) => call(t.app, 'POST', '/api/v1/keys/validate', { body: { service: s.id, key, hwid: `pc-${i}` } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 200));
+    await deliver();
+    expect(calls()).toEqual([`PUT ${rolePath}`]);
+    const members = await t.ctx.db.selectFrom('discordRoleMembers').select('chatId').where('serviceId', '=', s.id).execute();
+    expect(members).toEqual([{ chatId: USER }]);
+  });
 });

@@ -192,4 +192,34 @@ describe('event delivery', () => {
     expect(res.status).toBe(404);
     expect(await t.ctx.db.selectFrom('webhookOutbox').select('id').where('serviceId', '=', s.id).execute()).toEqual([]);
   });
+
+  it('fires order.delivered once per order, also when the shop retries it', async () => {
+    const { secret } = (await addEndpoint(['order.delivered'])).body.data;
+    expect((await call(t.app, 'PUT', '/api/v1/keys/api/shop', { key: s.serviceKey, body: { genericSecret: 'shop-secret' } })).status).toBe(
+      200,
+    );
+    const product = await call(t.app, 'POST', '/api/v1/keys/api/products', {
+      key: s.serviceKey,
+      body: { name: 'Month', expirationType: 'byDays', days: 30 },
+    });
+    expect(product.status).toBe(201);
+    const body = JSON.stringify({ orderId: 'order-1', quantity: 2 });
+    const signature = `sha256=${createHmac('sha256', 'shop-secret').update(body).digest('hex')}`;
+    const order = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/public/shop/generic/${product.body.data.id}`,
+        payload: body,
+        headers: { 'content-type': 'application/json', 'x-keyward-signature': signature },
+      });
+    const first = await order();
+    expect(first.statusCode).toBe(200);
+    expect((await order()).body).toBe(first.body);
+    await deliver();
+    expect(receiver.received).toHaveLength(1);
+    expect(verify(secret, receiver.received[0]!)).toBe(true);
+    const event = JSON.parse(receiver.received[0]!.raw);
+    expect(event.type).toBe('order.delivered');
+    expect(event.data).toMatchObject({ serviceId: s.id, orderId: 'order-1', quantity: 2, keys: first.body.trim().split('\n') });
+  });
 });
