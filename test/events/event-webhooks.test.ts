@@ -222,4 +222,16 @@ describe('event delivery', () => {
     expect(event.type).toBe('order.delivered');
     expect(event.data).toMatchObject({ serviceId: s.id, orderId: 'order-1', quantity: 2, keys: first.body.trim().split('\n') });
   });
+
+  it('never sends to a private address, and says so in the delivery log', async () => {
+    const { id } = (await addEndpoint(['*'], s, 'https://127.0.0.1:1/hook')).body.data;
+    expect((await call(t.app, 'POST', `${URL}/${id}/test`, { key: s.serviceKey })).status).toBe(202);
+    await deliver();
+    const log = await call(t.app, 'GET', `${URL}/${id}/deliveries`, { key: s.serviceKey });
+    expect(log.body.data.items).toHaveLength(1);
+    expect(log.body.data.items[0]).toMatchObject({ ok: false, statusCode: null });
+    expect(log.body.data.items[0].error).toMatch(/^refused: .*non-public address/);
+    const row = await t.ctx.db.selectFrom('webhookOutbox').select(['status']).where('serviceId', '=', s.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('failed');
+  });
 });
