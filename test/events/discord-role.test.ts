@@ -212,4 +212,18 @@ describe('Discord buyer role', () => {
     const members = await t.ctx.db.selectFrom('discordRoleMembers').select('chatId').where('serviceId', '=', s.id).execute();
     expect(members).toEqual([{ chatId: USER }]);
   });
+
+  it('grants when a key is given a chat id, and moves the role when the key moves to another user', async () => {
+    const [key] = await generateKeys(t.app, s.serviceKey, { expirationType: 'lifetime' });
+    await call(t.app, 'POST', '/api/v1/keys/validate', { body: { service: s.id, key, hwid: 'pc-1' } });
+    await deliver();
+    expect(discord.received).toHaveLength(0);
+    expect((await call(t.app, 'PUT', '/api/v1/keys/api/key', { key: s.serviceKey, body: { key, chatId: USER } })).status).toBe(200);
+    await deliver();
+    expect(calls()).toEqual([`PUT ${rolePath}`]);
+    const other = '555555555555555555';
+    expect((await call(t.app, 'PUT', '/api/v1/keys/api/key', { key: s.serviceKey, body: { key, chatId: other } })).status).toBe(200);
+    await deliver();
+    expect(calls().slice(1).sort()).toEqual([`DELETE ${rolePath}`, `PUT ${rolePath.replace(USER, other)}`].sort());
+  });
 });
