@@ -25,6 +25,10 @@ export interface Config {
   /** Sign-in: ALTCHA proof-of-work difficulty and lifetime, dashboard session lifetimes. */
   signin: { captchaMaxNumber: number; captchaTtlSeconds: number; sessionIdleMinutes: number; sessionAbsoluteHours: number };
   chatWebhookOrigins: string[];
+  /** Origins event endpoints may use besides any public https one (http and loopback allowed: trusted, for tests). */
+  eventWebhookOrigins: string[];
+  /** Where Discord's API is (contract §12.3); another value is trusted, for tests. */
+  discordApiUrl: string;
   /** Key-system provider APIs (contract §8); the bases are overridable for tests only, like CHAT_WEBHOOK_ORIGINS. */
   keySystem: { workinkApiUrl: string; linkvertiseApiUrl: string; lootlabsApiUrl: string; providerTimeoutMs: number };
   /** How often each instance looks for queued webhook messages; 0 turns the background worker off. */
@@ -152,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (analytics !== 'on' && analytics !== 'off') throw new ConfigError('ANALYTICS must be on or off');
 
   const chatWebhookOrigins = list(env.CHAT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('CHAT_WEBHOOK_ORIGINS', o).origin);
+  const eventWebhookOrigins = list(env.EVENT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('EVENT_WEBHOOK_ORIGINS', o).origin);
 
   const metrics = env.METRICS ?? 'off';
   if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('METRICS must be on or off');
@@ -190,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
       sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),
     },
     chatWebhookOrigins,
+    eventWebhookOrigins,
+    discordApiUrl: apiBase(env, 'DISCORD_API_URL', 'https://discord.com'),
     keySystem: {
       workinkApiUrl: apiBase(env, 'WORKINK_API_URL', 'https://work.ink'),
       linkvertiseApiUrl: apiBase(env, 'LINKVERTISE_API_URL', 'https://publisher.linkvertise.com'),

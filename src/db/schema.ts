@@ -52,6 +52,10 @@ export interface ServicesTable {
   chatInteractionsPublicKey: string | null;
   chatGuildId: string | null;
   chatGuildName: string | null;
+  /** The Discord bot's token, sealed (ctx.sealer); write-only (contract §12.3). */
+  chatBotTokenSealed: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The buyer role granted while a user holds a valid key. */
+  chatRoleId: ColumnType<string | null, string | null | undefined, string | null>;
   executions: number;
   lastActiveAt: number | null;
   createdAt: number;
@@ -291,7 +295,13 @@ export interface WebhookOutboxTable {
   lastError: string | null;
   createdAt: number;
   deliveredAt: number | null;
+  /** What the row sends (migration 0019): a chat message, a Discord role change, or an event. */
+  kind: ColumnType<OutboxKind, OutboxKind | undefined, OutboxKind>;
+  /** The event endpoint's id (event) or the Discord user's id (discordRole); null for chat. */
+  target: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+export type OutboxKind = 'chat' | 'discordRole' | 'event';
 
 // ---- Analytics ----
 
@@ -430,6 +440,39 @@ export interface RelayWindowsTable {
   count: number;
 }
 
+// ---- Discord role, event webhooks (contract §12.3, §12.4) ----
+
+/** Users the buyer role was granted to (and not since revoked): the role's state as Keyward last decided it. */
+export interface DiscordRoleMembersTable {
+  serviceId: string;
+  chatId: string;
+  grantedAt: number;
+}
+
+export interface EventEndpointsTable {
+  id: string;
+  serviceId: string;
+  url: string;
+  /** JSON array of event names, or ["*"]. */
+  events: string;
+  /** The signing secret (whsec_…), sealed; shown once when created. */
+  secretSealed: string;
+  createdAt: number;
+}
+
+/** One attempt to deliver an event to an endpoint; each endpoint keeps its last 50. */
+export interface EventDeliveriesTable {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  statusCode: number | null;
+  ok: Flag;
+  error: string | null;
+  attemptedAt: number;
+}
+
 export interface Database {
   // Accounts, services and their keys
   accounts: AccountsTable;
@@ -470,4 +513,8 @@ export interface Database {
   scriptVersions: ScriptVersionsTable;
   serviceVariables: ServiceVariablesTable;
   relayWindows: RelayWindowsTable;
+  // Discord role, event webhooks
+  discordRoleMembers: DiscordRoleMembersTable;
+  eventEndpoints: EventEndpointsTable;
+  eventDeliveries: EventDeliveriesTable;
 }

@@ -2,6 +2,7 @@ import type { Job } from './runner.ts';
 import { analyticsFlushJob } from '../modules/analytics/analytics-flush.job.ts';
 import { analyticsPruneJob } from '../modules/analytics/analytics-prune.job.ts';
 import { auditPruneJob } from '../modules/audit/audit-prune.job.ts';
+import { discordRoleSweepJob } from '../modules/discord-role/discord-role.job.ts';
 import { executionFlushJob } from '../modules/loader/execution-flush.job.ts';
 import { keySystemSweepJob } from '../modules/key-system/key-system-sweep.job.ts';
 import { pruneJob } from '../modules/maintenance/prune.job.ts';
@@ -20,4 +21,5 @@ export const jobs: readonly Job[] = [
   auditPruneJob,
   analyticsPruneJob,
   keySystemSweepJob,
+  discordRoleSweepJob,
 ];

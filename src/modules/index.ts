@@ -25,6 +25,8 @@ import shopRoutes from './shop/shop.routes.ts';
 import shopDeliveryRoutes from './shop/shop-delivery.routes.ts';
 import variablesRoutes from './variables/variables.routes.ts';
 import relayRoutes from './relay/relay.routes.ts';
+import eventRoutes from './events/events.routes.ts';
+import discordRoleRoutes from './discord-role/discord-role.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -60,5 +62,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: shopDeliveryRoutes, prefix: '/api/v1' },
   { plugin: variablesRoutes, prefix: '/api/v1' },
   { plugin: relayRoutes, prefix: '/api/v1' },
+  { plugin: eventRoutes, prefix: '/api/v1' },
+  { plugin: discordRoleRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

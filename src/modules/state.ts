@@ -10,6 +10,8 @@ import { SigningKeyCache } from './signing/signing.service.ts';
 import { KeyTouches } from './validation/key-touches.ts';
 import { VerdictCache } from './validation/verdict-cache.ts';
 import { outboundPolicy } from './webhook/webhook.service.ts';
+import { discordPolicy } from './discord-role/discord-role.service.ts';
+import { eventsPolicy } from './events/events-policy.ts';
 
 /**
  * What the modules keep per app instance, added to the context's ModuleState here, beside the code that builds it,
@@ -26,7 +28,7 @@ declare module '../context.ts' {
     /** Each service's opened Ed25519 signing key, dropped on rotation (modules/signing/signing.service.ts). */
     signingKeys: SigningKeyCache;
     /** Where the webhook may post and how long it waits (tests swap DNS through it). */
-    outbound: { webhook: OutboundPolicy };
+    outbound: { webhook: OutboundPolicy; events: OutboundPolicy; discord: OutboundPolicy };
     /** This instance's fetch executions not yet written (modules/loader/execution-counter.ts). */
     executions: ExecutionCounter;
     /** This instance's lastUsedAt of validated keys not yet written (modules/validation/key-touches.ts). */
@@ -52,7 +54,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     delivery: new DeliveryCache({ db, bus, clock }, config.scriptCacheBytes),
     verdicts: new VerdictCache({ bus, clock, writes: writesOf(db), log }, server ? config.verdictCacheMs : 0),
     signingKeys: new SigningKeyCache(bus),
-    outbound: { webhook: outboundPolicy(config) },
+    outbound: { webhook: outboundPolicy(config), events: eventsPolicy(config), discord: discordPolicy(config) },
     executions: new ExecutionCounter(),
     touches: new KeyTouches(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),

@@ -16,6 +16,8 @@ import { ipLiteral, isPublicAddress } from '../lib/ssrf.ts';
 export interface OutboundPolicy {
   platformOrigins: readonly string[];
   explicitOrigins: readonly string[];
+  /** Any https origin whose addresses are all public (event endpoints a seller names); off unless set. */
+  anyHttpsOrigin?: boolean;
   timeoutMs: number;
   maxResponseBytes: number;
   /** Tests replace DNS; production uses the system resolver. */
@@ -44,7 +46,8 @@ async function checkedTarget(url: URL, policy: OutboundPolicy): Promise<{ addres
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundRefused('only http(s) targets are allowed');
   if (url.username || url.password) throw new OutboundRefused('credentials in the URL are not allowed');
   const explicit = policy.explicitOrigins.includes(url.origin);
-  if (!explicit && !policy.platformOrigins.includes(url.origin)) throw new OutboundRefused(`origin ${url.origin} is not allowed`);
+  const open = policy.anyHttpsOrigin === true && url.protocol === 'https:';
+  if (!explicit && !open && !policy.platformOrigins.includes(url.origin)) throw new OutboundRefused(`origin ${url.origin} is not allowed`);
 
   const literal = ipLiteral(url.hostname);
   let addresses: Array<{ address: string; family: number }>;
@@ -71,8 +74,10 @@ export const postJson = (rawUrl: string, payload: unknown, policy: OutboundPolic
   send(rawUrl, policy, { method: 'POST', json: payload, userAgent: 'Keyward (webhook delivery)' });
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   json?: unknown;
+  /** A JSON text sent byte for byte (a signed body must be sent as it was signed); instead of `json`. */
+  rawJson?: string;
   headers?: Record<string, string>;
   userAgent: string;
 }
@@ -86,7 +91,12 @@ export async function send(rawUrl: string, policy: OutboundPolicy, options: Outb
     throw new OutboundRefused('not a URL');
   }
   const target = await checkedTarget(url, policy);
-  const body = options.json === undefined ? null : Buffer.from(JSON.stringify(options.json));
+  const body =
+    options.rawJson !== undefined
+      ? Buffer.from(options.rawJson)
+      : options.json === undefined
+        ? null
+        : Buffer.from(JSON.stringify(options.json));
 
   // Answers the address checked above whatever name is asked, in both callback shapes node uses.
   const pinned = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {

@@ -29,6 +29,8 @@ describe('POST /api/v1/keys/api/chat/connect', () => {
         hwidResetCooldownPremiumHours: 6,
         chatInteractionsPublicKey: null,
         chat: { guildId: GUILD, guildName: 'My Server' },
+        chatBotToken: null,
+        chatRoleId: null,
       },
     });
     expect(await boundGuild()).toEqual({ chatGuildId: GUILD, chatGuildName: 'My Server' });

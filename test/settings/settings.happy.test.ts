@@ -21,6 +21,8 @@ describe('PUT /api/v1/keys/api/settings', () => {
       hwidResetCooldownPremiumHours: 6,
       chatInteractionsPublicKey: null,
       chat: null,
+      chatBotToken: null,
+      chatRoleId: null,
     });
     const empty = await put(s, {});
     expect(empty.status).toBe(200);

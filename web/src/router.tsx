@@ -20,6 +20,7 @@ const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
 const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
 const ProductsPage = lazy(() => import('./pages/ProductsPage'));
+const EventEndpointsPage = lazy(() => import('./pages/EventEndpointsPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
 const VariablesPage = lazy(() => import('./pages/VariablesPage'));
@@ -59,6 +60,7 @@ export const router = createBrowserRouter([
               { path: 'short-links', element: <ShortLinksPage /> },
               { path: 'products', element: <ProductsPage /> },
               { path: 'variables', element: <VariablesPage /> },
+              { path: 'event-endpoints', element: <EventEndpointsPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

@@ -16,6 +16,7 @@ import * as signingKeys from './0016_signing_keys.ts';
 import * as usernameCase from './0014_username_case.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
 import * as dashboardRound3 from './0020_dashboard_round3.ts';
+import * as discordEvents from './0019_discord_events.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0017_script_versions': scriptVersions,
   '0018_selling': selling,
   '0020_dashboard_round3': dashboardRound3,
+  '0019_discord_events': discordEvents,
 };

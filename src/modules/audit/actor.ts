@@ -50,6 +50,9 @@ export const SERVICE_ACTIONS = [
   // Script versions and variables (contract §13).
   'script.restore',
   'variables.update',
+  // Event endpoints (contract §12.4).
+  'eventEndpoint.create',
+  'eventEndpoint.delete',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [

@@ -8,6 +8,7 @@ import { isUsableNow, keysByChat, resetHwid, scriptLoadstrings } from '../keys/k
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { endUserActor, type Actor } from '../audit/actor.ts';
 import * as repo from './chat.repository.ts';
+import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 
 // A chat command is an end user acting; the request comes from the platform's servers, so no user address is known.
 const CHAT_USER = endUserActor(null);
@@ -119,6 +120,7 @@ async function redeem(ctx: AppContext, service: ServiceRow, userId: string, key:
   const linked = await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.linkKeyToChat(trx, service.id, key, userId))) return false;
     await recordServiceAudit(trx, CHAT_USER, service.id, 'key.update', key, { chatId: userId }, ctx.clock());
+    await syncChatRoles(trx, service.id, [userId], ctx.clock());
     return true;
   });
   if (linked) return reply('Your key is now linked to your account. Use `/script` to get the script.');

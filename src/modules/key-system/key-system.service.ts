@@ -10,6 +10,7 @@ import { insertGeneratedKeys, newLicenseKey } from '../keys/keys.service.ts';
 import type { ServiceRow } from '../services/services.service.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
+import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { checkpointLink, providerVouches, WORKINK_LINK_IDS } from './key-system.providers.ts';
 import * as repo from './key-system.repository.ts';
 import type { KeySystemProvider } from '../../db/schema.ts';
@@ -368,6 +369,7 @@ async function issueKey(ctx: AppContext, service: ServiceRow, settings: KeySyste
       // Contract §7.6: the key system acts for an end user.
       const actor: Actor = { kind: 'end-user', accountId: null, ip: session.address };
       await recordServiceAudit(trx, actor, service, 'key.generate', key, { count: 1, source: 'key-system' }, now);
+      await emitEvent(trx, service.id, 'keySystem.keyIssued', keyEventData(service.id, { key, hwid: null, chatId: null, expiresAt }), now);
       issued = true;
     })
     .catch((error: unknown) => {

@@ -7,6 +7,26 @@ import type { Actor } from '../audit/actor.ts';
 import * as repo from './keys-bulk.repository.ts';
 import { getAccountService } from '../services/services.service.ts';
 import type { KeyStatus } from './keys.service.ts';
+import { findActiveKey, findGeneratedKey } from './keys.repository.ts';
+import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.service.ts';
+import { emitEvent, hasEventEndpoints, keyEventData, type EventType } from '../events/events.service.ts';
+import type { Db } from '../../db/database.ts';
+
+const EVENT_OF: Partial<Record<BulkAction, EventType>> = { ban: 'key.banned', delete: 'key.deleted', resetHwid: 'key.hwidReset' };
+
+/** Each key's event data, read inside the bulk's transaction (before a delete, after any other change). */
+async function keyEvents(trx: Db, serviceId: string, active: string[], generated: string[]) {
+  const rows = [];
+  for (const key of active) {
+    const row = await findActiveKey(trx, serviceId, key);
+    if (row) rows.push(keyEventData(serviceId, row));
+  }
+  for (const key of generated) {
+    const row = await findGeneratedKey(trx, serviceId, key);
+    if (row) rows.push(keyEventData(serviceId, { ...row, hwid: null }));
+  }
+  return rows;
+}
 
 export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote' | 'move';
 export interface BulkInput {
@@ -49,6 +69,11 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     const active = found.active.map((r) => r.key);
     const generated = found.generated.map((r) => r.key);
     let skipped: string[] = [];
+    const roleUsers = ['delete', 'ban', 'pause', 'activate'].includes(input.action) ? await chatIdsOfKeys(trx, serviceId, active) : [];
+    const eventType = EVENT_OF[input.action];
+    const emits = eventType !== undefined && (await hasEventEndpoints(trx, serviceId));
+    // A deleted key's data is read before it goes.
+    const deletedEvents = emits && input.action === 'delete' ? await keyEvents(trx, serviceId, active, generated) : [];
     switch (input.action) {
       case 'delete':
         await repo.deleteKeys(trx, serviceId, active, generated);
@@ -101,6 +126,20 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
           throw invalid('days', `days would make a key run more than ${MAX_DURATION_DAYS} days from its redemption`);
         break;
       }
+    }
+    await syncChatRoles(trx, serviceId, roleUsers, now);
+    if (emits) {
+      const skippedSet = new Set(skipped);
+      const data =
+        input.action === 'delete'
+          ? deletedEvents
+          : await keyEvents(
+              trx,
+              serviceId,
+              active.filter((k) => !skippedSet.has(k)),
+              input.action === 'resetHwid' ? [] : generated,
+            );
+      for (const item of data) await emitEvent(trx, serviceId, eventType!, item, now);
     }
     const updated = known.size - skipped.length;
     const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };

@@ -9,6 +9,8 @@ import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
+import { syncChatRoles } from '../discord-role/discord-role.service.ts';
+import { emitEvent, keyEventData } from '../events/events.service.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
@@ -174,6 +176,8 @@ function commonPatch(edit: KeyEdit, now: number) {
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   return ctx.db.transaction().execute(async (trx) => {
+    // The chat id before the change: a key moved to another user may take the role from the first one.
+    const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateActiveKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
@@ -185,8 +189,11 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
     }
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, ctx.clock());
+    const now = ctx.clock();
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, now);
     const [withHwids] = await repo.withHwids(trx, [row]);
+    await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], now);
+    if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, row), now);
     return withHwids!;
   });
 }
@@ -227,17 +234,24 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
 
 export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
   await ctx.db.transaction().execute(async (trx) => {
+    const before = await repo.findActiveKey(trx, serviceId, key);
     const result = await repo.deleteActiveKey(trx, serviceId, key);
-    if (Number(result.numDeletedRows) === 0) throw notFound('Key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'active' }, ctx.clock());
+    if (Number(result.numDeletedRows) === 0 || !before) throw notFound('Key');
+    const now = ctx.clock();
+    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'active' }, now);
+    await syncChatRoles(trx, serviceId, [before.chatId], now);
+    await emitEvent(trx, serviceId, 'key.deleted', keyEventData(serviceId, before), now);
   });
 }
 
 export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
   await ctx.db.transaction().execute(async (trx) => {
+    const before = await repo.findGeneratedKey(trx, serviceId, key);
     const result = await repo.deleteGeneratedKey(trx, serviceId, key);
-    if (Number(result.numDeletedRows) === 0) throw notFound('Generated key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, ctx.clock());
+    if (Number(result.numDeletedRows) === 0 || !before) throw notFound('Generated key');
+    const now = ctx.clock();
+    await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, now);
+    await emitEvent(trx, serviceId, 'key.deleted', keyEventData(serviceId, { ...before, hwid: null }), now);
   });
 }
 
@@ -356,6 +370,7 @@ export async function resetHwid(
     if (Number(result.numUpdatedRows) !== 1) return false;
     await repo.replaceHwids(trx, service.id, key, []);
     await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, {}, now);
+    await emitEvent(trx, service.id, 'key.hwidReset', keyEventData(service.id, { ...row, hwid: null }), now);
     return true;
   });
   if (reset) return { kind: 'reset', result: { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! } };

@@ -8,6 +8,9 @@ export const Settings = Type.Object({
   hwidResetCooldownPremiumHours: Type.Integer(),
   chatInteractionsPublicKey: NullableString,
   chat: Type.Union([Type.Object({ guildId: Type.String(), guildName: Type.String() }), Type.Null()]),
+  /** Write-only: "****" when set (contract §12.3). */
+  chatBotToken: NullableString,
+  chatRoleId: NullableString,
 });
 export const Info = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time, settings: Settings });
 export const Status = Type.Object({
@@ -29,5 +32,15 @@ export const SettingsBody = Strict({
   hwidResetCooldownPremiumHours: Type.Optional(Hours),
   chatInteractionsPublicKey: Type.Optional(
     Type.Union([Type.String({ pattern: '^[0-9a-fA-F]{64}$' }), Type.Null()], { errorMessage: 'must be 64 hexadecimal characters or null' }),
+  ),
+  chatBotToken: Type.Optional(
+    Type.Union([Type.String({ minLength: 20, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' }), Type.Null()], {
+      errorMessage: "must be your Discord bot's token (from the Bot page of the Discord developer portal) or null",
+    }),
+  ),
+  chatRoleId: Type.Optional(
+    Type.Union([Type.String({ pattern: '^[0-9]{17,20}$' }), Type.Null()], {
+      errorMessage: 'must be a Discord role id (17 to 20 digits: right-click the role, Copy Role ID) or null',
+    }),
   ),
 });

@@ -11,6 +11,7 @@ import { countServiceExecution, findServiceByRef, updateService, type ServiceRow
 import { forgetService } from '../services/services.service.ts';
 import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
+import { forgetRoleMembers } from '../discord-role/discord-role.service.ts';
 
 export function settingsOf(row: ServiceRow) {
   return {
@@ -20,6 +21,8 @@ export function settingsOf(row: ServiceRow) {
     hwidResetCooldownPremiumHours: row.hwidResetCooldownPremiumHours,
     chatInteractionsPublicKey: row.chatInteractionsPublicKey,
     chat: row.chatGuildId ? { guildId: row.chatGuildId, guildName: row.chatGuildName ?? '' } : null,
+    chatBotToken: row.chatBotTokenSealed ? '****' : null,
+    chatRoleId: row.chatRoleId ?? null,
   };
 }
 
@@ -74,6 +77,8 @@ export interface SettingsPatch {
   hwidResetCooldownFreeHours?: number;
   hwidResetCooldownPremiumHours?: number;
   chatInteractionsPublicKey?: string | null;
+  chatBotToken?: string | null;
+  chatRoleId?: string | null;
 }
 
 export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: SettingsPatch, actor: Actor) {
@@ -90,11 +95,19 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
   if (patch.hwidResetCooldownFreeHours !== undefined) set.hwidResetCooldownFreeHours = patch.hwidResetCooldownFreeHours;
   if (patch.hwidResetCooldownPremiumHours !== undefined) set.hwidResetCooldownPremiumHours = patch.hwidResetCooldownPremiumHours;
   if (patch.chatInteractionsPublicKey !== undefined) set.chatInteractionsPublicKey = patch.chatInteractionsPublicKey?.toLowerCase() ?? null;
+  if (patch.chatBotToken !== undefined) set.chatBotTokenSealed = patch.chatBotToken === null ? null : ctx.sealer.seal(patch.chatBotToken);
+  if (patch.chatRoleId !== undefined) set.chatRoleId = patch.chatRoleId;
   if (Object.keys(set).length > 0) {
-    // The webhook URL carries the platform's token: the entry says only whether one is set.
-    const details = { ...patch, ...(patch.webhookUrl !== undefined && { webhookUrl: patch.webhookUrl === null ? null : 'set' }) };
+    // The webhook URL and the bot token are secrets: the entry says only whether one is set.
+    const details = {
+      ...patch,
+      ...(patch.webhookUrl !== undefined && { webhookUrl: patch.webhookUrl === null ? null : 'set' }),
+      ...(patch.chatBotToken !== undefined && { chatBotToken: patch.chatBotToken === null ? null : 'set' }),
+    };
     await ctx.db.transaction().execute(async (trx) => {
       await updateService(trx, row.id, set);
+      // Another role: the old one's members are forgotten and the sweep grants the new one to every holder.
+      if (patch.chatRoleId !== undefined && patch.chatRoleId !== row.chatRoleId) await forgetRoleMembers(trx, row.id);
       await recordServiceAudit(trx, actor, row, 'settings.update', null, details, ctx.clock());
     });
     forgetService(ctx, row);

@@ -21,6 +21,8 @@ const SERVICE_COLUMNS = [
   'chatInteractionsPublicKey',
   'chatGuildId',
   'chatGuildName',
+  'chatBotTokenSealed',
+  'chatRoleId',
   'executions',
   'lastActiveAt',
   'createdAt',

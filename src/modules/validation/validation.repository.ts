@@ -61,33 +61,35 @@ export interface RedeemedKey {
   key: string;
   isPremium: 0 | 1;
   expiresAt: number | null;
+  /** The buyer's Discord user id, for the buyer role and the key.redeemed event. */
+  chatId: string | null;
+  /** The HWID the key is now bound to; null for a key that skips HWID validation. */
+  hwid: string | null;
 }
 
 // PostgreSQL: the whole redemption in one statement, one round trip and one commit (a transaction of five
 // statements cost five round trips). The conditional DELETE settles races: a second redemption of the key waits
 // for the first's row lock, then finds the row gone and redeems nothing. Foreign keys and the key_hwids trigger
 // run at the end of the statement, when the active key exists.
-const REDEEM_POSTGRES = fixedQuery(
-  'redeem',
-  `with taken as (
+const redeemPostgres = ({ serviceId, key, hwid, now }: RedeemInput) =>
+  sql<RedeemedKey>`with taken as (
      delete from generated_keys g
-     where g.service_id = :serviceId and g.key = :key and g.status = 'active' and (g.expires_at is null or g.expires_at > :now)
-       and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
-         and (b.expires_at is null or b.expires_at > :now))
+     where g.service_id = ${serviceId} and g.key = ${key} and g.status = 'active' and (g.expires_at is null or g.expires_at > ${now})
+       and not exists (select 1 from blacklist b where b.service_id = ${serviceId} and b.hwid = ${hwid}
+         and (b.expires_at is null or b.expires_at > ${now}))
      returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids,
        -- a key whose time starts at redemption (contract §12.1) gets its expiry now
-       case when g.duration_days is null then g.expires_at else :now + g.duration_days * 86400000::bigint end as expires_at),
+       case when g.duration_days is null then g.expires_at else ${now} + g.duration_days * 86400000::bigint end as expires_at),
    active as (
      insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
        created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
-     select key, service_id, case when no_hwid_validation = 1 then null else :hwid end, note, is_premium, no_hwid_validation, status,
-       expires_at, chat_id, 0, created_at, :now, :now, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
+     select key, service_id, case when no_hwid_validation = 1 then null else ${hwid} end, note, is_premium, no_hwid_validation, status,
+       expires_at, chat_id, 0, created_at, ${now}, ${now}, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
      from taken
-     returning key, service_id, is_premium, no_hwid_validation, expires_at),
+     returning key, service_id, is_premium, no_hwid_validation, expires_at, chat_id, hwid),
    bound as (
-     insert into key_hwids (key, service_id, hwid, position) select key, service_id, :hwid, 1 from active where no_hwid_validation <> 1)
-   select key, is_premium as "isPremium", expires_at as "expiresAt" from active`,
-);
+     insert into key_hwids (key, service_id, hwid, position) select key, service_id, ${hwid}, 1 from active where no_hwid_validation <> 1)
+   select key, is_premium as "isPremium", expires_at as "expiresAt", chat_id as "chatId", hwid from active`;
 
 /**
  * Redeems a generated key if it can be redeemed now: active, not expired, and the HWID not under a ban in force. It
@@ -95,63 +97,66 @@ const REDEEM_POSTGRES = fixedQuery(
  * atomically. Undefined when nothing was redeemed (no such generated key, refused, or another request redeemed it
  * first); the caller then finds out why.
  */
-export async function redeemGeneratedKey(
-  db: Db,
-  dialect: Dialect,
-  { serviceId, key, hwid, now }: { serviceId: string; key: string; hwid: string; now: number },
-): Promise<RedeemedKey | undefined> {
+interface RedeemInput {
+  serviceId: string;
+  key: string;
+  hwid: string;
+  now: number;
+}
+
+export async function redeemGeneratedKey(trx: Db, dialect: Dialect, input: RedeemInput): Promise<RedeemedKey | undefined> {
   if (dialect === 'postgres') {
-    const [row] = await runFixedQuery<RedeemedKey>(db, REDEEM_POSTGRES, { serviceId, key, hwid, now });
-    return row;
+    const { rows } = await redeemPostgres(input).execute(trx);
+    return rows[0];
   }
-  // SQLite has no DELETE in a WITH clause; its statements are calls in this process, and it runs writers one at a time.
-  return db.transaction().execute(async (trx) => {
-    const taken = await trx
-      .deleteFrom('generatedKeys')
-      .where('serviceId', '=', serviceId)
-      .where('key', '=', key)
-      .where('status', '=', 'active')
-      .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('blacklist')
-              .select('hwid')
-              .where('blacklist.serviceId', '=', serviceId)
-              .where('blacklist.hwid', '=', hwid)
-              .where((eb) => eb.or([eb('blacklist.expiresAt', 'is', null), eb('blacklist.expiresAt', '>', now)])),
-          ),
+  // SQLite has no DELETE in a WITH clause; its statements are calls in this process, and it runs writers one at a time
+  // (the caller's transaction holds the write lock).
+  const { serviceId, key, hwid, now } = input;
+  const taken = await trx
+    .deleteFrom('generatedKeys')
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('blacklist')
+            .select('hwid')
+            .where('blacklist.serviceId', '=', serviceId)
+            .where('blacklist.hwid', '=', hwid)
+            .where((eb) => eb.or([eb('blacklist.expiresAt', 'is', null), eb('blacklist.expiresAt', '>', now)])),
         ),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    if (!taken) return undefined;
-    const bind = taken.noHwidValidation !== 1;
-    // A key whose time starts at redemption (contract §12.1) gets its expiry now, in the same transaction.
-    const expiresAt = taken.durationDays !== null ? now + taken.durationDays * DAY_MS : taken.expiresAt;
-    await trx
-      .insertInto('activeKeys')
-      .values({
-        key: taken.key,
-        serviceId,
-        hwid: bind ? hwid : null,
-        maxHwids: taken.maxHwids,
-        hwidCount: bind ? 1 : 0,
-        note: taken.note,
-        isPremium: taken.isPremium,
-        noHwidValidation: taken.noHwidValidation,
-        status: taken.status,
-        expiresAt,
-        chatId: taken.chatId,
-        executions: 0,
-        createdAt: taken.createdAt,
-        activatedAt: now,
-        lastUsedAt: now,
-        hwidResetAt: null,
-        hwidResetCount: 0,
-      })
-      .execute();
-    if (bind) await trx.insertInto('keyHwids').values({ key: taken.key, serviceId, hwid, position: 1 }).execute();
-    return { key: taken.key, isPremium: taken.isPremium, expiresAt };
-  });
+      ),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (!taken) return undefined;
+  const bind = taken.noHwidValidation !== 1;
+  // A key whose time starts at redemption (contract §12.1) gets its expiry now, in the same transaction.
+  const expiresAt = taken.durationDays !== null ? now + taken.durationDays * DAY_MS : taken.expiresAt;
+  await trx
+    .insertInto('activeKeys')
+    .values({
+      key: taken.key,
+      serviceId,
+      hwid: bind ? hwid : null,
+      maxHwids: taken.maxHwids,
+      hwidCount: bind ? 1 : 0,
+      note: taken.note,
+      isPremium: taken.isPremium,
+      noHwidValidation: taken.noHwidValidation,
+      status: taken.status,
+      expiresAt,
+      chatId: taken.chatId,
+      executions: 0,
+      createdAt: taken.createdAt,
+      activatedAt: now,
+      lastUsedAt: now,
+      hwidResetAt: null,
+      hwidResetCount: 0,
+    })
+    .execute();
+  if (bind) await trx.insertInto('keyHwids').values({ key: taken.key, serviceId, hwid, position: 1 }).execute();
+  return { key: taken.key, isPremium: taken.isPremium, expiresAt, chatId: taken.chatId, hwid: bind ? hwid : null };
 }

@@ -4,6 +4,8 @@ import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan, redeemGeneratedKey } from './validation.repository.ts';
+import { syncChatRoles } from '../discord-role/discord-role.service.ts';
+import { emitEvent, keyEventData } from '../events/events.service.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -86,7 +88,14 @@ async function checkActive(
 
 /** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
-  const redeemed = await redeemGeneratedKey(ctx.db, ctx.dialect, { serviceId, key, hwid, now });
+  // The buyer role and the key.redeemed event commit with the redemption (contract §12.3, §12.4).
+  const redeemed = await ctx.db.transaction().execute(async (trx) => {
+    const taken = await redeemGeneratedKey(trx, ctx.dialect, { serviceId, key, hwid, now });
+    if (!taken) return undefined;
+    await syncChatRoles(trx, serviceId, [taken.chatId], now);
+    await emitEvent(trx, serviceId, 'key.redeemed', keyEventData(serviceId, taken), now);
+    return taken;
+  });
   if (!redeemed) return null;
   ctx.analytics.countRedemption(serviceId);
   return verdict('KEY_VALID', redeemed);

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/database.ts';
-import type { OutboxStatus, WebhookOutboxTable } from '../../db/schema.ts';
+import type { OutboxKind, OutboxStatus, WebhookOutboxTable } from '../../db/schema.ts';
 
 export type OutboxRow = Selectable<WebhookOutboxTable>;
 
@@ -12,6 +12,7 @@ export async function backlogUntil(db: Db, serviceId: string): Promise<number | 
     .selectFrom('webhookOutbox')
     .select((eb) => eb.fn.max('nextAttemptAt').as('until'))
     .where('serviceId', '=', serviceId)
+    .where('kind', '=', 'chat')
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return row?.until === null || row?.until === undefined ? null : Number(row.until);
@@ -23,15 +24,24 @@ export async function backlogUntil(db: Db, serviceId: string): Promise<number | 
  * select locks with SKIP LOCKED so concurrent claimers take disjoint rows; SQLite runs one writer
  * at a time, so the conditional UPDATE is already exclusive.
  */
-export async function claimDue(db: Db, dialect: Dialect, now: number, claimToken: string, leaseUntil: number, limit: number) {
+export async function claimDue(
+  db: Db,
+  dialect: Dialect,
+  now: number,
+  claimToken: string,
+  leaseUntil: number,
+  limit: number,
+  kind: OutboxKind = 'chat',
+) {
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<OutboxRow>`
     update webhook_outbox
        set status = 'sending', claim_token = ${claimToken}, lease_until = ${leaseUntil}
      where id in (
        select id from webhook_outbox
-        where (status = 'pending' and next_attempt_at <= ${now})
-           or (status = 'sending' and lease_until < ${now})
+        where kind = ${kind}
+          and ((status = 'pending' and next_attempt_at <= ${now})
+           or (status = 'sending' and lease_until < ${now}))
         order by next_attempt_at, id
         limit ${limit}
         ${lock})
@@ -69,12 +79,13 @@ export async function renewClaim(db: Db, id: string, claimToken: string, leaseUn
 export const currentWebhook = (db: Db, serviceId: string) =>
   db.selectFrom('services').select(['webhookUrl', 'webhookEnabled']).where('id', '=', serviceId).executeTakeFirst();
 
-/** After a 429 every waiting message of the service waits at least as long. */
-export const deferService = (db: Db, serviceId: string, until: number) =>
+/** After a 429 every waiting message of the service (of that kind) waits at least as long. */
+export const deferService = (db: Db, serviceId: string, until: number, kind: OutboxKind = 'chat') =>
   db
     .updateTable('webhookOutbox')
     .set({ nextAttemptAt: until })
     .where('serviceId', '=', serviceId)
+    .where('kind', '=', kind)
     .where('status', '=', 'pending')
     .where('nextAttemptAt', '<', until)
     .execute();
@@ -84,6 +95,7 @@ export async function listMessages(db: Db, serviceId: string, status: OutboxStat
   const base = db
     .selectFrom('webhookOutbox')
     .where('serviceId', '=', serviceId)
+    .where('kind', '=', 'chat')
     .$if(status !== undefined, (q) => q.where('status', '=', status!));
   const [rows, count] = await Promise.all([
     base
@@ -107,3 +119,27 @@ export async function outboxDepth(db: Db): Promise<Array<{ status: string; count
     .execute();
   return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }
+
+/** A service's last given-up rows of one kind, newest first: what the dashboard words as failures. */
+export const recentFailures = (db: Db, serviceId: string, kind: OutboxKind, limit: number) =>
+  db
+    .selectFrom('webhookOutbox')
+    .select(['id', 'target', 'payload', 'lastError', 'attempts', 'createdAt'])
+    .where('serviceId', '=', serviceId)
+    .where('kind', '=', kind)
+    .where('status', '=', 'failed')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+
+/** Rows of one kind still to send (pending or being sent), with the last error of a retried one. */
+export const waitingRows = (db: Db, serviceId: string, kind: OutboxKind, limit: number) =>
+  db
+    .selectFrom('webhookOutbox')
+    .select(['id', 'target', 'payload', 'lastError', 'attempts', 'nextAttemptAt', 'createdAt'])
+    .where('serviceId', '=', serviceId)
+    .where('kind', '=', kind)
+    .where('status', 'in', ['pending', 'sending'])
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();

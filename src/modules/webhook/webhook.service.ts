@@ -178,6 +178,8 @@ export async function postMessage(ctx: AppContext, service: ServiceRow, post: We
   const claimToken = randomUUID();
   const row: repo.OutboxRow = {
     id,
+    kind: 'chat',
+    target: null,
     serviceId: service.id,
     url: service.webhookUrl,
     payload,

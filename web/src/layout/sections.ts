@@ -15,6 +15,7 @@ export const SECTIONS = [
   { slug: 'short-links', label: 'Short links' },
   { slug: 'products', label: 'Products' },
   { slug: 'variables', label: 'Variables' },
+  { slug: 'event-endpoints', label: 'Event endpoints' },
 ] as const;
 
 export type SectionSlug = (typeof SECTIONS)[number]['slug'];

@@ -21,6 +21,7 @@ import type { ApiData, ItemOf } from '../api/types';
 type Settings = ApiData<'/api/v1/keys/api/service/info'>['settings'];
 type ServiceInfo = ApiData<'/api/v1/keys/api/service/info'>;
 type OutboxRow = ItemOf<ApiData<'/api/v1/keys/api/webhook/outbox'>['items']>;
+import { DiscordRoleSettings } from '../events/DiscordRoleSettings';
 
 function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -293,6 +294,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       </Section>
 
       <SigningSection serviceId={serviceId} />
+      <DiscordRoleSettings serviceId={serviceId} chatRoleId={s.chatRoleId} botTokenSet={s.chatBotToken !== null} />
 
       <ConfirmDialog
         opened={confirmDisconnect}

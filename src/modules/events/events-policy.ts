@@ -1,0 +1,11 @@
+import type { Config } from '../../config.ts';
+import type { OutboundPolicy } from '../../net/outbound.ts';
+
+/** Event endpoints: any https address whose every address is public, or an origin the operator listed (tests). */
+export const eventsPolicy = (config: Config): OutboundPolicy => ({
+  platformOrigins: [],
+  explicitOrigins: config.eventWebhookOrigins,
+  anyHttpsOrigin: true,
+  timeoutMs: 15_000,
+  maxResponseBytes: 16 * 1024,
+});
