@@ -1,0 +1,148 @@
+import type { ColumnType, Generated } from 'kysely';
+
+// Table shapes: accounts, services, their keys, and sign-in.
+
+/** Booleans are stored as 0/1 integers so both dialects agree. */
+export type Flag = 0 | 1;
+
+// ---- Accounts, services and their keys ----
+
+/** What a seller set a key to; expiry is a separate column. */
+export type KeyStatus = 'active' | 'paused' | 'banned';
+
+export interface AccountsTable {
+  id: string;
+  username: string;
+  passwordHash: string;
+  role: 'user' | 'moderator' | 'admin';
+  disabled: Flag;
+  apiKeyDigest: string | null;
+  apiKeySealed: string | null;
+  apiKeyCreatedAt: number | null;
+  createdAt: number;
+  // Sign-in state (migration 0002).
+  totpEnabled: Generated<Flag>;
+  /** The TOTP secret sealed with ctx.sealer; set by setup, confirmed by enable. */
+  totpSecretSealed: string | null;
+  /** The last accepted 30-second step: a code is good once. */
+  totpLastStep: number | null;
+  failedLoginCount: Generated<number>;
+  loginLockedUntil: number | null;
+  /** 1 for an account whose username differed only by case from an older one's before migration 0014. */
+  usernameCaseDuplicate: Generated<Flag>;
+}
+
+export interface ServicesTable {
+  id: string;
+  accountId: string;
+  identifier: string;
+  name: string;
+  apiKeyDigest: string;
+  apiKeySealed: string;
+  allowUrlShortener: Flag;
+  allowManageKeys: Flag;
+  allowVss: Flag;
+  /** JSON array of a.b.c.d or a.b.c.d/n entries. */
+  ipAllowlist: string;
+  webhookUrl: string | null;
+  webhookEnabled: Flag;
+  hwidResetCooldownFreeHours: number;
+  hwidResetCooldownPremiumHours: number;
+  chatInteractionsPublicKey: string | null;
+  chatGuildId: string | null;
+  chatGuildName: string | null;
+  /** The Discord bot's token, sealed (ctx.sealer); write-only (contract §12.3). */
+  chatBotTokenSealed: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The buyer role granted while a user holds a valid key. */
+  chatRoleId: ColumnType<string | null, string | null | undefined, string | null>;
+  executions: number;
+  lastActiveAt: number | null;
+  createdAt: number;
+}
+
+// Both key tables also hold `search_text` (migration 0013): written only by the database's own triggers and read only
+// by the short-search condition (src/db/search.ts), so it is left out of these types and no code can set it.
+export interface GeneratedKeysTable {
+  key: string;
+  serviceId: string;
+  note: string | null;
+  isPremium: Flag;
+  noHwidValidation: Flag;
+  status: 'active' | 'paused' | 'banned';
+  expiresAt: number | null;
+  chatId: string | null;
+  expirationType: 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
+  createdAt: number;
+  maxHwids: Generated<number>;
+  /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
+  durationDays: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface ActiveKeysTable {
+  key: string;
+  serviceId: string;
+  hwid: string | null;
+  note: string | null;
+  isPremium: Flag;
+  noHwidValidation: Flag;
+  status: 'active' | 'paused' | 'banned';
+  expiresAt: number | null;
+  chatId: string | null;
+  executions: number;
+  createdAt: number;
+  activatedAt: number;
+  lastUsedAt: number | null;
+  hwidResetAt: number | null;
+  hwidResetCount: number;
+  maxHwids: Generated<number>;
+  hwidCount: Generated<number>;
+}
+
+/** The HWIDs bound to an active key; `position` is the binding order (1 = first). */
+export interface KeyHwidsTable {
+  key: string;
+  serviceId: string;
+  hwid: string;
+  position: number;
+}
+
+export interface KeylessTable {
+  serviceId: string;
+  hwid: string;
+  isPremium: Flag;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export interface BlacklistTable {
+  serviceId: string;
+  hwid: string;
+  reason: string | null;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+// ---- Sign-in: sessions, the captcha replay guard, lockouts of unknown names (migrations 0002, 0006) ----
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie value: a leaked table does not sign anyone in. */
+  tokenDigest: string;
+  accountId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  /** Absolute expiry; the idle expiry is computed from lastSeenAt. */
+  expiresAt: number;
+}
+
+export interface CaptchaUsesTable {
+  signature: string;
+  expiresAt: number;
+}
+
+/** Failed sign-ins for names that have no account, so the lockout answers alike (migration 0006). */
+export interface LoginFailuresTable {
+  username: string;
+  failures: number;
+  lockedUntil: number | null;
+  updatedAt: number;
+}

@@ -1,0 +1,90 @@
+import type { ColumnType } from 'kysely';
+
+// Table shapes: The outbox, analytics, the audit log and background jobs.
+
+// ---- Webhook outbox ----
+
+/**
+ * `pending`: waiting for `nextAttemptAt`. `sending`: claimed by one instance until `leaseUntil`
+ * (an expired lease means that instance died; the message is claimed again). `delivered` and
+ * `failed` are final.
+ */
+export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+export interface WebhookOutboxTable {
+  id: string;
+  serviceId: string;
+  /** The webhook address when the message was accepted (a record: the worker sends to the address the service has then). */
+  url: string;
+  /** JSON of what is posted to the platform. */
+  payload: string;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  claimToken: string | null;
+  leaseUntil: number | null;
+  lastError: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+  /** What the row sends (migration 0019): a chat message, a Discord role change, or an event. */
+  kind: ColumnType<OutboxKind, OutboxKind | undefined, OutboxKind>;
+  /** The event endpoint's id (event) or the Discord user's id (discordRole); null for chat. */
+  target: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type OutboxKind = 'chat' | 'discordRole' | 'event';
+
+// ---- Analytics ----
+
+/** One service's counters for one UTC hour (`at` is the hour's start, epoch ms). */
+export interface AnalyticsBucketsTable {
+  serviceId: string;
+  at: number;
+  validations: number;
+  valid: number;
+  refused: number;
+  executions: number;
+  redemptions: number;
+  keySystemKeys: number;
+}
+
+export interface AnalyticsCodesTable {
+  serviceId: string;
+  at: number;
+  code: string;
+  count: number;
+}
+
+export interface AnalyticsScriptsTable {
+  serviceId: string;
+  at: number;
+  scriptId: string;
+  executions: number;
+}
+
+// ---- Audit log ----
+
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  /** The account that owns what changed: its log lists the entry. Null only for a system change with no owner. */
+  accountId: string | null;
+  /** Set for service actions: the service's log lists the entry. */
+  serviceId: string | null;
+  action: string;
+  actorKind: string;
+  actorAccountId: string | null;
+  ip: string | null;
+  target: string | null;
+  /** JSON object of what changed; never a secret. */
+  details: string;
+}
+
+// ---- Background jobs ----
+
+/** Who runs an exclusive background job now (src/jobs/runner.ts). */
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  leaseUntil: number;
+}
