@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/schema.ts';
-import { AppError, conflict, invalid, notFound } from '../../errors.ts';
+import { AppError, invalid, notFound } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
@@ -343,61 +343,6 @@ export async function compensate(ctx: AppContext, serviceId: string, days: numbe
   return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
 }
 
-export interface ResetResult {
-  key: string;
-  hwid: null;
-  hwidResetAt: string;
-  nextResetAt: string;
-}
-
-/** What an HWID reset came to. Refusals are expected answers, not failures: each caller words them its way. */
-export type ResetOutcome =
-  { kind: 'reset'; result: ResetResult } | { kind: 'cooldown'; retryAfter: number } | { kind: 'not-bound' } | { kind: 'not-found' };
-
-/** Shared by the API route, the self-serve page and chat commands: one cooldown rule. */
-export async function resetHwid(
-  ctx: AppContext,
-  service: { id: string; hwidResetCooldownFreeHours: number; hwidResetCooldownPremiumHours: number },
-  key: string,
-  actor: Actor,
-): Promise<ResetOutcome> {
-  const now = ctx.clock();
-  const row = await repo.findActiveKey(ctx.db, service.id, key);
-  if (!row) return { kind: (await repo.findGeneratedKey(ctx.db, service.id, key)) ? 'not-bound' : 'not-found' };
-  const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
-  const reset = await ctx.db.transaction().execute(async (trx) => {
-    const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, now - cooldownMs);
-    if (Number(result.numUpdatedRows) !== 1) return false;
-    await repo.replaceHwids(trx, service.id, key, []);
-    await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, {}, now);
-    await emitEvent(trx, service.id, 'key.hwidReset', keyEventData(service.id, { ...row, hwid: null }), now);
-    return true;
-  });
-  if (reset) return { kind: 'reset', result: { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! } };
-  // The conditional update refused: find out why from the row as it is now.
-  const current = await repo.findActiveKey(ctx.db, service.id, key);
-  if (!current) return { kind: 'not-found' };
-  if (current.hwid === null) return { kind: 'not-bound' };
-  const nextAt = (current.hwidResetAt ?? now) + cooldownMs;
-  return { kind: 'cooldown', retryAfter: Math.max(1, Math.ceil((nextAt - now) / 1000)) };
-}
-
-/** The API's answer to a reset (POST /keys/reset-hwid and the self-serve page's route): the result, or the contract's error. */
-export function resetAnswer(outcome: ResetOutcome): ResetResult {
-  switch (outcome.kind) {
-    case 'reset':
-      return outcome.result;
-    case 'not-found':
-      throw notFound('Key');
-    case 'not-bound':
-      throw conflict('This key is not bound to an HWID');
-    case 'cooldown':
-      throw new AppError('HWID_RESET_COOLDOWN', `This key's HWID was reset recently; try again in ${outcome.retryAfter} seconds`, {
-        retryAfter: outcome.retryAfter,
-      });
-  }
-}
-
 /**
  * What other modules may use of the keys module beyond the functions above, each named here so the keys module
  * decides what it shares:
@@ -417,3 +362,4 @@ export {
   type ActiveKeyRow,
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
+export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
