@@ -42,7 +42,7 @@ export const findAccountByUsername = (db: Db, username: string) =>
 export async function findAccountForSignIn(db: Db, username: string) {
   const rows = await db
     .selectFrom('accounts')
-    .selectAll()
+    .select(ACCOUNT_COLUMNS)
     .where(sql<string>`lower(username)`, '=', username.toLowerCase())
     .execute();
   return rows.find((row) => row.username === username) ?? rows.find((row) => row.usernameCaseDuplicate === 0);

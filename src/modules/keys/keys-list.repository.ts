@@ -10,6 +10,7 @@ import {
   trigramSearchable,
 } from '../../db/search.ts';
 import { LATEST_TIME_MS } from '../../lib/time.ts';
+import { ACTIVE_KEY_COLUMNS, GENERATED_KEY_COLUMNS } from './keys.repository.ts';
 import type { ActiveKeysTable, Database } from '../../db/schema.ts';
 
 type KeyStatus = ActiveKeysTable['status'];
@@ -203,12 +204,12 @@ export async function pageOfKeys(
 export const activeRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
   keys.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+    : db.selectFrom('activeKeys').select(ACTIVE_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
 
 export const generatedRowsByKey = (db: Db, serviceId: string, keys: string[]) =>
   keys.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
+    : db.selectFrom('generatedKeys').select(GENERATED_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', 'in', keys).execute();
 
 /** Export's walk: the next `limit` matching active keys after `after`, in key order (keyset, never an offset). */
 export const activeBatchAfter = (db: Db, serviceId: string, filter: KeyFilter, after: string | null, limit: number) =>

@@ -2,6 +2,44 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
 
+/**
+ * The columns a key record carries out of this module's repositories: the tables also hold `search_text`, kept by the
+ * database's triggers for the short search, which no record needs.
+ */
+export const ACTIVE_KEY_COLUMNS = [
+  'key',
+  'serviceId',
+  'hwid',
+  'note',
+  'isPremium',
+  'noHwidValidation',
+  'status',
+  'expiresAt',
+  'chatId',
+  'executions',
+  'createdAt',
+  'activatedAt',
+  'lastUsedAt',
+  'hwidResetAt',
+  'hwidResetCount',
+  'maxHwids',
+  'hwidCount',
+] as const satisfies readonly (keyof ActiveKeysTable)[];
+export const GENERATED_KEY_COLUMNS = [
+  'key',
+  'serviceId',
+  'note',
+  'isPremium',
+  'noHwidValidation',
+  'status',
+  'expiresAt',
+  'chatId',
+  'expirationType',
+  'createdAt',
+  'maxHwids',
+  'durationDays',
+] as const satisfies readonly (keyof GeneratedKeysTable)[];
+
 export type ActiveKeyRow = Selectable<ActiveKeysTable>;
 export type GeneratedKeyRow = Selectable<GeneratedKeysTable>;
 export type ActiveLookup = { key: string } | { hwid: string } | { note: string };
@@ -25,16 +63,16 @@ export const insertGeneratedKeys = (db: Db, rows: Insertable<GeneratedKeysTable>
 export const insertActiveKey = (db: Db, row: Insertable<ActiveKeysTable>) => db.insertInto('activeKeys').values(row).execute();
 
 export const findActiveKey = (db: Db, serviceId: string, key: string) =>
-  db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
+  db.selectFrom('activeKeys').select(ACTIVE_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
 
 export const findGeneratedKey = (db: Db, serviceId: string, key: string) =>
-  db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
+  db.selectFrom('generatedKeys').select(GENERATED_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
 
 export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup) {
   const [column, value] = Object.entries(by)[0] as ['key' | 'hwid' | 'note', string];
   return db
     .selectFrom('activeKeys')
-    .selectAll()
+    .select(ACTIVE_KEY_COLUMNS)
     .where('serviceId', '=', serviceId)
     .$if(column === 'hwid', (q) =>
       // Any of the key's HWIDs, not only the first (the `hwid` column).
@@ -60,7 +98,7 @@ export function searchGeneratedKeys(db: Db, serviceId: string, by: GeneratedLook
   const [column, value] = Object.entries(by)[0] as ['key' | 'note', string];
   return db
     .selectFrom('generatedKeys')
-    .selectAll()
+    .select(GENERATED_KEY_COLUMNS)
     .where('serviceId', '=', serviceId)
     .where(column, '=', value)
     .orderBy('createdAt')
@@ -70,10 +108,22 @@ export function searchGeneratedKeys(db: Db, serviceId: string, by: GeneratedLook
 }
 
 export const activeKeysByChat = (db: Db, serviceId: string, chatId: string) =>
-  db.selectFrom('activeKeys').selectAll().where('serviceId', '=', serviceId).where('chatId', '=', chatId).orderBy('createdAt').execute();
+  db
+    .selectFrom('activeKeys')
+    .select(ACTIVE_KEY_COLUMNS)
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .orderBy('createdAt')
+    .execute();
 
 export const generatedKeysByChat = (db: Db, serviceId: string, chatId: string) =>
-  db.selectFrom('generatedKeys').selectAll().where('serviceId', '=', serviceId).where('chatId', '=', chatId).orderBy('createdAt').execute();
+  db
+    .selectFrom('generatedKeys')
+    .select(GENERATED_KEY_COLUMNS)
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .orderBy('createdAt')
+    .execute();
 
 export const updateActiveKey = (db: Db, serviceId: string, key: string, patch: Updateable<ActiveKeysTable>) =>
   db.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
