@@ -101,6 +101,8 @@ export class AppError extends Error {
 }
 
 export const invalid = (field: string, message: string) => new AppError('VALIDATION_ERROR', plainSentence(message), { field });
+/** For a sentence that quotes names as the seller must write them (a CSV file's column names): said as written. */
+export const invalidAsWritten = (field: string, message: string) => new AppError('VALIDATION_ERROR', message, { field });
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const unauthorized = (message = 'A valid API key is required') => new AppError('UNAUTHORIZED', message);

@@ -3,7 +3,7 @@
 // (import-workers.ts).
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { ActiveKeysTable } from '../../db/schema.ts';
-import { AppError, invalid } from '../../errors.ts';
+import { AppError, invalid, invalidAsWritten } from '../../errors.ts';
 import { iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-csv.ts';
 
@@ -296,7 +296,7 @@ function fromLuarmor(record: unknown): ImportedKey {
 function checkCsvHeader(header: string[]) {
   const unknown = header.filter((name) => !FIELD_NAMES.has(name));
   if (unknown.length > 0)
-    throw invalid(
+    throw invalidAsWritten(
       'data',
       `The CSV header has unknown column(s) ${unknown.map((n) => `"${n}"`).join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`,
     );
@@ -304,7 +304,7 @@ function checkCsvHeader(header: string[]) {
   if (repeated.length > 0) throw invalid('data', `The CSV header names ${[...new Set(repeated)].join(', ')} more than once`);
   const missing = EXPORT_COLUMNS.filter((name) => !OPTIONAL_COLUMNS.has(name) && !header.includes(name));
   if (missing.length > 0)
-    throw invalid('data', `The CSV header lacks column(s) ${missing.join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`);
+    throw invalidAsWritten('data', `The CSV header lacks column(s) ${missing.join(', ')}; expected ${EXPORT_COLUMNS.join(',')}`);
 }
 
 function recordsOf(input: ImportInput): unknown[] {
@@ -318,7 +318,7 @@ function recordsOf(input: ImportInput): unknown[] {
       throw invalid('data', `data is not valid CSV: ${(error as Error).message.split('\n')[0]}`);
     }
     const [header, ...body] = rows;
-    if (header === undefined) throw invalid('data', `data holds no CSV header line; expected ${EXPORT_COLUMNS.join(',')}`);
+    if (header === undefined) throw invalidAsWritten('data', `data holds no CSV header line; expected ${EXPORT_COLUMNS.join(',')}`);
     checkCsvHeader(header);
     const uneven = body.findIndex((cells) => cells.length !== header.length);
     if (uneven !== -1)
