@@ -14,6 +14,8 @@ import { startTestApp } from '../test/helpers/app.ts';
 import { launchChromium } from '../test/helpers/browser.ts';
 import { call, generateKeys, seedAccount, seedService, type SeededAccount } from '../test/helpers/seed.ts';
 
+import { SECTIONS } from '../web/src/layout/sections.ts';
+
 const OUT = new URL('../screenshots/', import.meta.url);
 const measure = process.argv.includes('--measure');
 
@@ -49,12 +51,8 @@ const SIGNED_OUT = [
 ];
 const SELLER = [
   { name: 'services', path: '/services' },
-  ...['overview', 'keys', 'keyless', 'blacklist', 'scripts', 'key-system', 'analytics', 'audit-log', 'settings', 'api-access'].map(
-    (slug) => ({
-      name: slug,
-      path: `/services/${s.id}/${slug}`,
-    }),
-  ),
+  // Every section of a service (web/src/layout/sections.ts), so a new page is never left out.
+  ...SECTIONS.map(({ slug }) => ({ name: slug, path: `/services/${s.id}/${slug}` })),
   { name: 'account', path: '/account' },
 ];
 const STAFF = [{ name: 'staff', path: '/staff' }];

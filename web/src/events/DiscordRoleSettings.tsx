@@ -106,7 +106,7 @@ export function DiscordRoleSettings({
             <Text size="sm">
               {s.configured
                 ? `The role is on: ${s.members} ${s.members === 1 ? 'buyer holds' : 'buyers hold'} it.`
-                : `The role is off: ${[!s.botTokenSet && 'save the bot token', !s.roleId && 'save the role id', !s.serverBound && 'connect your Discord server under Chat commands'].filter(Boolean).join(', ')}.`}
+                : `The role is off: ${[!s.botTokenSet && 'save the bot token', !s.roleId && 'save the role id', !s.serverBound && 'connect your Discord server under Discord commands above'].filter(Boolean).join(', ')}.`}
             </Text>
             {s.waiting.length > 0 && (
               <Text size="sm">

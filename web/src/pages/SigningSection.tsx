@@ -40,7 +40,8 @@ export function SigningSection({ serviceId }: { serviceId: string }) {
         <Stack>
           <Text size="sm">
             Set this public key as <Code>api.public_key</Code> in your loader: the Lua library then refuses any key-check answer this server
-            did not sign (a spoofed or replayed “valid”) as <Code>SIGNATURE_INVALID</Code>. The guide is docs/signed-checks.md.
+            did not sign (a spoofed or replayed “valid”) as <Code>SIGNATURE_INVALID</Code>. The "Signed checks" page of the Keyward
+            documentation shows the loader lines.
           </Text>
           <Code block aria-label="Public signing key">
             {key.data.publicKey}
