@@ -50,9 +50,11 @@ export async function touchKeys(db: Db, dialect: Dialect, serviceId: string, tou
       where k.service_id = ${serviceId} and k.key = t.key and (k.last_used_at is null or k.last_used_at < t.at)`.execute(db);
     return;
   }
+  // The unary + keeps SQLite from looking up the service's keys by its index and scanning the batch for each of
+  // them (every key of the service times the batch); then the batch drives, each of its keys found by primary key.
   await sql`update active_keys set last_used_at = t.at
     from (select value ->> 0 as key, value ->> 1 as at from json_each(${JSON.stringify(touches)})) as t
-    where active_keys.service_id = ${serviceId} and active_keys.key = t.key
+    where active_keys.key = t.key and +active_keys.service_id = ${serviceId}
       and (active_keys.last_used_at is null or active_keys.last_used_at < t.at)`.execute(db);
 }
 
@@ -97,6 +99,16 @@ const redeemPostgres = ({ serviceId, key, hwid, now }: RedeemInput) =>
  * atomically. Undefined when nothing was redeemed (no such generated key, refused, or another request redeemed it
  * first); the caller then finds out why.
  */
+const GENERATED_KEY_EXISTS = fixedQuery(
+  'generated_key_exists',
+  'select 1 as "one" from generated_keys where service_id = :serviceId and key = :key',
+);
+
+/** Whether the service has this generated key: one cached read, so a typo or a guess opens no write transaction. */
+export async function generatedKeyExists(db: Db, serviceId: string, key: string): Promise<boolean> {
+  return (await runFixedQuery(db, GENERATED_KEY_EXISTS, { serviceId, key })).length > 0;
+}
+
 interface RedeemInput {
   serviceId: string;
   key: string;
