@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { UUID_PATTERN } from '../../lib/random.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
 import type { ScriptChunksTable, ScriptsTable, ScriptVersionsTable } from '../../db/schema.ts';
 
@@ -28,8 +29,8 @@ const SCRIPT_COLUMNS = [
 
 export type ScriptRow = Selectable<ScriptsTable>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
+// Scripts are named by id or by name; a name may never look like a UUID, so the shape decides.
+const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 export const insertScript = (db: Db, row: Insertable<ScriptsTable>) => db.insertInto('scripts').values(row).execute();
 
