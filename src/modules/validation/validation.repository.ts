@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { fixedQuery, runFixedQuery, type Db, type Dialect } from '../../db/database.ts';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { batched } from '../../lib/batcher.ts';
 
 type ActiveKeyRow = Selectable<ActiveKeysTable>;
 
@@ -14,7 +15,7 @@ type ActiveKeyAndBanRow = Pick<
   hwidBanned: number | boolean;
 };
 
-// Written out, not built with Kysely, as it runs on nearly every executor call (see fixedQuery). Named
+// SQLite: written out, not built with Kysely, as it runs on nearly every executor call (see fixedQuery). Named
 // columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration.
 const ACTIVE_KEY_AND_BAN = fixedQuery(
   'active_key_and_ban',
@@ -26,15 +27,60 @@ const ACTIVE_KEY_AND_BAN = fixedQuery(
    from active_keys k where k.service_id = :serviceId and k.key = :key`,
 );
 
+// PostgreSQL: the same lookup for every cold validation of one turn of the event loop, in one round trip. Real traffic
+// is many keys, each validated rarely: a statement per key cost more in round trips (client and server) than the
+// reads themselves. One row per input found, numbered by its place in the arrays.
+const ACTIVE_KEYS_AND_BANS = fixedQuery(
+  'active_keys_and_bans',
+  `select t.i::int as "i", k.key, k.hwid, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
+     k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
+     exists (select 1 from key_hwids h where h.key = k.key and h.hwid = t.hwid) as "hwidBound",
+     exists (select 1 from blacklist b where b.service_id = t.service_id and b.hwid = t.hwid
+       and (b.expires_at is null or b.expires_at > t.now)) as "hwidBanned"
+   from unnest(:serviceIds::text[], :keys::text[], :hwids::text[], :nows::bigint[]) with ordinality as t(service_id, key, hwid, now, i)
+   join active_keys k on k.service_id = t.service_id and k.key = t.key`,
+);
+
+interface Lookup {
+  serviceId: string;
+  key: string;
+  hwid: string;
+  now: number;
+}
+
+const inputsOf = (row: ActiveKeyAndBanRow) => {
+  const { hwidBanned, hwidBound, ...activeKey } = row;
+  return { activeKey, hwidBanned: Boolean(hwidBanned), hwidBound: Boolean(hwidBound) };
+};
+
+const batchedLookups = new WeakMap<Db, (lookup: Lookup) => Promise<ReturnType<typeof inputsOf> | undefined>>();
+function batchedLookup(db: Db) {
+  let lookup = batchedLookups.get(db);
+  if (!lookup) {
+    lookup = batched(async (lookups: Lookup[]) => {
+      const rows = await runFixedQuery<ActiveKeyAndBanRow & { i: number }>(db, ACTIVE_KEYS_AND_BANS, {
+        serviceIds: lookups.map((l) => l.serviceId),
+        keys: lookups.map((l) => l.key),
+        hwids: lookups.map((l) => l.hwid),
+        nows: lookups.map((l) => l.now),
+      });
+      const found: (ReturnType<typeof inputsOf> | undefined)[] = new Array(lookups.length);
+      for (const { i, ...row } of rows) found[i - 1] = inputsOf(row);
+      return found;
+    });
+    batchedLookups.set(db, lookup);
+  }
+  return lookup;
+}
+
 /**
  * The hot path of validation in one round trip: the active key, whether the HWID is under a ban
  * in force and whether it is already one of the key's HWIDs. Undefined when the key is not an active key of the service.
  */
-export async function findActiveKeyAndBan(db: Db, serviceId: string, key: string, hwid: string, now: number) {
+export async function findActiveKeyAndBan(db: Db, dialect: Dialect, serviceId: string, key: string, hwid: string, now: number) {
+  if (dialect === 'postgres') return batchedLookup(db)({ serviceId, key, hwid, now });
   const [row] = await runFixedQuery<ActiveKeyAndBanRow>(db, ACTIVE_KEY_AND_BAN, { serviceId, key, hwid, now });
-  if (!row) return undefined;
-  const { hwidBanned, hwidBound, ...activeKey } = row;
-  return { activeKey, hwidBanned: Boolean(hwidBanned), hwidBound: Boolean(hwidBound) };
+  return row ? inputsOf(row) : undefined;
 }
 
 /**

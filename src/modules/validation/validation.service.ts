@@ -138,7 +138,7 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
 
   // The common case (a redeemed key) costs one query; everything else takes the general path below.
   if (key) {
-    const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, serviceId, key, hwid, now));
+    const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, ctx.dialect, serviceId, key, hwid, now));
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
     if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
     // Not an active key: most often a generated key used for the first time, redeemed here in one statement (on
