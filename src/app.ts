@@ -95,7 +95,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const database = options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database =
+    options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true });
   if (config.migrateOnStart) await migrate(database.db);
   const ctx = await createContext({
     config,

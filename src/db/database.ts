@@ -15,6 +15,7 @@ import {
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { WriteObserver } from './write-observer.ts';
+import { checkpointInBackground } from './sqlite-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -47,7 +48,11 @@ export interface DbOptions {
   /** For tests: an explicit SQLite file instead of DATA_DIR/keyward.db. */
   sqliteFile?: string;
   poolSize?: number;
+  /** SQLite: checkpoint the WAL from a worker thread, not in the commits of this connection (the server's). */
+  backgroundCheckpoints?: boolean;
 }
+
+const SQLITE_CACHE_KIB = 64 * 1024;
 
 export function openDatabase(options: DbOptions): DbHandle {
   const writes = new WriteObserver();
@@ -82,6 +87,10 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's default page cache is 2 MB: with tens of thousands of keys validated in random order, most lookups then
+  // read their pages again through the kernel. Memory is taken only as pages are read.
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  const stopCheckpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file) : async () => {};
   const cached = withStatementCache(sqlite);
   const db = observe(new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
@@ -90,7 +99,11 @@ export function openDatabase(options: DbOptions): DbHandle {
     const run = () => cached.prepare(query.sqlite).all(parameters) as Record<string, unknown>[];
     return sqlite.inTransaction ? db.connection().execute(async () => run()) : Promise.resolve(run());
   });
-  return { db, dialect: 'sqlite', source: { sqliteFile: file }, close: () => db.destroy() };
+  const close = async () => {
+    await stopCheckpoints();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', source: { sqliteFile: file }, close };
 }
 
 /**
