@@ -123,7 +123,7 @@ describe('lastUsedAt of validated keys', () => {
     }
   });
 
-  it('writes thousands of keys in a few statements and skips keys deleted meanwhile', async () => {
+  it('writes thousands of keys in a few statements, letting requests run between them, and skips keys deleted meanwhile', async () => {
     const s = await seedService(t().ctx);
     const now = t().clock.now;
     const keys = Array.from({ length: 1500 }, (_, i) => `touch${s.id.slice(0, 8)}${String(i).padStart(6, '0')}`);
@@ -155,7 +155,18 @@ describe('lastUsedAt of validated keys', () => {
     keys.forEach((key, i) => touches.touch(s.id, key, now + i));
     touches.touch(s.id, 'deleted-meanwhile-key', now);
     touches.touch(s.id, keys[0]!, now - 1); // an older time for the same key changes nothing
+    // Other requests run between its statements (on SQLite each runs synchronously, on the event loop).
+    let turns = 0;
+    let flushed = false;
+    const countTurn = () => {
+      if (flushed) return;
+      turns++;
+      setImmediate(countTurn);
+    };
+    setImmediate(countTurn);
     await touches.flush(t().ctx.db, t().ctx.dialect);
+    flushed = true;
+    expect(turns).toBeGreaterThan(1);
     expect(touches.size).toBe(0);
     const stored = await t().ctx.db.selectFrom('activeKeys').select(['key', 'lastUsedAt']).where('serviceId', '=', s.id).execute();
     const byKey = new Map(stored.map((r) => [r.key, r.lastUsedAt]));

@@ -1,8 +1,11 @@
 import type { Db, Dialect } from '../../db/database.ts';
 import { touchKeys } from './validation.repository.ts';
 
-// One statement per this many keys: short enough that a flush never holds many row locks for long.
-const CHUNK = 1000;
+// One statement per this many keys: short enough that a flush never holds many row locks for long (PostgreSQL), or
+// the event loop, where SQLite runs it, for more than a few milliseconds.
+const CHUNK: Record<Dialect, number> = { postgres: 1000, sqlite: 200 };
+/** Lets the requests that arrived meanwhile run between two statements of a flush (SQLite's run synchronously). */
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Each instance's `lastUsedAt` of keys validated since the last flush. Real traffic is many keys, each
@@ -42,9 +45,10 @@ export class KeyTouches {
     const batch = [...this.pending].map(([serviceId, keys]) => [serviceId, [...keys]] as const);
     this.pending = new Map();
     for (const [s, [serviceId, entries]] of batch.entries()) {
-      for (let i = 0; i < entries.length; i += CHUNK) {
+      for (let i = 0; i < entries.length; i += CHUNK[dialect]) {
         try {
-          await touchKeys(db, dialect, serviceId, entries.slice(i, i + CHUNK));
+          if (i > 0 || s > 0) await yieldToRequests();
+          await touchKeys(db, dialect, serviceId, entries.slice(i, i + CHUNK[dialect]));
         } catch (err) {
           // What this flush did not write goes back, for the next one.
           for (const [key, at] of entries.slice(i)) this.touch(serviceId, key, at);
