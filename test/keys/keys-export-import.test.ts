@@ -4,6 +4,7 @@ import { useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
 import { DAY_MS, expectError, expectValidationError, iso, serviceSeeder } from '../helpers/records.ts';
 import { seedKeys } from './keys-data.fixtures.ts';
+import { joinHwids, splitHwids } from '../../src/modules/keys/keys-csv.ts';
 
 // Contract §7.4: GET /keys/api/keys/export and POST /keys/api/keys/import.
 const t = useTestApp();
@@ -41,7 +42,8 @@ async function twoKeys(s: SeededService) {
       key: active,
       type: 'active',
       createdAt: now - 2 * DAY_MS,
-      hwids: ['pc,one', 'pc "two"'],
+      // An HWID is whatever the script's user sends: `|` (the cell's separator) and `\` must come back as they were.
+      hwids: ['pc,one', 'pc "two"', 'pc|three\\'],
       maxHwids: 3,
       executions: 4,
       lastUsedAt: now - DAY_MS,
@@ -254,7 +256,7 @@ describe('GET /keys/api/keys/export', () => {
         key: active,
         type: 'active',
         status: 'active',
-        hwids: 'pc,one|pc "two"',
+        hwids: 'pc,one|pc "two"|pc\\|three\\\\',
         note: 'line, "quoted"',
         isPremium: 'true',
         noHwidValidation: 'false',
@@ -369,13 +371,20 @@ describe('POST /keys/api/keys/import', () => {
     expect(res.body.data).toEqual({ imported: { active: 1, generated: 1 }, skipped: 0 });
     const after = await listAll(to);
     expect(after).toEqual(before);
-    expect(after[0]).toMatchObject({ key: active, hwids: ['pc,one', 'pc "two"'], hwid: 'pc,one' });
+    expect(after[0]).toMatchObject({ key: active, hwids: ['pc,one', 'pc "two"', 'pc|three\\'], hwid: 'pc,one' });
     expect(
       await t().ctx.db.selectFrom('keyHwids').select(['hwid', 'position']).where('key', '=', active).orderBy('position').execute(),
     ).toEqual([
       { hwid: 'pc,one', position: 1 },
       { hwid: 'pc "two"', position: 2 },
+      { hwid: 'pc|three\\', position: 3 },
     ]);
+  });
+
+  it('reads a backslash in an older export as it was written, unless it escapes `|` or `\\`', () => {
+    expect(splitHwids('pc\\one|two')).toEqual(['pc\\one', 'two']);
+    expect(splitHwids('a\\|b|c\\\\d')).toEqual(['a|b', 'c\\d']);
+    expect(splitHwids(joinHwids(['|', '\\', '\\|', '']))).toEqual(['|', '\\', '\\|', '']);
   });
 
   it('round-trips a JSON export, and the imported active key validates on its HWID', async () => {

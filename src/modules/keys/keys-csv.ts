@@ -29,3 +29,25 @@ export const EXPORT_COLUMNS = [
  */
 export const FORMULA_CELL = /^'*[=+\-@\t\r]/;
 export const neutralized = (value: string) => (FORMULA_CELL.test(value) ? `'${value}` : value);
+
+/**
+ * A key's HWIDs in one cell, joined by `|` (contract §7.4). An HWID is chosen by whoever runs the script and may hold
+ * `|` itself, so `|` and `\` inside an HWID are written `\|` and `\\`; every other HWID is written as it is.
+ */
+export const joinHwids = (hwids: readonly string[]): string => hwids.map((hwid) => hwid.replace(/[\\|]/g, '\\$&')).join('|');
+
+/** The HWIDs of a cell written by joinHwids. A `\` before anything but `|` or `\` is kept, as older exports wrote it. */
+export function splitHwids(cell: string): string[] {
+  const hwids: string[] = [];
+  let current = '';
+  for (let i = 0; i < cell.length; i++) {
+    const char = cell[i]!;
+    if (char === '\\' && (cell[i + 1] === '|' || cell[i + 1] === '\\')) current += cell[++i];
+    else if (char === '|') {
+      hwids.push(current);
+      current = '';
+    } else current += char;
+  }
+  hwids.push(current);
+  return hwids;
+}

@@ -5,7 +5,7 @@ import type { ListedKey } from './keys-list.service.ts';
 import * as repo from './keys-list.repository.ts';
 import { hwidsOf } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys.service.ts';
-import { EXPORT_COLUMNS, neutralized } from './keys-csv.ts';
+import { EXPORT_COLUMNS, joinHwids, neutralized } from './keys-csv.ts';
 
 export { EXPORT_COLUMNS } from './keys-csv.ts';
 
@@ -44,14 +44,14 @@ export async function* exportKeys(db: Db, serviceId: string, filter: repo.KeyFil
   }
 }
 
-/** One CSV row's values, in EXPORT_COLUMNS order (hwids joined by `|`, booleans as words, missing as empty). */
+/** One CSV row's values, in EXPORT_COLUMNS order (hwids joined by `|`, see joinHwids; booleans as words, missing as empty). */
 export function csvValues(record: ExportRecord): string[] {
   const active = record.type === 'active' ? record : undefined;
   return [
     record.key,
     record.type,
     record.status,
-    active ? active.hwids.join('|') : '',
+    active ? joinHwids(active.hwids) : '',
     record.note ?? '',
     String(record.isPremium),
     String(record.noHwidValidation),

@@ -5,7 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { AppError, invalid, invalidAsWritten } from '../../errors.ts';
 import { iso, LATEST_TIME_MS } from '../../lib/time.ts';
-import { EXPORT_COLUMNS, FORMULA_CELL } from './keys-csv.ts';
+import { EXPORT_COLUMNS, FORMULA_CELL, splitHwids } from './keys-csv.ts';
 
 type KeyStatus = ActiveKeysTable['status'];
 
@@ -210,7 +210,7 @@ function csvRecordToJson(row: Record<string, string>): Record<string, unknown> {
     if (text === '' && name !== 'note') continue;
     switch (name) {
       case 'hwids':
-        out.hwids = text.split('|');
+        out.hwids = splitHwids(text);
         break;
       case 'isPremium':
       case 'noHwidValidation':
