@@ -52,7 +52,7 @@ export interface DbOptions {
   backgroundCheckpoints?: boolean;
 }
 
-const SQLITE_CACHE_KIB = 64 * 1024;
+const SQLITE_CACHE_KIB = 16 * 1024;
 
 export function openDatabase(options: DbOptions): DbHandle {
   const writes = new WriteObserver();
@@ -88,7 +88,8 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // SQLite's default page cache is 2 MB: with tens of thousands of keys validated in random order, most lookups then
-  // read their pages again through the kernel. Memory is taken only as pages are read.
+  // read their pages again through the kernel (23 µs a lookup of 50,000 keys, 16 µs with 16 MB; 32 or 64 MB gained
+  // nothing more, and kept a 40 MB script upload's pages in memory: peak RSS growth 2.6× the script against 1.9×).
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   const stopCheckpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file) : async () => {};
   const cached = withStatementCache(sqlite);
