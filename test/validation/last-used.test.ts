@@ -31,6 +31,34 @@ async function boundKey(s: SeededService) {
   return key!;
 }
 
+/** Active keys of the service, unbound and never used, written straight to the table. */
+async function insertKeys(s: SeededService, keys: string[], now: number) {
+  const row = (key: string): Insertable<ActiveKeysTable> => ({
+    key,
+    serviceId: s.id,
+    hwid: null,
+    note: null,
+    isPremium: 0,
+    noHwidValidation: 0,
+    status: 'active',
+    expiresAt: null,
+    chatId: null,
+    executions: 0,
+    createdAt: now,
+    activatedAt: now,
+    lastUsedAt: null,
+    hwidResetAt: null,
+    hwidResetCount: 0,
+    maxHwids: 1,
+    hwidCount: 0,
+  });
+  for (let i = 0; i < keys.length; i += 500)
+    await t()
+      .ctx.db.insertInto('activeKeys')
+      .values(keys.slice(i, i + 500).map(row))
+      .execute();
+}
+
 /** Polls (real time) until `check` holds; fails after `ms`. */
 async function within(ms: number, check: () => Promise<boolean>) {
   const until = Date.now() + ms;
@@ -127,30 +155,7 @@ describe('lastUsedAt of validated keys', () => {
     const s = await seedService(t().ctx);
     const now = t().clock.now;
     const keys = Array.from({ length: 1500 }, (_, i) => `touch${s.id.slice(0, 8)}${String(i).padStart(6, '0')}`);
-    const row = (key: string): Insertable<ActiveKeysTable> => ({
-      key,
-      serviceId: s.id,
-      hwid: null,
-      note: null,
-      isPremium: 0,
-      noHwidValidation: 0,
-      status: 'active',
-      expiresAt: null,
-      chatId: null,
-      executions: 0,
-      createdAt: now,
-      activatedAt: now,
-      lastUsedAt: null,
-      hwidResetAt: null,
-      hwidResetCount: 0,
-      maxHwids: 1,
-      hwidCount: 0,
-    });
-    for (let i = 0; i < keys.length; i += 500)
-      await t()
-        .ctx.db.insertInto('activeKeys')
-        .values(keys.slice(i, i + 500).map(row))
-        .execute();
+    await insertKeys(s, keys, now);
     const touches = new KeyTouches();
     keys.forEach((key, i) => touches.touch(s.id, key, now + i));
     touches.touch(s.id, 'deleted-meanwhile-key', now);
@@ -171,6 +176,23 @@ describe('lastUsedAt of validated keys', () => {
     const stored = await t().ctx.db.selectFrom('activeKeys').select(['key', 'lastUsedAt']).where('serviceId', '=', s.id).execute();
     const byKey = new Map(stored.map((r) => [r.key, r.lastUsedAt]));
     expect(keys.every((key, i) => byKey.get(key) === now + i)).toBe(true);
+  });
+
+  it('never deadlocks when two instances flush the same keys at once, touched in opposite orders', async () => {
+    const s = await seedService(t().ctx);
+    const now = t().clock.now;
+    const keys = Array.from({ length: 2000 }, (_, i) => `lock${s.id.slice(0, 8)}${String(i).padStart(6, '0')}`);
+    await insertKeys(s, keys, now);
+    const first = new KeyTouches();
+    const second = new KeyTouches();
+    keys.forEach((key, i) => first.touch(s.id, key, now + i));
+    [...keys].reverse().forEach((key, i) => second.touch(s.id, key, now + i));
+    // Each statement locks its rows in key order, so the two flushes wait for each other instead of deadlocking.
+    await Promise.all([first.flush(t().ctx.db, t().ctx.dialect), second.flush(t().ctx.db, t().ctx.dialect)]);
+    expect(first.size + second.size).toBe(0);
+    const stored = await t().ctx.db.selectFrom('activeKeys').select(['key', 'lastUsedAt']).where('serviceId', '=', s.id).execute();
+    const byKey = new Map(stored.map((r) => [r.key, r.lastUsedAt]));
+    expect(keys.every((key, i) => byKey.get(key) === now + Math.max(i, keys.length - 1 - i))).toBe(true);
   });
 
   it('keeps what a failed flush could not write, for the next flush', async () => {
