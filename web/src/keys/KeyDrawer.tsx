@@ -8,6 +8,8 @@ import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
 import { GENERATE_RANGES } from './GenerateDialog';
 import type { KeyRecord } from './records';
+import { keyState } from './KeysTable';
+import { KEY_STATUS_OPTIONS } from '../lib/labels';
 import { formatTime } from './types';
 
 /** A key's details and its edit form, opened from the key string in the table. */
@@ -79,7 +81,9 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   return (
     <Stack>
       <Group gap="xs">
-        <Badge variant="light">{record.type}</Badge>
+        <Badge variant="light" color={keyState(record).color}>
+          {keyState(record).label}
+        </Badge>
         <CopyAction value={record.key} label="Copy key" size="xs" copiedMessage="Key copied" />
       </Group>
       <Table fz="sm" variant="vertical" aria-label="Key details">
@@ -136,7 +140,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
             label="Status"
             value={status}
             onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
-            data={['active', 'paused', 'banned']}
+            data={KEY_STATUS_OPTIONS}
           />
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />

@@ -2,7 +2,6 @@ import { useState } from 'react';
 import {
   Badge,
   Button,
-  Code,
   FileInput,
   Group,
   Modal,
@@ -27,8 +26,10 @@ import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
-import { OBFUSCATION, type Script } from '../scripts/types';
+import type { Script } from '../scripts/types';
+import { OBFUSCATION, obfuscationLabel, scriptStatusLabel } from '../lib/labels';
 import { VersionsDialog } from '../scripts/VersionsDialog';
+import { LuaSnippets } from '../scripts/LuaSnippets';
 
 // Over the server's 40 MB limit (checked before sending it).
 const tooLargeMessage = (bytes: number) =>
@@ -197,9 +198,6 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
   );
 }
 
-/** The loadstring carries the server's public base URL; the Lua library lives next to it. */
-const baseOf = (loadstring: string) => /HttpGet\("([^"]+)\/api\/v1\/vss\/loader\//.exec(loadstring)?.[1] ?? window.location.origin;
-
 export default function ScriptsPage() {
   const serviceId = useServiceId();
   const queryClient = useQueryClient();
@@ -250,16 +248,6 @@ export default function ScriptsPage() {
     onError: notifyError,
   });
   const items = list.data?.items ?? [];
-  const example = items[0];
-  const libraryBase = example ? baseOf(example.loadstring) : window.location.origin;
-  const librarySnippet = `local api = loadstring(game:HttpGet("${libraryBase}/api/v1/lua/library.lua"))()
-api.script_id = "${example?.id ?? '<script id>'}"
-local result = api.check_key(script_key)
-if result.code == "KEY_VALID" or result.code == "KEYLESS" then
-  api.load_script()
-else
-  warn(result.message)
-end`;
 
   return (
     <>
@@ -312,13 +300,13 @@ end`;
                       </Text>
                     </Table.Td>
                     <Table.Td>
-                      {script.obfuscationType}{' '}
+                      {obfuscationLabel(script.obfuscationType)}{' '}
                       <Badge
                         size="sm"
                         variant="light"
                         color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}
                       >
-                        {script.status}
+                        {scriptStatusLabel(script.status)}
                       </Badge>
                       {script.status === 'failed' && (
                         <Text size="xs" c="red" mt={4} aria-label={`Failure reason: ${script.name}`} maw={320}>
@@ -371,16 +359,7 @@ end`;
           </ScrollArea>
         )}
         {list.data && list.data.totalPages > 1 && <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />}
-        <Stack gap={4}>
-          <Text fw={600}>Lua library</Text>
-          <Text size="sm" c="dimmed">
-            Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
-          </Text>
-          <Code block aria-label="Lua library snippet">
-            {librarySnippet}
-          </Code>
-          <CopyAction value={librarySnippet} label="Copy snippet" size="xs" w="fit-content" copiedMessage="Snippet copied" />
-        </Stack>
+        <LuaSnippets serviceId={serviceId} example={items[0]} />
       </Stack>
       <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />
       <VersionsDialog script={versionsOf} serviceId={serviceId} onClose={() => setVersionsOf(null)} />

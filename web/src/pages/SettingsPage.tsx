@@ -11,6 +11,7 @@ import { SigningSection } from './SigningSection';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
 import { describeTestOutcome } from '../lib/outcomes';
+import { outboxStatusLabel } from '../lib/labels';
 
 const COOLDOWN = {
   free: { label: 'Free keys (hours)', subject: 'The cooldown of free keys', min: 0, max: 720, unit: 'hours' },
@@ -191,7 +192,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
                   <Table.Tbody>
                     {outboxRows.map((row) => (
                       <Table.Tr key={String(row.id)}>
-                        <Table.Td>{row.status}</Table.Td>
+                        <Table.Td>{outboxStatusLabel(row.status)}</Table.Td>
                         <Table.Td>{row.attempts ?? '—'}</Table.Td>
                         <Table.Td>{row.nextAttemptAt ? new Date(row.nextAttemptAt).toLocaleString() : '—'}</Table.Td>
                         <Table.Td>{row.lastError ?? ''}</Table.Td>

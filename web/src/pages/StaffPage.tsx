@@ -7,6 +7,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import type { Page } from '../api/types';
+import { ROLE_OPTIONS, roleLabel } from '../lib/labels';
 import type { ApiData, ItemOf } from '../api/types';
 
 type StaffAccount = ItemOf<ApiData<'/api/v1/admin/accounts'>['items']>;
@@ -54,7 +55,7 @@ function Accounts() {
       unwrap(await api.PATCH('/api/v1/admin/accounts/{id}', { params: { path: { id: account.id } }, body: { role } })),
     onSuccess: (_d, { account, role }) => {
       refresh();
-      notifySuccess(`${account.username} is now ${role}`);
+      notifySuccess(`${account.username} is now ${roleLabel(role).toLowerCase()}`);
     },
     onError: notifyError,
   });
@@ -95,7 +96,7 @@ function Accounts() {
                       size="xs"
                       aria-label={`Role of ${account.username}`}
                       value={account.role}
-                      data={['user', 'moderator', 'admin']}
+                      data={ROLE_OPTIONS}
                       disabled={!isAdmin || setRole.isPending}
                       title={isAdmin ? undefined : 'Only an admin can change roles'}
                       onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value as StaffAccount['role'] })}
