@@ -8,6 +8,7 @@ import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import type { Page } from '../api/types';
 import { ROLE_OPTIONS, roleLabel } from '../lib/labels';
+import { BackupSection } from './BackupSection';
 import type { ApiData, ItemOf } from '../api/types';
 
 type StaffAccount = ItemOf<ApiData<'/api/v1/admin/accounts'>['items']>;
@@ -185,12 +186,18 @@ function Services() {
 }
 
 export default function StaffPage() {
+  const isAdmin = useSession().data?.account.role === 'admin';
   return (
     <>
       <PageHeader title="Staff" />
       <Text size="sm" c="dimmed" mb="sm">
         Moderators and admins only; changing roles needs an admin.
       </Text>
+      {isAdmin && (
+        <Stack mb="md">
+          <BackupSection />
+        </Stack>
+      )}
       <Tabs defaultValue="accounts" keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="accounts">Accounts</Tabs.Tab>
