@@ -109,7 +109,7 @@ describe('scripts at run time in a real browser', () => {
 
     const relay = page.getByRole('region', { name: 'Webhook relay' });
     await relay.getByText('Off', { exact: true }).waitFor();
-    expect(await relay.getByRole('link', { name: 'Settings' }).getAttribute('href')).toBe(`/services/${s.id}/settings`);
+    expect(await relay.getByRole('link', { name: 'the webhook set-up' }).getAttribute('href')).toBe(`/services/${s.id}/settings`);
     expect(await relay.innerText()).toContain('at most 10 messages a minute');
 
     const saved = await call(app, 'PUT', '/api/v1/keys/api/settings', {

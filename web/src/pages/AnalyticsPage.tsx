@@ -22,11 +22,11 @@ type RangeChoice = RangeName | 'custom';
 const presetWindow = (name: RangeName, now: number) => ({ start: now - RANGES[name].ms, end: now });
 
 const SERIES = [
-  { key: 'validations', color: '#228be6' },
-  { key: 'valid', color: '#40c057' },
-  { key: 'refused', color: '#fa5252' },
-  { key: 'executions', color: '#7950f2' },
-  { key: 'redemptions', color: '#fd7e14' },
+  { key: 'validations', name: 'Validations', color: '#228be6' },
+  { key: 'valid', name: 'Valid', color: '#40c057' },
+  { key: 'refused', name: 'Refused', color: '#fa5252' },
+  { key: 'executions', name: 'Executions', color: '#7950f2' },
+  { key: 'redemptions', name: 'Redemptions', color: '#fd7e14' },
 ] as const;
 
 const LIVE = [
@@ -187,7 +187,15 @@ export default function AnalyticsPage() {
                   <Tooltip />
                   <Legend />
                   {SERIES.map((s) => (
-                    <Line key={s.key} type="monotone" dataKey={s.key} stroke={s.color} dot={false} isAnimationActive={false} />
+                    <Line
+                      key={s.key}
+                      type="monotone"
+                      dataKey={s.key}
+                      name={s.name}
+                      stroke={s.color}
+                      dot={false}
+                      isAnimationActive={false}
+                    />
                   ))}
                 </LineChart>
               </ResponsiveContainer>

@@ -276,13 +276,14 @@ export default function ScriptsPage() {
           </Empty>
         ) : (
           <ScrollArea type="auto">
-            <Table striped aria-label="Scripts" miw={760}>
+            {/* On a phone: no size or date, and the actions wrap, so "Copy loadstring" is on screen without scrolling. */}
+            <Table striped aria-label="Scripts" miw={{ base: 0, sm: 760 }}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Name</Table.Th>
                   <Table.Th>Obfuscation</Table.Th>
-                  <Table.Th>Size</Table.Th>
-                  <Table.Th>Updated</Table.Th>
+                  <Table.Th visibleFrom="sm">Size</Table.Th>
+                  <Table.Th visibleFrom="sm">Updated</Table.Th>
                   <Table.Th>Visible</Table.Th>
                   <Table.Th>On</Table.Th>
                   <Table.Th>Actions</Table.Th>
@@ -315,8 +316,10 @@ export default function ScriptsPage() {
                         </Text>
                       )}
                     </Table.Td>
-                    <Table.Td>{formatSize(script.size)}</Table.Td>
-                    <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
+                    <Table.Td visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
+                      {formatSize(script.size)}
+                    </Table.Td>
+                    <Table.Td visibleFrom="sm">{new Date(script.updatedAt).toLocaleString()}</Table.Td>
                     <Table.Td>
                       <Switch
                         aria-label={`Visible: ${script.name}`}
@@ -328,7 +331,7 @@ export default function ScriptsPage() {
                       <ScriptSwitch script={script} serviceId={serviceId} />
                     </Table.Td>
                     <Table.Td>
-                      <Group gap={4} wrap="nowrap">
+                      <Group gap={4} wrap="wrap">
                         {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
                         <CopyAction
                           value={buyerSnippet(script.loadstring)}

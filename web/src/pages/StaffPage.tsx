@@ -31,7 +31,9 @@ function usePaged<T>(key: string, load: (query: PageQuery) => Promise<Page<T>>) 
 function Accounts() {
   const queryClient = useQueryClient();
   // Only admins change roles (PATCH /admin/accounts/:id answers a moderator 403): a moderator sees the role, disabled.
-  const isAdmin = useSession().data?.account.role === 'admin';
+  const session = useSession().data;
+  const isAdmin = session?.account.role === 'admin';
+  const myId = session?.account.id;
   const { query, page, setPage, search, setSearch } = usePaged<StaffAccount>('accounts', async (query) =>
     unwrap(await api.GET('/api/v1/admin/accounts', { params: { query } })),
   );
@@ -83,7 +85,7 @@ function Accounts() {
               <Table.Tr>
                 <Table.Th>Username</Table.Th>
                 <Table.Th>Role</Table.Th>
-                <Table.Th>2FA</Table.Th>
+                <Table.Th>Two-factor</Table.Th>
                 <Table.Th>State</Table.Th>
                 <Table.Th>Actions</Table.Th>
               </Table.Tr>
@@ -106,7 +108,12 @@ function Accounts() {
                   <Table.Td>{account.twoFactorEnabled ? 'on' : 'off'}</Table.Td>
                   <Table.Td>{account.disabled ? <Badge color="red">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
                   <Table.Td>
-                    {account.disabled ? (
+                    {/* The server refuses to disable your own account: no button that can only fail. */}
+                    {account.id === myId ? (
+                      <Text size="xs" c="dimmed">
+                        You
+                      </Text>
+                    ) : account.disabled ? (
                       <Button size="compact-xs" variant="light" onClick={() => setDisabled.mutate({ account, disabled: false })}>
                         Enable
                       </Button>

@@ -34,16 +34,17 @@ else
 end`;
   return (
     <>
-      <Stack gap={4}>
-        <Text fw={600}>Lua library</Text>
-        <Text size="sm" c="dimmed">
-          Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
-        </Text>
-        <Code block aria-label="Lua library snippet">
-          {librarySnippet}
-        </Code>
-        <CopyAction value={librarySnippet} label="Copy snippet" size="xs" w="fit-content" copiedMessage="Snippet copied" />
-      </Stack>
+      <Section title="Lua library">
+        <Stack gap={4}>
+          <Text size="sm" c="dimmed">
+            Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
+          </Text>
+          <Code block aria-label="Lua library snippet">
+            {librarySnippet}
+          </Code>
+          <CopyAction value={librarySnippet} label="Copy snippet" size="xs" w="fit-content" copiedMessage="Snippet copied" />
+        </Stack>
+      </Section>
       <RelaySection serviceId={serviceId} base={base} head={head} />
     </>
   );
@@ -54,9 +55,10 @@ function RelaySection({ serviceId, base, head }: { serviceId: string; base: stri
     queryKey: ['service-info', serviceId],
     queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/service/info', { headers: serviceHeaders(serviceId) })),
   });
+  // Not named "Settings": that name belongs to the section link (contract §9), and two links by it are ambiguous.
   const settingsLink = (
     <Anchor component={Link} to={sectionPath(serviceId, 'settings')}>
-      Settings
+      the webhook set-up
     </Anchor>
   );
   let body;
@@ -79,7 +81,7 @@ if not ok then warn("Message not sent: " .. tostring(problem)) end`;
             ) : (
               <>
                 The relay posts to your service’s Discord webhook, which is not set up or is turned off. Add it and turn it on in{' '}
-                {settingsLink} (Webhook).
+                {settingsLink} (Settings, Webhook).
               </>
             )}
           </Text>
@@ -93,7 +95,7 @@ if not ok then warn("Message not sent: " .. tostring(problem)) end`;
           <Text size="sm" fw={600}>
             Address
           </Text>
-          <Group gap="xs" wrap="nowrap" maw="100%">
+          <Group gap="xs" wrap="wrap" maw="100%">
             <Code aria-label="Relay address" style={{ overflowWrap: 'anywhere' }}>
               {address}
             </Code>
