@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import {
   Badge,
+  Box,
   Button,
   FileInput,
   Group,
@@ -248,6 +249,27 @@ export default function ScriptsPage() {
     onError: notifyError,
   });
   const items = list.data?.items ?? [];
+  /** A script's actions: in their column from 'sm' up, under the name on a phone so they are never off screen. */
+  const actions = (script: Script, wrap: 'wrap' | 'nowrap') => (
+    <Group gap={4} wrap={wrap}>
+      {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
+      <CopyAction
+        value={buyerSnippet(script.loadstring)}
+        label="Copy loadstring"
+        size="compact-xs"
+        copiedMessage={`Loadstring of “${script.name}” copied, with a script_key line: put the buyer's key in it`}
+      />
+      <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
+        Edit
+      </Button>
+      <Button size="compact-xs" variant="subtle" aria-label={`Versions: ${script.name}`} onClick={() => setVersionsOf(script)}>
+        Versions
+      </Button>
+      <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
+        Delete
+      </Button>
+    </Group>
+  );
 
   return (
     <>
@@ -276,7 +298,7 @@ export default function ScriptsPage() {
           </Empty>
         ) : (
           <ScrollArea type="auto">
-            {/* On a phone: no size or date, and the actions wrap, so "Copy loadstring" is on screen without scrolling. */}
+            {/* On a phone: no id, size or date, and the actions under the name, so "Copy loadstring" is on screen. */}
             <Table striped aria-label="Scripts" miw={{ base: 0, sm: 760 }}>
               <Table.Thead>
                 <Table.Tr>
@@ -286,7 +308,7 @@ export default function ScriptsPage() {
                   <Table.Th visibleFrom="sm">Updated</Table.Th>
                   <Table.Th>Visible</Table.Th>
                   <Table.Th>On</Table.Th>
-                  <Table.Th>Actions</Table.Th>
+                  <Table.Th visibleFrom="sm">Actions</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -296,9 +318,12 @@ export default function ScriptsPage() {
                       <Text size="sm" fw={600}>
                         {script.name}
                       </Text>
-                      <Text size="xs" c="dimmed" ff="monospace">
+                      <Text size="xs" c="dimmed" ff="monospace" visibleFrom="sm">
                         {script.id}
                       </Text>
+                      <Box hiddenFrom="sm" mt={4}>
+                        {actions(script, 'wrap')}
+                      </Box>
                     </Table.Td>
                     <Table.Td>
                       {obfuscationLabel(script.obfuscationType)}{' '}
@@ -330,31 +355,7 @@ export default function ScriptsPage() {
                     <Table.Td>
                       <ScriptSwitch script={script} serviceId={serviceId} />
                     </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="wrap">
-                        {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
-                        <CopyAction
-                          value={buyerSnippet(script.loadstring)}
-                          label="Copy loadstring"
-                          size="compact-xs"
-                          copiedMessage={`Loadstring of “${script.name}” copied, with a script_key line: put the buyer's key in it`}
-                        />
-                        <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
-                          Edit
-                        </Button>
-                        <Button
-                          size="compact-xs"
-                          variant="subtle"
-                          aria-label={`Versions: ${script.name}`}
-                          onClick={() => setVersionsOf(script)}
-                        >
-                          Versions
-                        </Button>
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
+                    <Table.Td visibleFrom="sm">{actions(script, 'nowrap')}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
