@@ -100,8 +100,10 @@ function Accounts() {
                       aria-label={`Role of ${account.username}`}
                       value={account.role}
                       data={ROLE_OPTIONS}
-                      disabled={!isAdmin || setRole.isPending}
-                      title={isAdmin ? undefined : 'Only an admin can change roles'}
+                      disabled={!isAdmin || setRole.isPending || account.id === myId}
+                      title={
+                        !isAdmin ? 'Only an admin can change roles' : account.id === myId ? 'Nobody changes their own role' : undefined
+                      }
                       onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value as StaffAccount['role'] })}
                     />
                   </Table.Td>
