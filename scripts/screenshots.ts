@@ -5,6 +5,10 @@
  * also prints what the README reports, in Debian's Chromium: JS shipped (gzip) for the keys page, and with 10,000 keys
  * in the service the time from navigation until the keys table shows its rows and the search box takes input.
  *
+ * The app's BASE_URL is the address the pictures are taken at, so no page shows the "BASE_URL is not this address"
+ * banner by accident; `base-url-warning-*.png` shows that banner on purpose (the page told BASE_URL is
+ * http://localhost:3000, the usual mistake on a server).
+ *
  * Needs `npm run build:web` first (the app serves web/dist).
  */
 import { mkdir, readFile, readdir } from 'node:fs/promises';
@@ -12,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp } from '../test/helpers/app.ts';
 import { launchChromium } from '../test/helpers/browser.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 import { call, generateKeys, seedAccount, seedService, type SeededAccount } from '../test/helpers/seed.ts';
 
 import { SECTIONS } from '../web/src/layout/sections.ts';
@@ -19,9 +24,11 @@ import { SECTIONS } from '../web/src/layout/sections.ts';
 const OUT = new URL('../screenshots/', import.meta.url);
 const measure = process.argv.includes('--measure');
 
-const t = await startTestApp({ CAPTCHA_MAX_NUMBER: '200', REGISTRATION: 'open' });
+const port = await freePort();
+const baseUrl = `http://127.0.0.1:${port}`;
+const t = await startTestApp({ CAPTCHA_MAX_NUMBER: '200', REGISTRATION: 'open', BASE_URL: baseUrl });
 const { app, ctx } = t;
-const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+await app.listen({ host: '127.0.0.1', port });
 const s = await seedService(ctx);
 const admin = await seedAccount(ctx, 'admin');
 const total = measure ? 10_000 : 60;
@@ -67,6 +74,25 @@ async function shoot(page: Page, pages: Array<{ name: string; path: string }>, s
   }
 }
 
+/**
+ * The banner a seller sees when BASE_URL is not the address they opened: the served page's BASE_URL is swapped for
+ * http://localhost:3000 (a real mismatched origin would lose the session cookie and refuse sign-in).
+ */
+async function shootBaseUrlWarning(page: Page, suffix: string) {
+  const overview = `${baseUrl}/services/${s.id}/overview`;
+  await page.route(overview, async (route) => {
+    const response = await route.fetch();
+    const html = (await response.text()).replace(/(name="keyward-base-url" content=")[^"]*/, '$1http://localhost:3000');
+    await route.fulfill({ response, body: html });
+  });
+  await page.goto(overview);
+  await page.getByRole('status').filter({ hasText: 'BASE_URL' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  await page.screenshot({ path: new URL(`base-url-warning-${suffix}.png`, OUT).pathname, fullPage: true });
+  await page.unroute(overview);
+  written += 1;
+}
+
 /** Milliseconds from navigation until the keys table shows rows and the search box takes input. */
 async function keysPageInteractive(page: Page): Promise<number> {
   const started = Date.now();
@@ -93,6 +119,7 @@ try {
       const page = await seller.newPage();
       await signIn(page, s.account);
       await shoot(page, SELLER, suffix);
+      if (scheme === 'light') await shootBaseUrlWarning(page, suffix);
       await seller.close();
       const staff = await browser.newContext(options);
       const adminPage = await staff.newPage();

@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { openDatabase, type Dialect } from '../db/database.ts';
 import { serverHolding, SERVER_LOCK_FILE } from '../db/server-lock.ts';
+import { recordBackup } from '../modules/admin/admin.service.ts';
 
 export const BACKUP_USAGE = `  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
   keyward restore FILE [--force] puts a snapshot back; the server must be stopped`;
@@ -30,6 +32,25 @@ function sqliteKeyCounts(file: string): { generated: number; active: number } {
 const keySentence = ({ generated, active }: { generated: number; active: number }) =>
   `${generated + active} keys (${generated} not yet redeemed, ${active} redeemed)`;
 
+/**
+ * Writes the finished backup into the live database, so admins see it in the dashboard. A failure here (a database
+ * not yet migrated to 0021 by a newer server) costs only that record: the snapshot is already safely written.
+ */
+async function recordRun(config: Config, out: string, keys: { generated: number; active: number }, databaseKind: Dialect) {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  try {
+    const run = { finishedAt: Date.now(), sizeBytes: statSync(out).size, keyCount: keys.generated + keys.active, databaseKind };
+    await recordBackup(database.db, run);
+  } catch (error) {
+    console.error(
+      `keyward: warning: the backup is complete, but the dashboard will not show it (${(error as Error).message}); ` +
+        'start the server once (or run keyward migrate) so the next backup is recorded.',
+    );
+  } finally {
+    await database.close();
+  }
+}
+
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
@@ -39,7 +60,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   if (!values.out) throw new OpsError('backup needs --out FILE (where to write the snapshot)');
   const out = resolve(values.out);
   const partial = `${out}.partial`;
-  if (config.databaseUrl) return pgBackup(config.databaseUrl, out, partial);
+  if (config.databaseUrl) return pgBackup(config, config.databaseUrl, out, partial);
 
   const source = sqliteFile(config);
   if (!existsSync(source)) throw new OpsError(`there is no database at ${source} (DATA_DIR): nothing to back up`);
@@ -68,6 +89,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   renameSync(partial, out);
   const counts = sqliteKeyCounts(out);
   console.log(`Backed up ${source} to ${out}: ${megabytes(statSync(out).size)}, ${keySentence(counts)}.`);
+  await recordRun(config, out, counts, 'sqlite');
   console.error(
     `keyward: keep the server secret with it (KEYWARD_SECRET, or ${join(config.dataDir, 'secret')}): without it the snapshot's keys cannot be read.`,
   );
@@ -85,7 +107,7 @@ async function pgKeyCounts(databaseUrl: string) {
   }
 }
 
-async function pgBackup(databaseUrl: string, out: string, partial: string): Promise<number> {
+async function pgBackup(config: Config, databaseUrl: string, out: string, partial: string): Promise<number> {
   if (!onPath('pg_dump')) {
     throw new OpsError(
       'pg_dump is not installed here. Install the PostgreSQL client (apt-get install postgresql-client) and run this again, ' +
@@ -106,6 +128,7 @@ async function pgBackup(databaseUrl: string, out: string, partial: string): Prom
   console.log(
     `Backed up PostgreSQL to ${out} (pg_dump custom format): ${megabytes(statSync(out).size)}; the database holds ${keySentence(counts)}.`,
   );
+  await recordRun(config, out, counts, 'postgres');
   return 0;
 }
 

@@ -35,6 +35,7 @@ import type {
   AnalyticsScriptsTable,
   AuditLogTable,
   JobLeasesTable,
+  BackupRunsTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -79,6 +80,7 @@ export interface Database {
   analyticsScripts: AnalyticsScriptsTable;
   auditLog: AuditLogTable;
   jobLeases: JobLeasesTable;
+  backupRuns: BackupRunsTable;
   // Signed answers
   serviceSigningKeys: ServiceSigningKeysTable;
   // Selling

@@ -3,6 +3,7 @@ import type jsQRTyped from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { recordBackup } from '../../src/modules/admin/admin.service.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { totpCode } from '../signin/helpers.ts';
 import { signInWithPassword, solveCaptcha, useDashboard } from './browser.ts';
@@ -19,6 +20,8 @@ const d = useDashboard();
  * long as enabling happens in the step they were counted from (so it does not start in a step's last 2 seconds).
  */
 const STEP = 30_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const codeFor = (secret: string, step: number) => totpCode(secret, step * STEP);
 async function currentStepWithTimeLeft(): Promise<number> {
   await expect.poll(() => Date.now() % STEP, { timeout: 5_000, interval: 100 }).toBeLessThan(STEP - 2_000);
@@ -168,5 +171,30 @@ describe('dashboard account and staff pages in a real browser', () => {
       .poll(async () => (await ctx.db.selectFrom('accounts').select('role').where('id', '=', user.id).executeTakeFirstOrThrow()).role)
       .toBe('moderator');
     await page.context().close();
+  }, 60_000);
+  it('shows an admin the last backup (none yet, then one from two hours ago), and a moderator no backup section', async () => {
+    const { ctx } = d.app();
+    const admin = await seedAccount(ctx, 'admin');
+    const page = await d.signedInPage(admin, '/staff');
+    const backups = page.getByRole('region', { name: 'Backups' });
+    await backups.getByText('No backup yet').waitFor();
+    await backups.getByText('npx keyward backup --out <file>').waitFor();
+
+    // What `keyward backup` records when it finishes (src/cli/backup.ts), on the server's database.
+    await recordBackup(ctx.db, {
+      finishedAt: Date.now() - 2 * HOUR - MINUTE,
+      sizeBytes: 3 * 1024 * 1024,
+      keyCount: 1234,
+      databaseKind: ctx.dialect,
+    });
+    await page.reload();
+    await backups.getByText(/^Last backup 2 hours ago \(.+\): 3\.0 MB, 1,234 keys\.$/).waitFor();
+    expect(await backups.getByText('No backup yet').count()).toBe(0);
+    await page.context().close();
+
+    const moderator = await d.signedInPage(await seedAccount(ctx, 'moderator'), '/staff');
+    await moderator.getByRole('table', { name: 'Accounts' }).waitFor();
+    expect(await moderator.getByRole('region', { name: 'Backups' }).count()).toBe(0);
+    await moderator.context().close();
   }, 60_000);
 });

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
@@ -9,6 +8,7 @@ import type { Db } from '../../src/db/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { SIGNIN_ENV } from '../signin/helpers.ts';
 
@@ -32,18 +32,6 @@ export interface Dashboard {
    * take: their `inject` goes over HTTP to the listening process. Only `inject` is there.
    */
   app: App;
-}
-
-/** A port free now, so BASE_URL can name the address the page is opened at (contract §14: a change from another origin is refused). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The environment of the server process: the tests' secret, rate limits off, a cheap captcha, open registration. */

@@ -4,7 +4,8 @@ import { useDashboard } from './browser.ts';
 
 /**
  * The scripts page's run-time controls (contract §13.2, §13.3) in the real server process and Debian Chromium:
- * a version restored with a confirm, the kill switch with its message, and the variables editor.
+ * a version restored with a confirm, the kill switch with its message, the variables editor, and the webhook relay's
+ * section (off until the webhook is on, then its address and snippet).
  */
 const d = useDashboard();
 const WAIT = { timeout: 20_000 };
@@ -90,6 +91,41 @@ describe('scripts at run time in a real browser', () => {
     const stored = async () => (await call(app, 'GET', '/api/v1/keys/api/variables', { key: s.serviceKey })).body.data.variables;
     await expect.poll(stored, WAIT).toEqual({ motd: 'hello buyers' });
     expect(puts).toBe(1);
+    await page.context().close();
+  }, 90_000);
+  it('says obfuscation and status in words, and shows the webhook relay as off until the webhook is turned on', async () => {
+    const { ctx, app } = d.app();
+    const s = await seedService(ctx);
+    const uploaded = await call(app, 'POST', '/api/v1/vss/api/scripts', { key: s.serviceKey, body: { name: 'plain', code: 'print(1)' } });
+    expect(uploaded.status).toBe(201);
+    const page = await d.signedInPage(s.account, `/services/${s.id}/scripts`);
+    const row = page.getByRole('table', { name: 'Scripts' }).getByRole('row', { name: /plain/ });
+    await row.waitFor();
+    // The DOM text: a badge is upper-cased by CSS, so innerText would hide what the page says.
+    const cells = (await row.textContent()) ?? '';
+    expect(cells).toContain('None');
+    expect(cells).toContain('Ready');
+    expect(cells).not.toContain('NONE');
+
+    const relay = page.getByRole('region', { name: 'Webhook relay' });
+    await relay.getByText('Off', { exact: true }).waitFor();
+    expect(await relay.getByRole('link', { name: 'the webhook set-up' }).getAttribute('href')).toBe(`/services/${s.id}/settings`);
+    expect(await relay.innerText()).toContain('at most 10 messages a minute');
+
+    const saved = await call(app, 'PUT', '/api/v1/keys/api/settings', {
+      key: s.serviceKey,
+      body: { webhookUrl: 'https://discord.com/api/webhooks/223456789012345678/secret-token_9', webhookEnabled: true },
+    });
+    expect(saved.status).toBe(200);
+    await page.reload();
+    await relay.getByText('On', { exact: true }).waitFor();
+    const address = d.url(`/api/v1/public/relay/${s.identifier}`);
+    expect(await relay.getByLabel('Relay address').innerText()).toBe(address);
+    const snippet = await relay.getByLabel('Webhook relay snippet').innerText();
+    expect(snippet).toContain(`api.script_id = "${uploaded.body.data.id as string}"`);
+    expect(snippet).toContain('api.send_webhook(');
+    await relay.getByRole('button', { name: 'Copy relay snippet' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), WAIT).toBe(snippet);
     await page.context().close();
   }, 90_000);
 });

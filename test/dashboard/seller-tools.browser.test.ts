@@ -142,7 +142,7 @@ describe('dashboard seller tools in a real browser', () => {
     await form.getByRole('textbox', { name: 'Address to shorten' }).fill('ftp://example.com/file');
     await form.getByText('Only http:// and https:// addresses can be shortened').waitFor();
     await form.getByRole('textbox', { name: 'Address to shorten' }).fill('https://example.com/get-key');
-    await form.getByRole('textbox', { name: 'Slug' }).fill('get-key');
+    await form.getByRole('textbox', { name: 'Short name' }).fill('get-key');
     await form.getByRole('button', { name: 'Shorten' }).click();
     const table = page.getByRole('table', { name: 'Short links' });
     await table.getByRole('cell', { name: `${ctx.config.baseUrl}/go/get-key`, exact: true }).waitFor();
@@ -151,7 +151,7 @@ describe('dashboard seller tools in a real browser', () => {
 
     // A taken slug is said in words.
     await form.getByRole('textbox', { name: 'Address to shorten' }).fill('https://example.com/other');
-    await form.getByRole('textbox', { name: 'Slug' }).fill('get-key');
+    await form.getByRole('textbox', { name: 'Short name' }).fill('get-key');
     await form.getByRole('button', { name: 'Shorten' }).click();
     await form.getByText('The slug “get-key” is taken: choose another.').waitFor();
 

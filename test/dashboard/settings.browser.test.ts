@@ -48,7 +48,7 @@ describe('dashboard settings and scripts in a real browser', () => {
     const webhook = page.getByRole('region', { name: 'Webhook' });
     const failed = webhook.getByRole('table', { name: 'Webhook outbox' }).getByRole('row').filter({ hasText: 'HTTP 404: Unknown Webhook' });
     await failed.waitFor();
-    expect((await failed.getByRole('cell').allInnerTexts()).slice(0, 2)).toEqual(['failed', '8']);
+    expect((await failed.getByRole('cell').allInnerTexts()).slice(0, 2)).toEqual(['Gave up', '8']); // the status in words, not the stored 'failed'
 
     // A URL outside the allowed chat origins is refused on the page, and nothing is stored.
     await webhook.getByRole('textbox', { name: 'Webhook URL' }).fill('https://example.invalid/api/webhooks/1/x');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dayBound } from '../../web/src/lib/dayBound.ts';
 import { secretOf } from '../../web/src/lib/otpauth.ts';
 import { safeNext } from '../../web/src/lib/safeNext.ts';
+import { ageInWords } from '../../web/src/lib/backup.ts';
 import { describeExpiry, filenameOf } from '../../web/src/keys/types.ts';
 
 /** The dashboard's pure helpers: the open-redirect guard, the export filename, expiry wording, audit date bounds, the 2FA secret. */
@@ -92,5 +93,18 @@ describe('secretOf: the secret typed instead of scanned', () => {
 
   it('is empty when the URI has none', () => {
     expect(secretOf('otpauth://totp/Keyward:seller?issuer=Keyward')).toBe('');
+  });
+});
+
+describe('ageInWords: how old the last backup is', () => {
+  it.each([
+    [30_000, 'just now'],
+    [60_000, '1 minute ago'],
+    [59 * 60_000, '59 minutes ago'],
+    [2 * 3_600_000 + 60_000, '2 hours ago'],
+    [24 * 3_600_000, '1 day ago'],
+    [9 * 24 * 3_600_000 + 5 * 3_600_000, '9 days ago'],
+  ])('says %d ms as “%s”', (ms, words) => {
+    expect(ageInWords(ms)).toBe(words);
   });
 });

@@ -59,6 +59,15 @@ async function keysIn(): Promise<Set<string>> {
   }
 }
 
+async function backupRuns() {
+  const reader = openReader(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { sqliteFile: join(env.DATA_DIR!, 'keyward.db') });
+  try {
+    return await reader.db.selectFrom('backupRuns').select(['sizeBytes', 'keyCount', 'databaseKind', 'finishedAt']).execute();
+  } finally {
+    await reader.close();
+  }
+}
+
 beforeAll(async () => {
   database = await createTestDatabase();
   env = { KEYWARD_SECRET: TEST_SECRET, ...database.env };
@@ -114,6 +123,10 @@ describe('backup and restore', () => {
       expect(statSync(snapshot).size).toBeGreaterThan(0);
       printedKeys = Number(printed![2]);
       expect(printedKeys).toBeGreaterThanOrEqual(beforeBackup.size);
+      // Recorded in the live database for the dashboard's backup status (GET /admin/backup).
+      expect(await backupRuns()).toEqual([
+        { sizeBytes: statSync(snapshot).size, keyCount: printedKeys, databaseKind: testDialect(), finishedAt: expect.any(Number) },
+      ]);
 
       // The server still holds the database: restore refuses and changes nothing.
       const refused = await cli(['restore', snapshot]);

@@ -17,6 +17,7 @@ import * as usernameCase from './0014_username_case.ts';
 import * as webhookOutbox from './0004_webhook_outbox.ts';
 import * as dashboardRound3 from './0020_dashboard_round3.ts';
 import * as discordEvents from './0019_discord_events.ts';
+import * as backupRuns from './0021_backup_runs.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0018_selling': selling,
   '0020_dashboard_round3': dashboardRound3,
   '0019_discord_events': discordEvents,
+  '0021_backup_runs': backupRuns,
 };

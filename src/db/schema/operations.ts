@@ -88,3 +88,16 @@ export interface JobLeasesTable {
   holder: string;
   leaseUntil: number;
 }
+
+// ---- Backups ----
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** One finished `keyward backup` (migration 0021): when, how big, how many keys, of which database. */
+export interface BackupRunsTable {
+  id: string;
+  finishedAt: number;
+  sizeBytes: number;
+  keyCount: number;
+  databaseKind: DatabaseKind;
+}

@@ -1,4 +1,6 @@
 import type { Db } from '../../db/database.ts';
+import type { Insertable } from 'kysely';
+import type { BackupRunsTable } from '../../db/schema.ts';
 import { containsIgnoringCase } from '../../db/search.ts';
 
 export async function pageAccounts(db: Db, opts: { search?: string; offset: number; limit: number }) {
@@ -43,4 +45,18 @@ export async function pageServices(db: Db, opts: { search?: string; offset: numb
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(total.n) };
+}
+
+export async function insertBackupRun(db: Db, run: Insertable<BackupRunsTable>) {
+  await db.insertInto('backupRuns').values(run).execute();
+}
+
+export function lastBackupRun(db: Db) {
+  return db
+    .selectFrom('backupRuns')
+    .select(['finishedAt', 'sizeBytes', 'keyCount', 'databaseKind'])
+    .orderBy('finishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

@@ -4,7 +4,7 @@ import { IdParams, Page, PageQuery, Responses, Strict } from '../../schemas.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { accountOf } from '../../plugins/auth.ts';
 import * as admin from './admin.service.ts';
-import { StaffAccount, StaffService, RoleBody } from './admin.schemas.ts';
+import { BackupStatus, StaffAccount, StaffService, RoleBody } from './admin.schemas.ts';
 
 const tags = ['admin'];
 const staffOnly = { auth: 'staff', limit: 'api' } as const;
@@ -99,5 +99,20 @@ export default async function adminRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => ({ success: true as const, data: await admin.setRole(ctx, staffOf(request), request.params.id, request.body.role) }),
+  );
+
+  app.get(
+    '/admin/backup',
+    {
+      config: staffOnly,
+      schema: {
+        summary: 'Backup status',
+        description:
+          'Admins only: the database kind, the last `keyward backup` (time, size, key count) or null, and `stale` when there is none or it is older than `staleAfterDays` (7).',
+        tags,
+        response: Responses(BackupStatus),
+      },
+    },
+    async (request) => ({ success: true as const, data: await admin.backupStatus(ctx, staffOf(request)) }),
   );
 }

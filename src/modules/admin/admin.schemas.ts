@@ -15,3 +15,18 @@ export const RoleBody = Strict({
     errorMessage: 'must be one of user, moderator, admin',
   }),
 });
+export const BackupStatus = Type.Object({
+  databaseKind: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+  staleAfterDays: Type.Integer(),
+  /** No backup yet, or the last one is older than staleAfterDays. */
+  stale: Type.Boolean(),
+  lastBackup: Type.Union([
+    Type.Object({
+      finishedAt: Time,
+      sizeBytes: Type.Integer(),
+      keyCount: Type.Integer(),
+      databaseKind: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+    }),
+    Type.Null(),
+  ]),
+});

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.ts';
+import type { Db, Dialect } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
-import { UUID_PATTERN } from '../../lib/random.ts';
+import { newId, UUID_PATTERN } from '../../lib/random.ts';
 import { iso } from '../../lib/time.ts';
 import * as accounts from '../accounts/accounts.service.ts';
 import { toAccountView, type Role } from '../accounts/accounts.service.ts';
@@ -58,4 +59,35 @@ export async function setRole(ctx: AppContext, staff: Staff, id: string, role: R
   if (target.id === staff.id) throw new AppError('FORBIDDEN', 'You cannot change your own role');
   await accounts.updateAccountStanding(ctx, target.id, { role });
   return toStaffAccountView((await accounts.findAccountById(ctx.db, target.id))!);
+}
+
+/** A backup older than this is flagged in the dashboard: a week of keys is what a seller can afford to lose. */
+export const BACKUP_STALE_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface BackupRun {
+  finishedAt: number;
+  sizeBytes: number;
+  keyCount: number;
+  databaseKind: Dialect;
+}
+
+/** Called by `keyward backup` once the snapshot is complete, on the database it snapshotted. */
+export async function recordBackup(db: Db, run: BackupRun): Promise<void> {
+  await repo.insertBackupRun(db, { id: newId(), ...run });
+}
+
+/**
+ * Admins only: backups concern the whole server, and a moderator's job is accounts. `stale` is true when there is
+ * no backup at all, or the last one is older than BACKUP_STALE_DAYS.
+ */
+export async function backupStatus(ctx: AppContext, staff: Staff) {
+  if (staff.role !== 'admin') throw new AppError('FORBIDDEN', 'Only admins can see backups');
+  const last = await repo.lastBackupRun(ctx.db);
+  return {
+    databaseKind: ctx.dialect,
+    staleAfterDays: BACKUP_STALE_DAYS,
+    stale: !last || ctx.clock() - last.finishedAt > BACKUP_STALE_DAYS * DAY_MS,
+    lastBackup: last ? { ...last, finishedAt: iso(last.finishedAt)! } : null,
+  };
 }

@@ -1,30 +1,27 @@
 import { useState } from 'react';
-import { Group, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Group, NativeSelect, Pagination, ScrollArea, Stack, Table, Text, TextInput } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
-import type { paths } from '../api/schema';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { dayBound } from '../lib/dayBound';
 import { useSession } from '../auth/session';
 import { describeActor, describeAudit } from './describe';
+import { AUDIT_ACTION_OPTIONS, type AuditAction } from './actions';
 import type { ApiData, ItemOf } from '../api/types';
 
 export type AuditEntry = ItemOf<ApiData<'/api/v1/keys/api/audit'>['items']>;
 
 /** The audit log of §7.6 (a service's or the account's): newest first, action and date filters. */
-type AuditAction = NonNullable<NonNullable<paths['/api/v1/keys/api/audit']['get']['parameters']['query']>['action']>;
-
 /** The service's log when `serviceId` is given, else the signed-in account's. */
 export function AuditTable({ serviceId, label }: { serviceId?: string; label: string }) {
   const [page, setPage] = useState(1);
   const [action, setAction] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  // The server names an unknown action in a 400, shown as the table's error.
   const query = {
     page: String(page),
     limit: '50',
-    ...(action.trim() ? { action: action.trim() as AuditAction } : {}),
+    ...(action ? { action: action as AuditAction } : {}),
     ...(from && dayBound(from, false) ? { from: dayBound(from, false) } : {}),
     ...(to && dayBound(to, true) ? { to: dayBound(to, true) } : {}),
   };
@@ -44,9 +41,9 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
   return (
     <Stack>
       <Group gap="xs" wrap="wrap" align="flex-end">
-        <TextInput
+        <NativeSelect
           label="Action"
-          placeholder="e.g. key.generate"
+          data={AUDIT_ACTION_OPTIONS}
           value={action}
           onChange={(e) => change(() => setAction(e.currentTarget.value))}
         />
@@ -61,13 +58,12 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
         <Empty title="No entries">Nothing was changed in this range{action ? ' with that action' : ''}.</Empty>
       ) : (
         <ScrollArea type="auto">
-          <Table striped aria-label={label} miw={720} fz="sm">
+          <Table striped aria-label={label} miw={620} fz="sm">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>When</Table.Th>
                 <Table.Th>What happened</Table.Th>
                 <Table.Th>By</Table.Th>
-                <Table.Th>Action</Table.Th>
                 <Table.Th>Address</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -77,9 +73,6 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
                   <Table.Td>{new Date(entry.at).toLocaleString()}</Table.Td>
                   <Table.Td title={entry.target ?? undefined}>{describeAudit(entry)}</Table.Td>
                   <Table.Td>{describeActor(entry.actor, me)}</Table.Td>
-                  <Table.Td c="dimmed" ff="monospace" fz="xs">
-                    {entry.action}
-                  </Table.Td>
                   <Table.Td>{entry.ip ?? ''}</Table.Td>
                 </Table.Tr>
               ))}

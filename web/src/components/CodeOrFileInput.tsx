@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { MONO_INPUT } from './monoInput';
 import { FileInput, Textarea } from '@mantine/core';
 
 /** The server refuses code over 40 MB (41,943,040 bytes, PAYLOAD_TOO_LARGE); the forms say so before sending it. */
@@ -60,7 +61,7 @@ export function CodeOrFileInput({
           autosize
           minRows={minRows}
           maxRows={maxRows}
-          ff="monospace"
+          styles={MONO_INPUT}
           value={code}
           onChange={(e) => onCodeChange(e.currentTarget.value)}
           disabled={file !== null}

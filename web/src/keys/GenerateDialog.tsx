@@ -1,11 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { Button, Checkbox, Group, Modal, NativeSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { MONO_INPUT } from '../components/monoInput';
+import { Button, Group, Modal, NativeSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
+import { api, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { firstProblem, rangeProblem } from '../lib/numbers';
+import { BuyerFields, FormErrors } from './KeyFormParts';
 
 /** The ranges the server accepts (contract §4, §7.1): refused in the form, never clamped. */
 export const GENERATE_RANGES = {
@@ -82,7 +84,7 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
       {created ? (
         <Stack>
           <Text size="sm">New keys (they are also in the table):</Text>
-          <Textarea aria-label="New keys" readOnly autosize maxRows={12} value={created.join('\n')} ff="monospace" />
+          <Textarea aria-label="New keys" readOnly autosize maxRows={12} value={created.join('\n')} styles={MONO_INPUT} />
           <Group justify="flex-end">
             <CopyAction
               value={created.join('\n')}
@@ -132,24 +134,16 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
             <RangeInput range={GENERATE_RANGES.count} value={count} onChange={setCount} showEmpty={tried} required />
             <TextInput label="Note" maxLength={256} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
             <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty={tried} />
-            <TextInput
-              label="Discord user id"
-              description="Optional: the buyer's Discord user id (17–20 digits), for the Discord commands"
-              value={chatId}
-              onChange={(e) => setChatId(e.currentTarget.value)}
+            <BuyerFields
+              chatId={chatId}
+              onChatId={setChatId}
+              chatIdHint="Optional: the buyer's Discord user id (17–20 digits), for the Discord commands"
+              isPremium={isPremium}
+              onPremium={setPremium}
+              noHwidValidation={noHwidValidation}
+              onNoHwid={setNoHwid}
             />
-            <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
-            <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
-            {tried && problem && (
-              <Text c="red" size="sm" role="alert">
-                {problem}
-              </Text>
-            )}
-            {generate.error && (
-              <Text c="red" size="sm" role="alert">
-                {messageOf(generate.error)}
-              </Text>
-            )}
+            <FormErrors problem={tried ? problem : null} error={generate.error} />
             <Group justify="flex-end">
               <Button type="submit" loading={generate.isPending}>
                 Generate

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { MONO_INPUT } from '../components/monoInput';
 import {
   Alert,
   Button,
@@ -94,7 +95,7 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
             autosize
             minRows={3}
             maxRows={8}
-            ff="monospace"
+            styles={MONO_INPUT}
             fz="xs"
           />
           {preview && (

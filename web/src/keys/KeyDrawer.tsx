@@ -1,13 +1,16 @@
 import { useState } from 'react';
-import { Badge, Button, Checkbox, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Drawer, Group, NativeSelect, Stack, Switch, Table, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
+import { api, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
 import { GENERATE_RANGES } from './GenerateDialog';
 import type { KeyRecord } from './records';
+import { keyState } from './KeysTable';
+import { BuyerFields, FormErrors } from './KeyFormParts';
+import { KEY_STATUS_OPTIONS } from '../lib/labels';
 import { formatTime } from './types';
 
 /** A key's details and its edit form, opened from the key string in the table. */
@@ -79,7 +82,9 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   return (
     <Stack>
       <Group gap="xs">
-        <Badge variant="light">{record.type}</Badge>
+        <Badge variant="light" color={keyState(record).color}>
+          {keyState(record).label}
+        </Badge>
         <CopyAction value={record.key} label="Copy key" size="xs" copiedMessage="Key copied" />
       </Group>
       <Table fz="sm" variant="vertical" aria-label="Key details">
@@ -136,7 +141,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
             label="Status"
             value={status}
             onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
-            data={['active', 'paused', 'banned']}
+            data={KEY_STATUS_OPTIONS}
           />
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
@@ -163,24 +168,16 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
               error={pastExpiry ? 'This date is in the past.' : null}
             />
           )}
-          <TextInput
-            label="Discord user id"
-            description="The buyer's Discord user id (17–20 digits); empty unlinks"
-            value={chatId}
-            onChange={(e) => setChatId(e.currentTarget.value)}
+          <BuyerFields
+            chatId={chatId}
+            onChatId={setChatId}
+            chatIdHint="The buyer's Discord user id (17–20 digits); empty unlinks"
+            isPremium={isPremium}
+            onPremium={setPremium}
+            noHwidValidation={noHwidValidation}
+            onNoHwid={setNoHwid}
           />
-          <Checkbox label="Premium" checked={isPremium} onChange={(e) => setPremium(e.currentTarget.checked)} />
-          <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
-          {tried && problem && (
-            <Text c="red" size="sm" role="alert">
-              {problem}
-            </Text>
-          )}
-          {save.error && (
-            <Text c="red" size="sm" role="alert">
-              {messageOf(save.error)}
-            </Text>
-          )}
+          <FormErrors problem={tried ? problem : null} error={save.error} />
           <Group justify="flex-end">
             <Button type="submit" loading={save.isPending}>
               Save

@@ -12,6 +12,7 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { ErrorState, Loading, PageHeader } from '../components/states';
 import { secretOf } from '../lib/otpauth';
+import { roleLabel } from '../lib/labels';
 import type { ApiData } from '../api/types';
 
 type Account = ApiData<'/api/v1/account'>;
@@ -159,8 +160,8 @@ export default function AccountPage() {
       ) : (
         <Stack>
           <Text size="sm">
-            Signed in as <b>{account.data.username}</b> ({account.data.role}), since {new Date(account.data.createdAt).toLocaleDateString()}
-            .
+            Signed in as <b>{account.data.username}</b> ({roleLabel(account.data.role).toLowerCase()}), since{' '}
+            {new Date(account.data.createdAt).toLocaleDateString()}.
           </Text>
           <AccountKey />
           <TwoFactor account={account.data} />

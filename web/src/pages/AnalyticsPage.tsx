@@ -6,6 +6,7 @@ import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, X
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { verdictLabel } from '../lib/labels';
 import { fromLocalInput, rangeProblem, toLocalInput, type Interval } from '../lib/analyticsRange';
 
 /** Preset ranges, each with the interval it starts with (hours for the last day, days beyond); "Custom" takes any window. */
@@ -21,11 +22,11 @@ type RangeChoice = RangeName | 'custom';
 const presetWindow = (name: RangeName, now: number) => ({ start: now - RANGES[name].ms, end: now });
 
 const SERIES = [
-  { key: 'validations', color: '#228be6' },
-  { key: 'valid', color: '#40c057' },
-  { key: 'refused', color: '#fa5252' },
-  { key: 'executions', color: '#7950f2' },
-  { key: 'redemptions', color: '#fd7e14' },
+  { key: 'validations', name: 'Validations', color: '#228be6' },
+  { key: 'valid', name: 'Valid', color: '#40c057' },
+  { key: 'refused', name: 'Refused', color: '#fa5252' },
+  { key: 'executions', name: 'Executions', color: '#7950f2' },
+  { key: 'redemptions', name: 'Redemptions', color: '#fd7e14' },
 ] as const;
 
 const LIVE = [
@@ -186,7 +187,15 @@ export default function AnalyticsPage() {
                   <Tooltip />
                   <Legend />
                   {SERIES.map((s) => (
-                    <Line key={s.key} type="monotone" dataKey={s.key} stroke={s.color} dot={false} isAnimationActive={false} />
+                    <Line
+                      key={s.key}
+                      type="monotone"
+                      dataKey={s.key}
+                      name={s.name}
+                      stroke={s.color}
+                      dot={false}
+                      isAnimationActive={false}
+                    />
                   ))}
                 </LineChart>
               </ResponsiveContainer>
@@ -195,18 +204,18 @@ export default function AnalyticsPage() {
           <SimpleGrid cols={{ base: 1, md: 2 }}>
             <Paper withBorder p="sm">
               <Title order={3} size="h5" mb="xs">
-                Verdicts by code
+                Key check results
               </Title>
               {Object.keys(data.data.codes).length === 0 ? (
-                <Empty title="No verdicts in this range" />
+                <Empty title="No key checks in this range" />
               ) : (
-                <Table fz="sm" aria-label="Verdicts by code">
+                <Table fz="sm" aria-label="Key check results">
                   <Table.Tbody>
                     {Object.entries(data.data.codes)
                       .sort((a, b) => b[1] - a[1])
                       .map(([code, count]) => (
                         <Table.Tr key={code}>
-                          <Table.Td ff="monospace">{code}</Table.Td>
+                          <Table.Td>{verdictLabel(code)}</Table.Td>
                           <Table.Td ta="right">{count.toLocaleString()}</Table.Td>
                         </Table.Tr>
                       ))}

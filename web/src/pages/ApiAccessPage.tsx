@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { MONO_INPUT } from '../components/monoInput';
 import { Button, Code, List, Stack, Switch, Text, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
@@ -136,7 +137,7 @@ export default function ApiAccessPage() {
                   description="One address or CIDR range per line; empty allows every address"
                   autosize
                   minRows={3}
-                  ff="monospace"
+                  styles={MONO_INPUT}
                   value={allowlist}
                   onChange={(e) => setAllowlist(e.currentTarget.value)}
                   onBlur={() => setChecked(true)}

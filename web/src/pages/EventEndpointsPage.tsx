@@ -8,16 +8,9 @@ import { Section } from '../components/Section';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { EVENTS, eventLabel } from '../lib/labels';
 
 const PATH = '/api/v1/keys/api/event-endpoints';
-const EVENTS = [
-  { name: 'key.redeemed', label: 'A key is redeemed' },
-  { name: 'key.banned', label: 'A key is banned' },
-  { name: 'key.deleted', label: 'A key is deleted' },
-  { name: 'key.hwidReset', label: 'A key’s HWID is reset' },
-  { name: 'keySystem.keyIssued', label: 'The key system issues a key' },
-  { name: 'order.delivered', label: 'A shop order is delivered' },
-] as const;
 
 interface Endpoint {
   id: string;
@@ -108,7 +101,7 @@ function DeliveryLog({ serviceId, endpoint }: { serviceId: string; endpoint: End
         {log.data.items.map((d) => (
           <Table.Tr key={d.id}>
             <Table.Td>{new Date(d.attemptedAt).toLocaleString()}</Table.Td>
-            <Table.Td>{d.type}</Table.Td>
+            <Table.Td>{eventLabel(d.type)}</Table.Td>
             <Table.Td>{d.attempt}</Table.Td>
             <Table.Td>
               {d.ok ? (
@@ -184,7 +177,7 @@ export default function EventEndpointsPage() {
                       {endpoint.url}
                     </Text>
                     <Text size="xs" c="dimmed">
-                      {endpoint.events.includes('*') ? 'All events' : endpoint.events.join(', ')}
+                      {endpoint.events.includes('*') ? 'All events' : endpoint.events.map(eventLabel).join('; ')}
                     </Text>
                   </Stack>
                   <Group gap="xs">

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import {
   Badge,
+  Box,
   Button,
-  Code,
   FileInput,
   Group,
   Modal,
@@ -27,8 +27,10 @@ import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
-import { OBFUSCATION, type Script } from '../scripts/types';
+import type { Script } from '../scripts/types';
+import { OBFUSCATION, obfuscationLabel, scriptStatusLabel } from '../lib/labels';
 import { VersionsDialog } from '../scripts/VersionsDialog';
+import { LuaSnippets } from '../scripts/LuaSnippets';
 
 // Over the server's 40 MB limit (checked before sending it).
 const tooLargeMessage = (bytes: number) =>
@@ -197,9 +199,6 @@ function EditDialog({ script, onClose, serviceId }: { script: Script | null; onC
   );
 }
 
-/** The loadstring carries the server's public base URL; the Lua library lives next to it. */
-const baseOf = (loadstring: string) => /HttpGet\("([^"]+)\/api\/v1\/vss\/loader\//.exec(loadstring)?.[1] ?? window.location.origin;
-
 export default function ScriptsPage() {
   const serviceId = useServiceId();
   const queryClient = useQueryClient();
@@ -250,16 +249,27 @@ export default function ScriptsPage() {
     onError: notifyError,
   });
   const items = list.data?.items ?? [];
-  const example = items[0];
-  const libraryBase = example ? baseOf(example.loadstring) : window.location.origin;
-  const librarySnippet = `local api = loadstring(game:HttpGet("${libraryBase}/api/v1/lua/library.lua"))()
-api.script_id = "${example?.id ?? '<script id>'}"
-local result = api.check_key(script_key)
-if result.code == "KEY_VALID" or result.code == "KEYLESS" then
-  api.load_script()
-else
-  warn(result.message)
-end`;
+  /** A script's actions: in their column from 'sm' up, under the name on a phone so they are never off screen. */
+  const actions = (script: Script, wrap: 'wrap' | 'nowrap') => (
+    <Group gap={4} wrap={wrap}>
+      {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
+      <CopyAction
+        value={buyerSnippet(script.loadstring)}
+        label="Copy loadstring"
+        size="compact-xs"
+        copiedMessage={`Loadstring of “${script.name}” copied, with a script_key line: put the buyer's key in it`}
+      />
+      <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
+        Edit
+      </Button>
+      <Button size="compact-xs" variant="subtle" aria-label={`Versions: ${script.name}`} onClick={() => setVersionsOf(script)}>
+        Versions
+      </Button>
+      <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
+        Delete
+      </Button>
+    </Group>
+  );
 
   return (
     <>
@@ -288,16 +298,17 @@ end`;
           </Empty>
         ) : (
           <ScrollArea type="auto">
-            <Table striped aria-label="Scripts" miw={760}>
+            {/* On a phone: no id, size or date, and the actions under the name, so "Copy loadstring" is on screen. */}
+            <Table striped aria-label="Scripts" miw={{ base: 0, sm: 760 }}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Name</Table.Th>
                   <Table.Th>Obfuscation</Table.Th>
-                  <Table.Th>Size</Table.Th>
-                  <Table.Th>Updated</Table.Th>
+                  <Table.Th visibleFrom="sm">Size</Table.Th>
+                  <Table.Th visibleFrom="sm">Updated</Table.Th>
                   <Table.Th>Visible</Table.Th>
                   <Table.Th>On</Table.Th>
-                  <Table.Th>Actions</Table.Th>
+                  <Table.Th visibleFrom="sm">Actions</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -307,18 +318,21 @@ end`;
                       <Text size="sm" fw={600}>
                         {script.name}
                       </Text>
-                      <Text size="xs" c="dimmed" ff="monospace">
+                      <Text size="xs" c="dimmed" ff="monospace" visibleFrom="sm">
                         {script.id}
                       </Text>
+                      <Box hiddenFrom="sm" mt={4}>
+                        {actions(script, 'wrap')}
+                      </Box>
                     </Table.Td>
                     <Table.Td>
-                      {script.obfuscationType}{' '}
+                      {obfuscationLabel(script.obfuscationType)}{' '}
                       <Badge
                         size="sm"
                         variant="light"
                         color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}
                       >
-                        {script.status}
+                        {scriptStatusLabel(script.status)}
                       </Badge>
                       {script.status === 'failed' && (
                         <Text size="xs" c="red" mt={4} aria-label={`Failure reason: ${script.name}`} maw={320}>
@@ -327,8 +341,10 @@ end`;
                         </Text>
                       )}
                     </Table.Td>
-                    <Table.Td>{formatSize(script.size)}</Table.Td>
-                    <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
+                    <Table.Td visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
+                      {formatSize(script.size)}
+                    </Table.Td>
+                    <Table.Td visibleFrom="sm">{new Date(script.updatedAt).toLocaleString()}</Table.Td>
                     <Table.Td>
                       <Switch
                         aria-label={`Visible: ${script.name}`}
@@ -339,31 +355,7 @@ end`;
                     <Table.Td>
                       <ScriptSwitch script={script} serviceId={serviceId} />
                     </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        {/* The name stays "Copy loadstring" (contract §9); "Copied" shows in a tooltip and a toast. */}
-                        <CopyAction
-                          value={buyerSnippet(script.loadstring)}
-                          label="Copy loadstring"
-                          size="compact-xs"
-                          copiedMessage={`Loadstring of “${script.name}” copied, with a script_key line: put the buyer's key in it`}
-                        />
-                        <Button size="compact-xs" variant="subtle" onClick={() => setEditing(script)}>
-                          Edit
-                        </Button>
-                        <Button
-                          size="compact-xs"
-                          variant="subtle"
-                          aria-label={`Versions: ${script.name}`}
-                          onClick={() => setVersionsOf(script)}
-                        >
-                          Versions
-                        </Button>
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(script)}>
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
+                    <Table.Td visibleFrom="sm">{actions(script, 'nowrap')}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -371,16 +363,7 @@ end`;
           </ScrollArea>
         )}
         {list.data && list.data.totalPages > 1 && <Pagination total={list.data.totalPages} value={page} onChange={setPage} size="sm" />}
-        <Stack gap={4}>
-          <Text fw={600}>Lua library</Text>
-          <Text size="sm" c="dimmed">
-            Check a key yourself before loading (Luarmor’s convention): the library never raises for a refused key.
-          </Text>
-          <Code block aria-label="Lua library snippet">
-            {librarySnippet}
-          </Code>
-          <CopyAction value={librarySnippet} label="Copy snippet" size="xs" w="fit-content" copiedMessage="Snippet copied" />
-        </Stack>
+        <LuaSnippets serviceId={serviceId} example={items[0]} />
       </Stack>
       <UploadDialog opened={uploading} onClose={() => setUploading(false)} serviceId={serviceId} />
       <VersionsDialog script={versionsOf} serviceId={serviceId} onClose={() => setVersionsOf(null)} />

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { MONO_INPUT } from '../components/monoInput';
 import { Anchor, Button, Divider, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
@@ -11,6 +12,7 @@ import { SigningSection } from './SigningSection';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
 import { describeTestOutcome } from '../lib/outcomes';
+import { outboxStatusLabel } from '../lib/labels';
 
 const COOLDOWN = {
   free: { label: 'Free keys (hours)', subject: 'The cooldown of free keys', min: 0, max: 720, unit: 'hours' },
@@ -106,9 +108,13 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
         <Stack>
           <Text size="sm">
             Current URL:{' '}
-            <Text span ff="monospace">
-              {revealed ?? s.webhookUrl ?? 'none'}
-            </Text>
+            {(revealed ?? s.webhookUrl) === null ? (
+              'not set yet'
+            ) : (
+              <Text span ff="monospace">
+                {revealed ?? s.webhookUrl}
+              </Text>
+            )}
           </Text>
           <Group gap="xs">
             {s.webhookUrl && revealed === null && (
@@ -167,7 +173,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
               </Button>
             </Group>
           </form>
-          <Divider label="Outbox" labelPosition="left" />
+          <Divider label="Message queue" labelPosition="left" />
           {outbox.isPending ? (
             <Loading label="Loading the outbox" />
           ) : outbox.isError || !outboxRows ? (
@@ -191,7 +197,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
                   <Table.Tbody>
                     {outboxRows.map((row) => (
                       <Table.Tr key={String(row.id)}>
-                        <Table.Td>{row.status}</Table.Td>
+                        <Table.Td>{outboxStatusLabel(row.status)}</Table.Td>
                         <Table.Td>{row.attempts ?? '—'}</Table.Td>
                         <Table.Td>{row.nextAttemptAt ? new Date(row.nextAttemptAt).toLocaleString() : '—'}</Table.Td>
                         <Table.Td>{row.lastError ?? ''}</Table.Td>
@@ -277,7 +283,7 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
                 description="64 hex characters: Discord Developer Portal → your application → General Information → Public Key; empty removes it"
                 value={publicKey}
                 onChange={(e) => setPublicKey(e.currentTarget.value)}
-                ff="monospace"
+                styles={MONO_INPUT}
                 autosize
                 style={{ flex: '1 1 320px' }}
               />
@@ -288,7 +294,9 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
           </form>
           <Text size="xs" c="dimmed">
             Paste this as the Interactions Endpoint URL of your Discord application:{' '}
-            <Text span ff="monospace">{`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}</Text>
+            <Text span ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+              {`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}
+            </Text>
           </Text>
         </Stack>
       </Section>

@@ -70,7 +70,7 @@ function CreateLink({ serviceId }: { serviceId: string }) {
             style={{ flex: '1 1 280px' }}
           />
           <TextInput
-            label="Slug"
+            label="Short name"
             description="Optional; random when empty"
             value={slug}
             onChange={(e) => setSlug(e.currentTarget.value)}

@@ -43,7 +43,7 @@ export function SigningSection({ serviceId }: { serviceId: string }) {
             did not sign (a spoofed or replayed “valid”) as <Code>SIGNATURE_INVALID</Code>. The "Signed checks" page of the Keyward
             documentation shows the loader lines.
           </Text>
-          <Code block aria-label="Public signing key">
+          <Code block aria-label="Public signing key" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
             {key.data.publicKey}
           </Code>
           <Group gap="xs">

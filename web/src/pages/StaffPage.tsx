@@ -7,6 +7,8 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import type { Page } from '../api/types';
+import { ROLE_OPTIONS, roleLabel } from '../lib/labels';
+import { BackupSection } from './BackupSection';
 import type { ApiData, ItemOf } from '../api/types';
 
 type StaffAccount = ItemOf<ApiData<'/api/v1/admin/accounts'>['items']>;
@@ -29,7 +31,9 @@ function usePaged<T>(key: string, load: (query: PageQuery) => Promise<Page<T>>) 
 function Accounts() {
   const queryClient = useQueryClient();
   // Only admins change roles (PATCH /admin/accounts/:id answers a moderator 403): a moderator sees the role, disabled.
-  const isAdmin = useSession().data?.account.role === 'admin';
+  const session = useSession().data;
+  const isAdmin = session?.account.role === 'admin';
+  const myId = session?.account.id;
   const { query, page, setPage, search, setSearch } = usePaged<StaffAccount>('accounts', async (query) =>
     unwrap(await api.GET('/api/v1/admin/accounts', { params: { query } })),
   );
@@ -54,7 +58,7 @@ function Accounts() {
       unwrap(await api.PATCH('/api/v1/admin/accounts/{id}', { params: { path: { id: account.id } }, body: { role } })),
     onSuccess: (_d, { account, role }) => {
       refresh();
-      notifySuccess(`${account.username} is now ${role}`);
+      notifySuccess(`${account.username} is now ${roleLabel(role).toLowerCase()}`);
     },
     onError: notifyError,
   });
@@ -81,7 +85,7 @@ function Accounts() {
               <Table.Tr>
                 <Table.Th>Username</Table.Th>
                 <Table.Th>Role</Table.Th>
-                <Table.Th>2FA</Table.Th>
+                <Table.Th>Two-factor</Table.Th>
                 <Table.Th>State</Table.Th>
                 <Table.Th>Actions</Table.Th>
               </Table.Tr>
@@ -95,16 +99,23 @@ function Accounts() {
                       size="xs"
                       aria-label={`Role of ${account.username}`}
                       value={account.role}
-                      data={['user', 'moderator', 'admin']}
-                      disabled={!isAdmin || setRole.isPending}
-                      title={isAdmin ? undefined : 'Only an admin can change roles'}
+                      data={ROLE_OPTIONS}
+                      disabled={!isAdmin || setRole.isPending || account.id === myId}
+                      title={
+                        !isAdmin ? 'Only an admin can change roles' : account.id === myId ? 'Nobody changes their own role' : undefined
+                      }
                       onChange={(e) => setRole.mutate({ account, role: e.currentTarget.value as StaffAccount['role'] })}
                     />
                   </Table.Td>
                   <Table.Td>{account.twoFactorEnabled ? 'on' : 'off'}</Table.Td>
                   <Table.Td>{account.disabled ? <Badge color="red">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
                   <Table.Td>
-                    {account.disabled ? (
+                    {/* The server refuses to disable your own account: no button that can only fail. */}
+                    {account.id === myId ? (
+                      <Text size="xs" c="dimmed">
+                        You
+                      </Text>
+                    ) : account.disabled ? (
                       <Button size="compact-xs" variant="light" onClick={() => setDisabled.mutate({ account, disabled: false })}>
                         Enable
                       </Button>
@@ -184,12 +195,18 @@ function Services() {
 }
 
 export default function StaffPage() {
+  const isAdmin = useSession().data?.account.role === 'admin';
   return (
     <>
       <PageHeader title="Staff" />
       <Text size="sm" c="dimmed" mb="sm">
         Moderators and admins only; changing roles needs an admin.
       </Text>
+      {isAdmin && (
+        <Stack mb="md">
+          <BackupSection />
+        </Stack>
+      )}
       <Tabs defaultValue="accounts" keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="accounts">Accounts</Tabs.Tab>

@@ -24,10 +24,3 @@ export function disabledMessageProblem(message: string): string | null {
     ? `The message may be at most ${DISABLED_MESSAGE_MAX} characters; it has ${length}. Shorten it.`
     : null;
 }
-
-export const OBFUSCATION = [
-  { value: 'NONE', label: 'None' },
-  { value: 'IB1', label: 'IB1' },
-  { value: 'LURAPH', label: 'Luraph' },
-  { value: 'WYNFUSCATOR', label: 'Wynfuscator' },
-];

@@ -124,13 +124,14 @@ export function ServicesPage() {
       ) : services.data.length === 0 ? (
         <Empty title="No services yet">A service holds keys, scripts and settings for one product. Create one to start.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
+        <Table.ScrollContainer minWidth={0}>
+          {/* On a phone the identifier goes under the name and the date is left out, so the row's menu stays on screen. */}
           <Table striped highlightOnHover>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
-                <Table.Th>Identifier</Table.Th>
-                <Table.Th>Created</Table.Th>
+                <Table.Th visibleFrom="sm">Identifier</Table.Th>
+                <Table.Th visibleFrom="sm">Created</Table.Th>
                 <Table.Th>
                   <span className="visually-hidden">Actions</span>
                 </Table.Th>
@@ -143,13 +144,16 @@ export function ServicesPage() {
                     <Anchor component={Link} to={`/services/${service.id}/overview`}>
                       {service.name}
                     </Anchor>
+                    <Text ff="monospace" size="xs" c="dimmed" hiddenFrom="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {service.identifier}
+                    </Text>
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td visibleFrom="sm">
                     <Text ff="monospace" size="sm">
                       {service.identifier}
                     </Text>
                   </Table.Td>
-                  <Table.Td>{new Date(service.createdAt).toLocaleDateString()}</Table.Td>
+                  <Table.Td visibleFrom="sm">{new Date(service.createdAt).toLocaleDateString()}</Table.Td>
                   <Table.Td>
                     <Group justify="flex-end">
                       <Menu position="bottom-end">
