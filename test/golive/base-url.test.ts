@@ -1,8 +1,8 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrlMeta } from '../../src/modules/dashboard/dashboard.routes.ts';
 import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { mismatchedBaseUrl } from '../../web/src/lib/baseUrl.ts';
 
 /** Contract §11, the BASE_URL trap: the start sentence, and what the dashboard needs to warn. */
@@ -14,14 +14,6 @@ afterAll(async () => {
   await t.app.close();
   await t.database.drop();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('start-up without BASE_URL', () => {
   it('says in one sentence, on a non-loopback address, that links will point at localhost and how to set BASE_URL', async () => {

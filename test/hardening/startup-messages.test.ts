@@ -1,9 +1,8 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 /** New-user frictions of issue 8: BASE_URL follows PORT, a wrong BASE_URL is reported, the first-account hint only when needed. */
 let t: TestApp;
@@ -15,14 +14,6 @@ afterAll(async () => {
   await t.app.close();
   await t.database.drop();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Runs the server until it has said whether BASE_URL reaches it; answers what it printed. */
 async function startupOutput(env: Record<string, string>): Promise<{ out: string[]; err: string; library: string }> {
