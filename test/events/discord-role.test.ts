@@ -4,7 +4,7 @@ import { call, generateKeys, seedService, type SeededService } from '../helpers/
 import { runOutboxPass } from '../../src/modules/webhook/outbox.service.ts';
 import { discordRoleSender, sweepChatRoles } from '../../src/modules/discord-role/discord-role.service.ts';
 import type { AppContext } from '../../src/context.ts';
-import { FakeReceiver } from './fake-receiver.ts';
+import { FakePlatform as FakeReceiver } from '../webhook/fake-platform.ts';
 
 // Contract §12.3 against a fake Discord API on loopback (DISCORD_API_URL).
 const GUILD = '111111111111111111';
@@ -137,7 +137,7 @@ describe('Discord buyer role', () => {
     discord.answer({
       status: 429,
       headers: { 'retry-after': '7' },
-      body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 7, global: false }),
+      body: { message: 'You are being rate limited.', retry_after: 7, global: false },
     });
     await redeemedKey();
     await deliver();
@@ -168,7 +168,7 @@ describe('Discord buyer role', () => {
   });
 
   it('retries after a 500 and reports a 403 in words', async () => {
-    discord.answer({ status: 500 }, { status: 403, body: JSON.stringify({ message: 'Missing Permissions', code: 50013 }) });
+    discord.answer({ status: 500 }, { status: 403, body: { message: 'Missing Permissions', code: 50013 } });
     await redeemedKey();
     await deliver();
     t.clock.advance(5_000);

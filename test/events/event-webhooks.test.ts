@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
 import { runOutboxPass } from '../../src/modules/webhook/outbox.service.ts';
 import { eventSender } from '../../src/modules/events/events.service.ts';
-import { FakeReceiver, type ReceivedRequest } from './fake-receiver.ts';
+import { FakePlatform as FakeReceiver, type Received as ReceivedRequest } from '../webhook/fake-platform.ts';
 
 // Contract §12.4 against a receiver on loopback (EVENT_WEBHOOK_ORIGINS lets http://127.0.0.1 through, for tests only).
 let receiver: FakeReceiver;

@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 
 export interface Received {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** The body exactly as it arrived (a signature is checked over these bytes). */
+  raw: string;
 }
 
 export interface Answer {
@@ -17,7 +20,7 @@ export interface Answer {
 }
 
 /**
- * A chat platform on loopback: records every request and every TCP connection, and answers from a
+ * An outside service on loopback (a chat platform, Discord's API, a seller's event receiver): records every request and every TCP connection, and answers from a
  * script (then 204 once the script runs out). `connections` counts sockets, so a test can prove that
  * a refused target never saw so much as a connection attempt.
  */
@@ -41,7 +44,7 @@ export class FakePlatform {
         } catch {
           // keep the text
         }
-        this.received.push({ path: request.url ?? '', headers: request.headers, body });
+        this.received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, raw: text });
         const answer = this.script.shift() ?? { status: 204 };
         this.notify();
         void (answer.gate ?? Promise.resolve()).then(() => {
@@ -91,6 +94,11 @@ export class FakePlatform {
   waitFor(count: number): Promise<void> {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ count, resolve }));
+  }
+
+  reset() {
+    this.received.length = 0;
+    this.script.length = 0;
   }
 
   contents(): string[] {
