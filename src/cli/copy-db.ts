@@ -12,8 +12,8 @@ export const COPY_DB_USAGE = `  keyward copy-db --to postgres://…   copies eve
 
 /** Kysely's own bookkeeping: the target's migrations are applied by `migrate`, not copied. */
 const SKIPPED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
-/** Kept by each database's own triggers (migration 0013), never written by the code. */
-const SKIPPED_COLUMNS = new Set(['search_text']);
+/** Kept by each database itself (migration 0013's triggers, 0022's generated column), never written by the code. */
+const SKIPPED_COLUMNS = new Set(['search_text', 'last_used_hour']);
 
 interface TableCopy {
   table: string;

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.ts';
 import { call, seedService, type SeededService } from '../helpers/seed.ts';
-import { DAY_MS, expectActiveKey, expectError, expectGeneratedKey, expectValidationError, serviceSeeder } from '../helpers/records.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  expectActiveKey,
+  expectError,
+  expectGeneratedKey,
+  expectValidationError,
+  serviceSeeder,
+} from '../helpers/records.ts';
 import { seedKeys, type SeedKey } from './keys-data.fixtures.ts';
 
 // Contract §7.2: GET /keys/api/keys, both kinds of keys in one filtered, sorted, paged list.
@@ -160,6 +168,36 @@ describe('GET /keys/api/keys', () => {
     const res = await list(s, query);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(keysOf(res)).toEqual(expected);
+  });
+
+  // The sort's index holds the hour of last use (migration 0022); within an hour the exact time still orders.
+  it.each([
+    ['desc', ['ACTIVEd', 'ACTIVEb', 'ACTIVEa', 'ACTIVEc', 'ACTIVEe', 'ACTIVEg', 'GENERATEf']],
+    ['asc', ['ACTIVEg', 'ACTIVEe', 'ACTIVEc', 'ACTIVEa', 'ACTIVEb', 'ACTIVEd', 'GENERATEf']],
+  ])('sorts by the exact time of last use within an hour and across hours (%s)', async (order, expected) => {
+    const s = await newService();
+    const hour = Math.floor(t().clock.now / HOUR_MS) * HOUR_MS;
+    const used: Array<[string, number | null]> = [
+      ['ACTIVEa', hour + 10 * 60_000],
+      ['ACTIVEb', hour + 50 * 60_000],
+      ['ACTIVEc', hour + 10 * 60_000 - 1],
+      ['ACTIVEd', hour + 50 * 60_000], // the same time as b: the key breaks the tie
+      ['ACTIVEe', hour - 5 * 60_000],
+      ['ACTIVEg', hour - 2 * HOUR_MS],
+    ];
+    const prefix = `H${String(++services).padStart(PREFIX_LENGTH - 1, '0')}`;
+    await seedKeys(t().ctx, s.id, [
+      ...used.map(([key, lastUsedAt]): SeedKey => ({
+        key: `${prefix}${key}00000000`,
+        type: 'active',
+        createdAt: hour - DAY_MS,
+        lastUsedAt,
+      })),
+      { key: `${prefix}GENERATEf0000000`, type: 'generated', createdAt: hour - DAY_MS },
+    ]);
+    const res = await list(s, { sort: 'lastUsedAt', order });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(keysOf(res).map((key) => key.replace(/0+$/, ''))).toEqual(expected);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, type Insertable } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Insertable } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
@@ -7,6 +7,7 @@ import { writesOf } from '../../src/db/database.ts';
 import { KeyTouches } from '../../src/modules/validation/key-touches.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
+import { HOUR_MS } from '../helpers/records.ts';
 import type { App } from '../../src/app.ts';
 
 // A cold validation costs one read and no write: lastUsedAt goes through a batched flush (validation/key-touches.ts),
@@ -32,7 +33,7 @@ async function boundKey(s: SeededService) {
 }
 
 /** Active keys of the service, unbound and never used, written straight to the table. */
-async function insertKeys(s: SeededService, keys: string[], now: number) {
+async function insertKeys(s: SeededService, keys: string[], now: number, lastUsedAt: number | null = null) {
   const row = (key: string): Insertable<ActiveKeysTable> => ({
     key,
     serviceId: s.id,
@@ -46,7 +47,7 @@ async function insertKeys(s: SeededService, keys: string[], now: number) {
     executions: 0,
     createdAt: now,
     activatedAt: now,
-    lastUsedAt: null,
+    lastUsedAt,
     hwidResetAt: null,
     hwidResetCount: 0,
     maxHwids: 1,
@@ -193,6 +194,54 @@ describe('lastUsedAt of validated keys', () => {
     const stored = await t().ctx.db.selectFrom('activeKeys').select(['key', 'lastUsedAt']).where('serviceId', '=', s.id).execute();
     const byKey = new Map(stored.map((r) => [r.key, r.lastUsedAt]));
     expect(keys.every((key, i) => byKey.get(key) === now + Math.max(i, keys.length - 1 - i))).toBe(true);
+  });
+
+  it("moves a key's place in the last-used sort at most once an hour", async () => {
+    const s = await seedService(t().ctx);
+    const hour = Math.floor(t().clock.now / HOUR_MS) * HOUR_MS;
+    const keys = Array.from({ length: 4 }, (_, i) => `hour${s.id.slice(0, 8)}${String(i).padStart(6, '0')}`);
+    await insertKeys(s, keys, hour, hour + 1000);
+    // How many rows of active_keys a flush updated, and how many of those in place (HOT), which PostgreSQL can do
+    // only when no indexed column changes. The backend's counts not yet sent to the statistics are read before
+    // and after, in one transaction (they are sent only between transactions).
+    const counts = async (trx: Db) => {
+      const { rows } = await sql<{ updated: string; inPlace: string }>`select
+          pg_stat_get_xact_tuples_updated('active_keys'::regclass) as updated,
+          pg_stat_get_xact_tuples_hot_updated('active_keys'::regclass) as "inPlace"`.execute(trx);
+      return { updated: Number(rows[0]!.updated), inPlace: Number(rows[0]!.inPlace) };
+    };
+    const flushCounting = (touched: [string, number][]) =>
+      t()
+        .ctx.db.transaction()
+        .execute(async (trx) => {
+          const touches = new KeyTouches();
+          for (const [key, at] of touched) touches.touch(s.id, key, at);
+          const before = t().ctx.dialect === 'postgres' ? await counts(trx) : null;
+          await touches.flush(trx, t().ctx.dialect);
+          if (!before) return null;
+          const after = await counts(trx);
+          return { updated: after.updated - before.updated, inPlace: after.inPlace - before.inPlace };
+        });
+    // Later in the same hour: only lastUsedAt changes, not the hour the sort's index holds.
+    const sameHour = await flushCounting(keys.slice(0, 3).map((key, i) => [key, hour + HOUR_MS - 1000 + i]));
+    // Into the next hour: the hour changes with it.
+    const nextHour = await flushCounting([[keys[3]!, hour + HOUR_MS + 5]]);
+    if (t().ctx.dialect === 'postgres') {
+      expect(sameHour).toEqual({ updated: 3, inPlace: 3 });
+      expect(nextHour).toEqual({ updated: 1, inPlace: 0 });
+    }
+    const stored = await t()
+      .ctx.db.selectFrom('activeKeys')
+      .select(['key', 'lastUsedAt', 'lastUsedHour'])
+      .where('key', 'in', keys)
+      .orderBy('key')
+      .execute();
+    expect(stored.map((r) => [r.lastUsedAt, Number(r.lastUsedHour)])).toEqual([
+      [hour + HOUR_MS - 1000, hour / HOUR_MS],
+      [hour + HOUR_MS - 999, hour / HOUR_MS],
+      [hour + HOUR_MS - 998, hour / HOUR_MS],
+      [hour + HOUR_MS + 5, hour / HOUR_MS + 1],
+    ]);
   });
 
   it('keeps what a failed flush could not write, for the next flush', async () => {

@@ -18,6 +18,7 @@ import * as webhookOutbox from './0004_webhook_outbox.ts';
 import * as dashboardRound3 from './0020_dashboard_round3.ts';
 import * as discordEvents from './0019_discord_events.ts';
 import * as backupRuns from './0021_backup_runs.ts';
+import * as lastUsedHour from './0022_last_used_hour.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0020_dashboard_round3': dashboardRound3,
   '0019_discord_events': discordEvents,
   '0021_backup_runs': backupRuns,
+  '0022_last_used_hour': lastUsedHour,
 };

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 // Table shapes: accounts, services, their keys, and sign-in.
 
@@ -92,6 +92,8 @@ export interface ActiveKeysTable {
   createdAt: number;
   activatedAt: number;
   lastUsedAt: number | null;
+  /** lastUsedAt's hour, computed by the database (migration 0022): what the "last used" sort's index holds. */
+  lastUsedHour: GeneratedAlways<number | null>;
   hwidResetAt: number | null;
   hwidResetCount: number;
   maxHwids: Generated<number>;

@@ -174,6 +174,9 @@ export async function pageOfKeys(
       'activeKeys.key',
       sql.ref<number | null>(`activeKeys.${sort.sort}`).as('sortValue'),
     ])
+    // The last-used index holds the hour (migration 0022): its walk gives the hours in order, and the few keys
+    // of each hour are sorted by their exact time.
+    .$if(sort.sort === 'lastUsedAt', (q) => q.orderBy(sortColumn('activeKeys.lastUsedHour'), bySort))
     .orderBy(sortColumn(`activeKeys.${sort.sort}`), bySort)
     .orderBy('activeKeys.key', sort.order)
     .limit(needed);

@@ -40,7 +40,8 @@ export const GENERATED_KEY_COLUMNS = [
   'durationDays',
 ] as const satisfies readonly (keyof GeneratedKeysTable)[];
 
-export type ActiveKeyRow = Selectable<ActiveKeysTable>;
+/** A key's row as the code reads it: lastUsedHour only orders the list (migration 0022). */
+export type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 export type GeneratedKeyRow = Selectable<GeneratedKeysTable>;
 export type ActiveLookup = { key: string } | { hwid: string } | { note: string };
 export type GeneratedLookup = { key: string } | { note: string };

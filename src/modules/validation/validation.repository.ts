@@ -4,7 +4,7 @@ import type { ActiveKeysTable } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { batched } from '../../lib/batcher.ts';
 
-type ActiveKeyRow = Selectable<ActiveKeysTable>;
+type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,
