@@ -18,11 +18,23 @@ const series = (handle: DbHandle, n: number) =>
 const padded = (handle: DbHandle, prefix: string) =>
   sql.raw(handle.dialect === 'postgres' ? `'${prefix}' || lpad(i::text, 9, '0')` : `'${prefix}' || printf('%09d', i)`);
 
+/**
+ * When the seeded bound keys were last used (BENCH_COLD_LAST_USED). `bound`, the default: at their binding, which
+ * writes lastUsedAt, so every validation of the run is a key's second use within the hour (buyers who run the script
+ * more than once an hour). `yesterday`: each key's first validation of the run is its first use of the hour, the
+ * case where the last-used sort's index entry moves (migration 0022).
+ */
+const LAST_USED_AGO_MS: Record<string, number> = { bound: 0, yesterday: 86_400_000 };
+
 /** `count` active lifetime keys numbered 1…count, key i bound to coldHwid(i): each validates as KEY_VALID. */
 export async function seedBoundKeys(handle: DbHandle, serviceId: string, count: number): Promise<void> {
+  const when = process.env.BENCH_COLD_LAST_USED ?? 'bound';
+  const ago = LAST_USED_AGO_MS[when];
+  if (ago === undefined) throw new Error(`BENCH_COLD_LAST_USED is bound or yesterday, not ${when}`);
   const now = sql.raw(String(Date.now()));
+  const lastUsed = sql.raw(String(Date.now() - ago));
   await sql`INSERT INTO active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions, created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
-    SELECT ${padded(handle, 'C')}, ${serviceId}, ${padded(handle, 'HW-')}, NULL, 0, 0, 'active', NULL, NULL, 0, ${now}, ${now}, NULL, NULL, 0, 1, 1
+    SELECT ${padded(handle, 'C')}, ${serviceId}, ${padded(handle, 'HW-')}, NULL, 0, 0, 'active', NULL, NULL, 0, ${now}, ${now}, ${lastUsed}, NULL, 0, 1, 1
     FROM (${series(handle, count)}) s`.execute(handle.db);
   await sql`INSERT INTO key_hwids (key, service_id, hwid, position)
     SELECT key, service_id, hwid, 1 FROM active_keys WHERE service_id = ${serviceId} AND hwid IS NOT NULL`.execute(handle.db);
