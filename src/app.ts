@@ -96,7 +96,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database =
-    options.database ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true });
+    options.database ?? openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+      backgroundCheckpoints: true,
+    });
   if (config.migrateOnStart) await migrate(database.db);
   const ctx = await createContext({
     config,

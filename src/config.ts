@@ -12,6 +12,8 @@ export interface Config {
   baseUrlSet: boolean;
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL connections each instance keeps at most (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   redisUrl: string | null;
   secret: string;
   /** Which proxies' X-Forwarded-For to believe: false, true, a hop count, or a list of addresses/CIDRs (lib/trust-proxy.ts). */
@@ -60,6 +62,12 @@ export interface Config {
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
+
+// Each redemption's commit waits for PostgreSQL's disk flush, and concurrent commits share one flush, so a launch
+// rush may want more connections than the default; instances × this must stay under PostgreSQL's max_connections.
+// (redeemPostgres32 in bench/run.ts gave 496 and 545 a second with 10, 507 and 672 with 40: too noisy on the test VM
+// to change the default.)
+const DEFAULT_POOL_SIZE = 10;
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -172,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrlSet: Boolean(env.BASE_URL),
     dataDir,
     databaseUrl,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
     redisUrl: env.REDIS_URL || null,
     secret,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
