@@ -96,7 +96,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database =
-    options.database ?? openDatabase({
+    options.database ??
+    openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
