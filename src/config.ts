@@ -63,10 +63,9 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-// Each redemption's commit waits for PostgreSQL's disk flush, and concurrent commits share one flush, so a launch
-// rush may want more connections than the default; instances × this must stay under PostgreSQL's max_connections.
-// (redeemPostgres32 in bench/run.ts gave 496 and 545 a second with 10, 507 and 672 with 40: too noisy on the test VM
-// to change the default.)
+// How many statements an instance runs at once on PostgreSQL; instances × this must stay under PostgreSQL's
+// max_connections. The default stays at the driver's usual 10: redeemPostgres32 (bench/run.ts) gave 496 and 545 a
+// second with 10 and 507 and 672 with 40, no difference the test VM's noise allows claiming.
 const DEFAULT_POOL_SIZE = 10;
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
