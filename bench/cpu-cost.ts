@@ -3,7 +3,8 @@
  * machine (it counts the server process's user+system time over a fixed number of requests).
  * npx tsx bench/cpu-cost.ts [validate|fetch|cold|redeem|hello] [requests]
  * `cold`: COLD_KEYS (default 50,000) bound keys validated in random order, so the verdict cache rarely answers;
- * `redeem`: every request redeems a fresh generated key (requests + the warm-up's are seeded first).
+ * `redeem`: every request redeems a fresh generated key (requests + the warm-up's are seeded first, into a service
+ * that already has COLD_KEYS bound keys).
  * Also reports user and system time apart (system time is mostly the loopback socket, the same for every
  * target) and, with DATABASE_URL, the CPU of the PostgreSQL backends serving that database.
  * VERDICT_CACHE_MS=0 makes every validation run its query; PROFILE_DIR (and PROFILE_INTERVAL_US) write a CPU profile;
@@ -109,7 +110,11 @@ if (what === 'hello') {
   const service = await createService(ctx, account.id, { name: 'bench' });
   const serviceKey = ctx.sealer.open(service.apiKeySealed);
   if (what === 'cold') await seedBoundKeys(handle, service.id, coldKeys);
-  if (what === 'redeem') await seedGeneratedKeys(handle, service.id, WARMUP + requests + 1000);
+  if (what === 'redeem') {
+    // A service that sells has buyers: redemptions land in a table of active keys (see seedLiveService).
+    await seedBoundKeys(handle, service.id, coldKeys);
+    await seedGeneratedKeys(handle, service.id, WARMUP + requests + 1000);
+  }
   await ctx.close();
   server = await start(
     process.env.USE_TSX ? ['--import', 'tsx', 'src/server.ts'] : [...profileArgs, process.env.SERVER_JS ?? 'dist/server.js'],

@@ -139,6 +139,53 @@ const redeemPostgres = ({ serviceId, key, hwid, now }: RedeemInput) =>
      insert into key_hwids (key, service_id, hwid, position) select key, service_id, ${hwid}, 1 from active where no_hwid_validation <> 1)
    select key, is_premium as "isPremium", expires_at as "expiresAt", chat_id as "chatId", hwid from active`;
 
+// PostgreSQL: the common redemption as one statement outside any transaction, so one round trip and one commit
+// (the transaction below took five: BEGIN, the redemption, the event endpoints' read, COMMIT, after a read of the
+// generated key). It redeems only when nothing else has to commit with it: the key has no Discord user (no buyer role
+// to sync, contract §12.3) and the service has no event endpoint (no key.redeemed to queue, §12.4); it reads both in
+// the statement's own snapshot, as the transaction would. Otherwise it redeems nothing and says whether the
+// generated key exists, so a typo still costs one read and the caller takes the transaction.
+const REDEEM_ALONE = fixedQuery(
+  'redeem_alone',
+  `with taken as (
+     delete from generated_keys g
+     where g.service_id = :serviceId and g.key = :key and g.status = 'active' and (g.expires_at is null or g.expires_at > :now::bigint)
+       and g.chat_id is null
+       and not exists (select 1 from event_endpoints e where e.service_id = :serviceId)
+       and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid::text
+         and (b.expires_at is null or b.expires_at > :now::bigint))
+     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids,
+       case when g.duration_days is null then g.expires_at else :now::bigint + g.duration_days * 86400000::bigint end as expires_at),
+   active as (
+     insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
+       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
+     select key, service_id, case when no_hwid_validation = 1 then null else :hwid::text end, note, is_premium, no_hwid_validation, status,
+       expires_at, chat_id, 0, created_at, :now::bigint, :now::bigint, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
+     from taken
+     returning key, service_id, is_premium, no_hwid_validation, expires_at, chat_id, hwid),
+   bound as (
+     insert into key_hwids (key, service_id, hwid, position) select key, service_id, :hwid::text, 1 from active where no_hwid_validation <> 1)
+   select g.generated, a.key, a.is_premium as "isPremium", a.expires_at as "expiresAt", a.chat_id as "chatId", a.hwid
+   from (select exists (select 1 from generated_keys where service_id = :serviceId and key = :key) as generated) g
+   left join active a on true`,
+);
+
+/**
+ * The redemption that needs no transaction of the caller's, where the database allows it (PostgreSQL, see
+ * REDEEM_ALONE): the key redeemed, or whether a generated key by that string exists (then the caller redeems it in
+ * a transaction with what commits with it). SQLite only reads: its statements are calls in this process, and
+ * the transaction costs no round trips.
+ */
+export async function redeemAlone(db: Db, dialect: Dialect, input: RedeemInput): Promise<RedeemedKey | 'generated' | 'absent'> {
+  if (dialect !== 'postgres') return (await generatedKeyExists(db, input.serviceId, input.key)) ? 'generated' : 'absent';
+  const [row] = await runFixedQuery<RedeemedKey & { generated: boolean; key: string | null }>(db, REDEEM_ALONE, { ...input });
+  if (row?.key) {
+    const { generated: _, ...redeemed } = row;
+    return redeemed;
+  }
+  return row?.generated ? 'generated' : 'absent';
+}
+
 /**
  * Redeems a generated key if it can be redeemed now: active, not expired, and the HWID not under a ban in force. It
  * leaves generated_keys and becomes an active key with the same string, bound to the HWID unless noHwidValidation,
@@ -151,7 +198,7 @@ const GENERATED_KEY_EXISTS = fixedQuery(
 );
 
 /** Whether the service has this generated key: one cached read, so a typo or a guess opens no write transaction. */
-export async function generatedKeyExists(db: Db, serviceId: string, key: string): Promise<boolean> {
+async function generatedKeyExists(db: Db, serviceId: string, key: string): Promise<boolean> {
   return (await runFixedQuery(db, GENERATED_KEY_EXISTS, { serviceId, key })).length > 0;
 }
 

@@ -3,7 +3,7 @@ import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { iso } from '../../lib/time.ts';
-import { findActiveKeyAndBan, generatedKeyExists, redeemGeneratedKey } from './validation.repository.ts';
+import { findActiveKeyAndBan, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 
@@ -88,8 +88,14 @@ async function checkActive(
 
 /** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
-  // A key that is no generated key (a typo, a guess) costs one read, not a write transaction.
-  if (!(await generatedKeyExists(ctx.db, serviceId, key))) return null;
+  // Most redemptions are one statement; a key that is no generated key (a typo, a guess) costs one read, not a write
+  // transaction.
+  const alone = await redeemAlone(ctx.db, ctx.dialect, { serviceId, key, hwid, now });
+  if (alone === 'absent') return null;
+  if (alone !== 'generated') {
+    ctx.analytics.countRedemption(serviceId);
+    return verdict('KEY_VALID', alone);
+  }
   // The buyer role and the key.redeemed event commit with the redemption (contract §12.3, §12.4).
   const redeemed = await ctx.db.transaction().execute(async (trx) => {
     const taken = await redeemGeneratedKey(trx, ctx.dialect, { serviceId, key, hwid, now });
