@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Selectable } from 'kysely';
 import { fixedQuery, runFixedQuery, type Db, type Dialect } from '../../db/database.ts';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -115,46 +115,29 @@ export interface RedeemedKey {
   hwid: string | null;
 }
 
-// PostgreSQL: the whole redemption in one statement, one round trip and one commit (a transaction of five
-// statements cost five round trips). The conditional DELETE settles races: a second redemption of the key waits
-// for the first's row lock, then finds the row gone and redeems nothing. Foreign keys and the key_hwids trigger
-// run at the end of the statement, when the active key exists.
-const redeemPostgres = ({ serviceId, key, hwid, now }: RedeemInput) =>
-  sql<RedeemedKey>`with taken as (
-     delete from generated_keys g
-     where g.service_id = ${serviceId} and g.key = ${key} and g.status = 'active' and (g.expires_at is null or g.expires_at > ${now})
-       and not exists (select 1 from blacklist b where b.service_id = ${serviceId} and b.hwid = ${hwid}
-         and (b.expires_at is null or b.expires_at > ${now}))
-     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids,
-       -- a key whose time starts at redemption (contract §12.1) gets its expiry now
-       case when g.duration_days is null then g.expires_at else ${now} + g.duration_days * 86400000::bigint end as expires_at),
-   active as (
-     insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
-       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
-     select key, service_id, case when no_hwid_validation = 1 then null else ${hwid} end, note, is_premium, no_hwid_validation, status,
-       expires_at, chat_id, 0, created_at, ${now}, ${now}, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
-     from taken
-     returning key, service_id, is_premium, no_hwid_validation, expires_at, chat_id, hwid),
-   bound as (
-     insert into key_hwids (key, service_id, hwid, position) select key, service_id, ${hwid}, 1 from active where no_hwid_validation <> 1)
-   select key, is_premium as "isPremium", expires_at as "expiresAt", chat_id as "chatId", hwid from active`;
-
-// PostgreSQL: the common redemption as one statement outside any transaction, so one round trip and one commit
-// (the transaction below took five: BEGIN, the redemption, the event endpoints' read, COMMIT, after a read of the
-// generated key). It redeems only when nothing else has to commit with it: the key has no Discord user (no buyer role
-// to sync, contract §12.3) and the service has no event endpoint (no key.redeemed to queue, §12.4); it reads both in
-// the statement's own snapshot, as the transaction would. Otherwise it redeems nothing and says whether the
-// generated key exists, so a typo still costs one read and the caller takes the transaction.
-const REDEEM_ALONE = fixedQuery(
-  'redeem_alone',
-  `with taken as (
+/**
+ * PostgreSQL: a whole redemption in one statement. The conditional DELETE settles races: a second redemption of the
+ * key waits for the first's row lock, then finds the row gone and redeems nothing. Foreign keys and the key_hwids
+ * trigger run at the end of the statement, when the active key exists. The answer's row also says whether the
+ * generated key existed at the statement's start, redeemed or not.
+ *
+ * `alone`: the statement runs outside any transaction, as the common redemption does (one round trip and one commit,
+ * where the transaction took five exchanges: BEGIN, the redemption, the event endpoints' read, COMMIT, after a read
+ * of the generated key). It then redeems only when nothing else has to commit with it: the key has no Discord user
+ * (no buyer role to sync, contract §12.3) and the service has no event endpoint (no key.redeemed to queue, §12.4),
+ * both read in the statement's own snapshot, as the transaction would read them.
+ */
+const redemption = (alone: boolean) =>
+  fixedQuery(
+    alone ? 'redeem_alone' : 'redeem',
+    `with taken as (
      delete from generated_keys g
      where g.service_id = :serviceId and g.key = :key and g.status = 'active' and (g.expires_at is null or g.expires_at > :now::bigint)
-       and g.chat_id is null
-       and not exists (select 1 from event_endpoints e where e.service_id = :serviceId)
+       ${alone ? 'and g.chat_id is null and not exists (select 1 from event_endpoints e where e.service_id = :serviceId)' : ''}
        and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid::text
          and (b.expires_at is null or b.expires_at > :now::bigint))
      returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids,
+       -- a key whose time starts at redemption (contract §12.1) gets its expiry now
        case when g.duration_days is null then g.expires_at else :now::bigint + g.duration_days * 86400000::bigint end as expires_at),
    active as (
      insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
@@ -168,7 +151,13 @@ const REDEEM_ALONE = fixedQuery(
    select g.generated, a.key, a.is_premium as "isPremium", a.expires_at as "expiresAt", a.chat_id as "chatId", a.hwid
    from (select exists (select 1 from generated_keys where service_id = :serviceId and key = :key) as generated) g
    left join active a on true`,
-);
+  );
+const REDEEM_ALONE = redemption(true);
+const REDEEM_IN_TRANSACTION = redemption(false);
+
+type RedemptionRow = Omit<RedeemedKey, 'key'> & { generated: boolean; key: string | null };
+
+const redeemedOf = ({ generated: _, key, ...rest }: RedemptionRow): RedeemedKey | undefined => (key ? { key, ...rest } : undefined);
 
 /**
  * The redemption that needs no transaction of the caller's, where the database allows it (PostgreSQL, see
@@ -178,20 +167,10 @@ const REDEEM_ALONE = fixedQuery(
  */
 export async function redeemAlone(db: Db, dialect: Dialect, input: RedeemInput): Promise<RedeemedKey | 'generated' | 'absent'> {
   if (dialect !== 'postgres') return (await generatedKeyExists(db, input.serviceId, input.key)) ? 'generated' : 'absent';
-  const [row] = await runFixedQuery<RedeemedKey & { generated: boolean; key: string | null }>(db, REDEEM_ALONE, { ...input });
-  if (row?.key) {
-    const { generated: _, ...redeemed } = row;
-    return redeemed;
-  }
-  return row?.generated ? 'generated' : 'absent';
+  const [row] = await runFixedQuery<RedemptionRow>(db, REDEEM_ALONE, { ...input });
+  return (row && redeemedOf(row)) ?? (row?.generated ? 'generated' : 'absent');
 }
 
-/**
- * Redeems a generated key if it can be redeemed now: active, not expired, and the HWID not under a ban in force. It
- * leaves generated_keys and becomes an active key with the same string, bound to the HWID unless noHwidValidation,
- * atomically. Undefined when nothing was redeemed (no such generated key, refused, or another request redeemed it
- * first); the caller then finds out why.
- */
 const GENERATED_KEY_EXISTS = fixedQuery(
   'generated_key_exists',
   'select 1 as "one" from generated_keys where service_id = :serviceId and key = :key',
@@ -209,10 +188,18 @@ interface RedeemInput {
   now: number;
 }
 
+/**
+ * Redeems a generated key if it can be redeemed now: active, not expired, and the HWID not under a ban in force. It
+ * leaves generated_keys and becomes an active key with the same string, bound to the HWID unless noHwidValidation,
+ * atomically. Undefined when nothing was redeemed (no such generated key, refused, or another request redeemed it
+ * first); the caller then finds out why.
+ */
 export async function redeemGeneratedKey(trx: Db, dialect: Dialect, input: RedeemInput): Promise<RedeemedKey | undefined> {
   if (dialect === 'postgres') {
-    const { rows } = await redeemPostgres(input).execute(trx);
-    return rows[0];
+    const { order, postgres } = REDEEM_IN_TRANSACTION;
+    const values = order.map((name) => input[name as keyof RedeemInput]);
+    const { rows } = await trx.executeQuery<RedemptionRow>(CompiledQuery.raw(postgres, values));
+    return rows[0] && redeemedOf(rows[0]);
   }
   // SQLite has no DELETE in a WITH clause; its statements are calls in this process, and it runs writers one at a time
   // (the caller's transaction holds the write lock).
