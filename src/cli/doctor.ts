@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, ping, type Db } from '../db/database.ts';
 import { migrations } from '../db/migrations/index.ts';
@@ -81,7 +81,26 @@ async function checkDatabase(config: Config, found: Findings): Promise<Db | null
       'error',
       `database: ${where} answers but ${pending.length} migration(s) are not applied (${pending.join(', ')}); start the server, or run keyward migrate`,
     );
+  if (config.databaseUrl) await checkAutovacuum(handle.db, found);
   return handle.db;
+}
+
+// The key tables whose statistics decide how validation and redemption find a key.
+const KEY_TABLES = ['active_keys', 'generated_keys', 'key_hwids'];
+
+/**
+ * PostgreSQL plans a statement from the statistics autovacuum keeps; without them a table that was small when a
+ * connection planned a lookup is scanned whole for as long as that connection lives. Measured (docs/benchmarks.md):
+ * a redemption took 5.2 ms of the database's CPU instead of 1.7 once the key tables had grown unanalyzed.
+ */
+async function checkAutovacuum(db: Db, found: Findings) {
+  const { rows } = await sql<{ setting: string }>`select current_setting('autovacuum') as setting`.execute(db);
+  const { rows: off } = await sql<{ name: string }>`select relname as name from pg_class
+    where relname in (${sql.join(KEY_TABLES)}) and relnamespace = current_schema()::regnamespace
+      and 'autovacuum_enabled=false' = any(reloptions) order by relname`.execute(db);
+  const advice = 'lookups of keys slow down as the tables grow; turn it on, or run ANALYZE after large imports';
+  if (rows[0]?.setting !== 'on') found.add('warn', `database: PostgreSQL's autovacuum is off, so ${advice}`);
+  else if (off.length > 0) found.add('warn', `database: autovacuum is off for ${off.map((r) => r.name).join(', ')}, so ${advice}`);
 }
 
 async function checkBaseUrl(config: Config, db: Db | null, found: Findings) {

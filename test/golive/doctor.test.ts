@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { sql } from 'kysely';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,31 @@ describe('keyward doctor', () => {
     expect(lines.some((line) => /^ok {5}database: .* answers and is migrated$/.test(line))).toBe(true);
     expect(lines.filter((line) => line.startsWith('error'))).toEqual([]);
     expect(code).toBe(0);
+  });
+
+  it('warns on PostgreSQL when autovacuum is off for the server or a key table, and not on SQLite', async () => {
+    const warning = (lines: string[]) => lines.filter((line) => line.startsWith('warn') && line.includes('autovacuum'));
+    if (!database.env.DATABASE_URL) {
+      expect(warning((await doctor({ BASE_URL: `http://127.0.0.1:${port}` })).lines)).toEqual([]);
+      return;
+    }
+    const { rows } = await sql<{ setting: string }>`select current_setting('autovacuum') as setting`.execute(ctx.db);
+    if (rows[0]!.setting !== 'on') {
+      // CI's PostgreSQL runs with autovacuum off.
+      expect(warning((await doctor({ BASE_URL: `http://127.0.0.1:${port}` })).lines)).toEqual([
+        "warn   database: PostgreSQL's autovacuum is off, so lookups of keys slow down as the tables grow; turn it on, or run ANALYZE after large imports",
+      ]);
+      return;
+    }
+    expect(warning((await doctor({ BASE_URL: `http://127.0.0.1:${port}` })).lines)).toEqual([]);
+    await sql`alter table key_hwids set (autovacuum_enabled = false)`.execute(ctx.db);
+    try {
+      expect(warning((await doctor({ BASE_URL: `http://127.0.0.1:${port}` })).lines)).toEqual([
+        'warn   database: autovacuum is off for key_hwids, so lookups of keys slow down as the tables grow; turn it on, or run ANALYZE after large imports',
+      ]);
+    } finally {
+      await sql`alter table key_hwids reset (autovacuum_enabled)`.execute(ctx.db);
+    }
   });
 
   it('tells another Keyward at BASE_URL from this one, and a proxy in front without TRUST_PROXY', async () => {
