@@ -111,7 +111,7 @@ if (what === 'hello') {
   const serviceKey = ctx.sealer.open(service.apiKeySealed);
   if (what === 'cold') await seedBoundKeys(handle, service.id, coldKeys);
   if (what === 'redeem') {
-    // A service that sells has buyers: redemptions land in a table of active keys (see seedLiveService).
+    // A service that sells has buyers: redemptions land in a table of active keys (see startKeyward in bench/run.ts).
     await seedBoundKeys(handle, service.id, coldKeys);
     await seedGeneratedKeys(handle, service.id, WARMUP + requests + 1000);
   }
