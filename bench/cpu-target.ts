@@ -1,0 +1,152 @@
+/**
+ * One server to measure CPU per request against (bench/cpu-cost.ts, bench/cpu-ab.ts): a Keyward build on a fresh
+ * database, seeded for the target, or the bare Fastify hello. The server runs in a process of its own, so its CPU can be
+ * read from /proc.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../src/config.ts';
+import { migrate, openDatabase } from '../src/db/database.ts';
+import { silentLog } from '../src/context.ts';
+import { createContext } from '../src/modules/state.ts';
+import { createAccount } from '../src/modules/accounts/accounts.service.ts';
+import { createService } from '../src/modules/services/services.service.ts';
+import { coldHwid, coldKey, redeemHwid, redeemKey, seedBoundKeys, seedGeneratedKeys } from './seed-traffic.ts';
+
+export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem';
+
+export interface Target {
+  pid: number;
+  /** The url autocannon sends when `pathOf` is undefined. */
+  url: string;
+  /** A path per request, for the traffic of many keys (cold, redeem). */
+  pathOf?: () => string;
+  kill: () => void;
+}
+
+const SECRET = 'bench-secret-0123456789abcdef';
+
+/** User and system CPU ms of a process (clock ticks are 10 ms on Linux). */
+export const cpuOf = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+};
+
+/** CPU ms of each thread of a process, by thread name. */
+export const threadCpu = (pid: number) => {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.split(') ')[1]!.split(' ');
+    out[`${name}`] = (out[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+  return out;
+};
+
+/** The server's environment: the database from DATABASE_URL, else a folder of its own. */
+export function serverEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    LOG_LEVEL: 'warn',
+    KEYWARD_SECRET: SECRET,
+    RATE_LIMIT_CLIENT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_API_PER_MINUTE: '1000000000',
+    ...(process.env.DATABASE_URL ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'kw-cpu-')) }),
+  };
+  for (const name of ['DATABASE_URL', 'ANALYTICS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
+  return env;
+}
+
+function spawnServer(args: string[], env: Record<string, string>, match: RegExp) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise<{ url: string; pid: number; kill: () => void }>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = match.exec(line);
+      if (m) resolve({ url: m[1]!, pid: child.pid!, kill: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+async function api(url: string, key: string, method: string, body?: unknown) {
+  const r = await fetch(url, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await r.json()) as { data: Record<string, unknown> };
+  if (!r.ok) throw new Error(JSON.stringify(json));
+  return json.data;
+}
+
+/**
+ * Seeds a fresh database for `what` and starts `serverJs` on it (`nodeArgs` before the script: a profiler's).
+ * `redemptions`: how many fresh generated keys the redeem target needs.
+ */
+export async function startTarget(
+  what: What,
+  options: { serverJs: string; nodeArgs?: string[]; coldKeys: number; redemptions: number; useTsx?: boolean },
+): Promise<Target> {
+  const env = serverEnv();
+  const nodeArgs = options.nodeArgs ?? [];
+  if (what === 'hello') {
+    const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
+    return { ...server, url: `${server.url}/hello` };
+  }
+  const config = loadConfig(env);
+  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(handle.db);
+  const ctx = await createContext({ config, database: handle, ownsDatabase: true, log: silentLog, role: 'cli' });
+  const account = await createAccount(ctx, { username: `b${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
+  const service = await createService(ctx, account.id, { name: 'bench' });
+  const serviceKey = ctx.sealer.open(service.apiKeySealed);
+  if (what === 'cold') await seedBoundKeys(handle, service.id, options.coldKeys);
+  if (what === 'redeem') {
+    // A service that sells has buyers: redemptions land in a table of active keys (see startKeyward in bench/run.ts).
+    await seedBoundKeys(handle, service.id, options.coldKeys);
+    await seedGeneratedKeys(handle, service.id, options.redemptions);
+  }
+  await ctx.close();
+  const server = await spawnServer(
+    options.useTsx ? ['--import', 'tsx', 'src/server.ts'] : [...nodeArgs, options.serverJs],
+    env,
+    /^Keyward listening on (http:\/\/\S+)/,
+  );
+  const gen = await api(`${server.url}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
+  const key = (gen.keys as Array<{ key: string }>)[0]!.key;
+  let url = `${server.url}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
+  let pathOf: (() => string) | undefined;
+  if (what === 'fetch') {
+    let code = '';
+    while (code.length < 220 * 1024) code += `local v${code.length} = "${Array.from(randomBytes(48), (b) => `\\${b % 200}`).join('')}"\n`;
+    const script = await api(`${server.url}/api/v1/vss/api/scripts`, serviceKey, 'POST', { name: 'bench', code });
+    url = `${server.url}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
+  }
+  if (what === 'cold' || what === 'redeem') {
+    const validate = `/api/v1/keys/validate?service=${service.identifier}`;
+    let next = 0;
+    pathOf = () => {
+      if (what === 'redeem') return `${validate}&key=${redeemKey(++next)}&hwid=${redeemHwid(next)}`;
+      const i = 1 + Math.floor(Math.random() * options.coldKeys);
+      return `${validate}&key=${coldKey(i)}&hwid=${coldHwid(i)}`;
+    };
+    const probe = await (await fetch(`${server.url}${pathOf()}`)).text();
+    if (!probe.includes('"KEY_VALID"')) throw new Error(`${what} target does not answer KEY_VALID: ${probe}`);
+  } else await (await fetch(url)).text();
+  return { ...server, url, pathOf };
+}
+
+/** autocannon's `requests` option for a target that builds a path per request. */
+export const requestsOf = (target: Target) =>
+  target.pathOf
+    ? [
+        {
+          setupRequest: (request: { path?: string }) => {
+            request.path = target.pathOf!();
+            return request;
+          },
+        },
+      ]
+    : undefined;
