@@ -96,10 +96,12 @@ export function openDatabase(options: DbOptions): DbHandle {
   const db = observe(new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
   // an error could abort) that transaction, so the query then waits for Kysely's connection like any other.
-  fixedRunners.set(db, (query, parameters) => {
-    const run = () => cached.prepare(query.sqlite).all(parameters) as Record<string, unknown>[];
-    return sqlite.inTransaction ? db.connection().execute(async () => run()) : Promise.resolve(run());
-  });
+  const run = (query: FixedQuery, parameters: Record<string, unknown>) =>
+    cached.prepare(query.sqlite).all(query.sqliteOrder.map((name) => parameters[name])) as Record<string, unknown>[];
+  fixedRunners.set(db, (query, parameters) =>
+    sqlite.inTransaction ? db.connection().execute(async () => run(query, parameters)) : Promise.resolve(run(query, parameters)),
+  );
+  fixedRunnersNow.set(db, (query, parameters) => (sqlite.inTransaction ? undefined : run(query, parameters)));
   const close = async () => {
     await stopCheckpoints();
     await db.destroy();
@@ -141,19 +143,26 @@ export const writesOf = (db: Db): WriteObserver | undefined => observers.get(db)
  */
 export interface FixedQuery {
   name: string;
+  /** With `?` for each parameter: SQLite binds values by place faster than by name. */
   sqlite: string;
+  /** The parameter names in the order of SQLite's `?`s (a name used twice is there twice). */
+  sqliteOrder: string[];
   postgres: string;
   /** The parameter names in PostgreSQL's $1, $2… order. */
   order: string[];
 }
 
+const PARAMETER = /(?<!:):([a-z][A-Za-z]*)/g;
+
 export function fixedQuery(name: string, text: string): FixedQuery {
   const order: string[] = [];
-  const postgres = text.replace(/(?<!:):([a-z][A-Za-z]*)/g, (_, parameter: string) => {
+  const postgres = text.replace(PARAMETER, (_, parameter: string) => {
     if (!order.includes(parameter)) order.push(parameter);
     return `$${order.indexOf(parameter) + 1}`;
   });
-  return { name: `kw_${name}`, sqlite: text, postgres, order };
+  const sqliteOrder: string[] = [];
+  const sqlite = text.replace(PARAMETER, (_, parameter: string) => (sqliteOrder.push(parameter), '?'));
+  return { name: `kw_${name}`, sqlite, sqliteOrder, postgres, order };
 }
 
 type FixedRunner = (query: FixedQuery, parameters: Record<string, unknown>) => Promise<Record<string, unknown>[]>;
@@ -164,6 +173,18 @@ export function runFixedQuery<Row>(db: Db, query: FixedQuery, parameters: Record
   const run = fixedRunners.get(db);
   if (!run) throw new Error(`fixed query ${query.name} needs a database opened by openDatabase`);
   return run(query, parameters) as Promise<Row[]>;
+}
+
+type FixedRunnerNow = (query: FixedQuery, parameters: Record<string, unknown>) => Record<string, unknown>[] | undefined;
+const fixedRunnersNow = new WeakMap<Db, FixedRunnerNow>();
+
+/**
+ * Runs a fixed query at once, without a promise, where the database allows it: SQLite, whose statements are calls in
+ * this process, while no transaction holds its one connection. Undefined otherwise (PostgreSQL, or SQLite's connection
+ * busy): then use runFixedQuery.
+ */
+export function runFixedQueryNow<Row>(db: Db, query: FixedQuery, parameters: Record<string, unknown>): Row[] | undefined {
+  return fixedRunnersNow.get(db)?.(query, parameters) as Row[] | undefined;
 }
 
 const STATEMENT_CACHE_SIZE = 500;

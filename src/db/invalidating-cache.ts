@@ -57,13 +57,17 @@ export class InvalidatingCache<T> {
     return loaded;
   }
 
+  /** Keeps a value read at once (no write could come between the read and this call); nothing with a TTL of 0. */
+  store(key: string, value: T, now: number = this.clock()): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: now + this.ttlMs });
+  }
+
   private async load(key: string, load: () => Promise<T | undefined>, now: number): Promise<T | undefined> {
     const generation = this.generation;
     const value = await load();
-    if (value !== undefined && generation === this.generation) {
-      if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { value, until: now + this.ttlMs });
-    }
+    if (value !== undefined && generation === this.generation) this.store(key, value, now);
     return value;
   }
 }

@@ -62,4 +62,50 @@ describe('validation of an uncached key', () => {
     const row = await t().ctx.db.selectFrom('activeKeys').select('hwidCount').where('key', '=', key).executeTakeFirstOrThrow();
     expect(row.hwidCount).toBe(2);
   });
+
+  it('answers at once on SQLite, whose lookup is a call in this process, and through a promise on PostgreSQL', async () => {
+    const { s, key } = await redeemedKey();
+    const answer = validateKey(t().ctx, s.id, { key, hwid: 'pc-1' });
+    expect(answer instanceof Promise).toBe(t().ctx.dialect === 'postgres');
+    expect(await answer).toMatchObject({ valid: true, code: 'KEY_VALID' });
+    t().clock.advance(t().config.verdictCacheMs + 1);
+    // A refusal read at once is answered at once too.
+    const refused = validateKey(t().ctx, s.id, { key, hwid: 'pc-2' });
+    expect(refused instanceof Promise).toBe(t().ctx.dialect === 'postgres');
+    expect(await refused).toMatchObject({ valid: false, code: 'KEY_HWID_LOCKED' });
+  });
+
+  it("knows a key's second HWID, and forgets HWIDs replaced by an edit or cleared by a reset", async () => {
+    const { s, key } = await redeemedKey();
+    const uncached = async (hwid: string) => {
+      t().clock.advance(t().config.verdictCacheMs + 1);
+      return (await validateKey(t().ctx, s.id, { key, hwid })).code;
+    };
+    const hwidCount = async () =>
+      (await t().ctx.db.selectFrom('activeKeys').select('hwidCount').where('key', '=', key).executeTakeFirstOrThrow()).hwidCount;
+    expect((await call(t().app, 'PUT', '/api/v1/keys/api/key', { key: s.serviceKey, body: { key, maxHwids: 2 } })).status).toBe(200);
+    expect(await uncached('pc-2')).toBe('KEY_VALID');
+    // Both are bound now: neither takes a slot again.
+    expect(await uncached('pc-2')).toBe('KEY_VALID');
+    expect(await uncached('pc-1')).toBe('KEY_VALID');
+    expect(await hwidCount()).toBe(2);
+    expect(await uncached('pc-3')).toBe('KEY_HWID_LOCKED');
+
+    const edited = await call(t().app, 'PUT', '/api/v1/keys/api/key', { key: s.serviceKey, body: { key, hwid: 'pc-3' } });
+    expect(edited.status).toBe(200);
+    expect(await uncached('pc-3')).toBe('KEY_VALID');
+    expect(await uncached('pc-4')).toBe('KEY_VALID'); // the second slot is free again
+    expect(await uncached('pc-1')).toBe('KEY_HWID_LOCKED');
+    expect(await uncached('pc-2')).toBe('KEY_HWID_LOCKED');
+
+    const reset = await call(t().app, 'POST', '/api/v1/keys/api/keys/bulk', {
+      key: s.serviceKey,
+      body: { action: 'resetHwid', keys: [key] },
+    });
+    expect(reset.status).toBe(200);
+    expect(await hwidCount()).toBe(0);
+    expect(await uncached('pc-5')).toBe('KEY_VALID');
+    expect(await uncached('pc-3')).toBe('KEY_VALID');
+    expect(await uncached('pc-4')).toBe('KEY_HWID_LOCKED');
+  });
 });

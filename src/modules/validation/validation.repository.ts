@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Selectable } from 'kysely';
-import { fixedQuery, runFixedQuery, type Db, type Dialect } from '../../db/database.ts';
+import { fixedQuery, runFixedQuery, runFixedQueryNow, type Db, type Dialect } from '../../db/database.ts';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { batched } from '../../lib/batcher.ts';
@@ -8,20 +8,26 @@ type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,
-  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
+  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
 > & {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   hwidBound: number | boolean;
   hwidBanned: number | boolean;
 };
 
+// Whether the HWID is one of the key's: a key's first HWID (active_keys.hwid) is always among its key_hwids (every
+// writer sets the two together), so the common case, a buyer on the machine they redeemed on, needs no second lookup.
+const hwidBound = (hwid: string) =>
+  `(k.hwid = ${hwid}) is true or exists (select 1 from key_hwids h where h.key = k.key and h.hwid = ${hwid})`;
+
 // SQLite: written out, not built with Kysely, as it runs on nearly every executor call (see fixedQuery). Named
-// columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration.
+// columns, not *: a statement prepared on PostgreSQL must not change shape under a later migration. The key is the
+// caller's: a text column costs SQLite more to hand over than the lookup takes.
 const ACTIVE_KEY_AND_BAN = fixedQuery(
   'active_key_and_ban',
-  `select k.key, k.hwid, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
+  `select k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
-     exists (select 1 from key_hwids h where h.key = k.key and h.hwid = :hwid) as "hwidBound",
+     ${hwidBound(':hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
        and (b.expires_at is null or b.expires_at > :now)) as "hwidBanned"
    from active_keys k where k.service_id = :serviceId and k.key = :key`,
@@ -32,9 +38,9 @@ const ACTIVE_KEY_AND_BAN = fixedQuery(
 // reads themselves. One row per input found, numbered by its place in the arrays.
 const ACTIVE_KEYS_AND_BANS = fixedQuery(
   'active_keys_and_bans',
-  `select t.i::int as "i", k.key, k.hwid, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
+  `select t.i::int as "i", k.key, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
-     exists (select 1 from key_hwids h where h.key = k.key and h.hwid = t.hwid) as "hwidBound",
+     ${hwidBound('t.hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = t.service_id and b.hwid = t.hwid
        and (b.expires_at is null or b.expires_at > t.now)) as "hwidBanned"
    from unnest(:serviceIds::text[], :keys::text[], :hwids::text[], :nows::bigint[]) with ordinality as t(service_id, key, hwid, now, i)
@@ -53,7 +59,10 @@ const inputsOf = (row: ActiveKeyAndBanRow) => {
   return { activeKey, hwidBanned: Boolean(hwidBanned), hwidBound: Boolean(hwidBound) };
 };
 
-const batchedLookups = new WeakMap<Db, (lookup: Lookup) => Promise<ReturnType<typeof inputsOf> | undefined>>();
+/** What judging an active key reads (see findActiveKeyAndBan). */
+export type VerdictInputs = ReturnType<typeof inputsOf>;
+
+const batchedLookups = new WeakMap<Db, (lookup: Lookup) => Promise<VerdictInputs | undefined>>();
 function batchedLookup(db: Db) {
   let lookup = batchedLookups.get(db);
   if (!lookup) {
@@ -64,7 +73,7 @@ function batchedLookup(db: Db) {
         hwids: lookups.map((l) => l.hwid),
         nows: lookups.map((l) => l.now),
       });
-      const found: (ReturnType<typeof inputsOf> | undefined)[] = new Array(lookups.length);
+      const found: (VerdictInputs | undefined)[] = new Array(lookups.length);
       for (const { i, ...row } of rows) found[i - 1] = inputsOf(row);
       return found;
     });
@@ -73,14 +82,35 @@ function batchedLookup(db: Db) {
   return lookup;
 }
 
+type SqliteRow = Omit<ActiveKeyAndBanRow, 'key'>;
+
 /**
  * The hot path of validation in one round trip: the active key, whether the HWID is under a ban
  * in force and whether it is already one of the key's HWIDs. Undefined when the key is not an active key of the service.
  */
 export async function findActiveKeyAndBan(db: Db, dialect: Dialect, serviceId: string, key: string, hwid: string, now: number) {
   if (dialect === 'postgres') return batchedLookup(db)({ serviceId, key, hwid, now });
-  const [row] = await runFixedQuery<ActiveKeyAndBanRow>(db, ACTIVE_KEY_AND_BAN, { serviceId, key, hwid, now });
-  return row ? inputsOf(row) : undefined;
+  const [row] = await runFixedQuery<SqliteRow>(db, ACTIVE_KEY_AND_BAN, { serviceId, key, hwid, now });
+  return row ? inputsOf({ key, ...row }) : undefined;
+}
+
+/** Returned by findActiveKeyAndBanNow when the lookup cannot run without a promise. */
+export const NOT_NOW = Symbol('not now');
+
+/**
+ * findActiveKeyAndBan at once, without a promise, where the database allows it (SQLite while no transaction holds its
+ * connection: see runFixedQueryNow); NOT_NOW otherwise.
+ */
+export function findActiveKeyAndBanNow(
+  db: Db,
+  serviceId: string,
+  key: string,
+  hwid: string,
+  now: number,
+): VerdictInputs | undefined | typeof NOT_NOW {
+  const rows = runFixedQueryNow<SqliteRow>(db, ACTIVE_KEY_AND_BAN, { serviceId, key, hwid, now });
+  if (!rows) return NOT_NOW;
+  return rows[0] ? inputsOf({ key, ...rows[0] }) : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { iso } from '../../lib/time.ts';
-import { findActiveKeyAndBan, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
+import { findActiveKeyAndBan, findActiveKeyAndBanNow, NOT_NOW, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 
@@ -51,10 +51,7 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 }
 
 /** What judging an active key reads: the hot-path query selects exactly these. */
-type JudgedKey = Pick<
-  keys.ActiveKeyRow,
-  'key' | 'hwid' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
->;
+type JudgedKey = Pick<keys.ActiveKeyRow, 'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'>;
 
 /** The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. */
 function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict | 'bind' {
@@ -110,13 +107,18 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
 }
 
 /**
- * The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. A key this
- * instance judged within VERDICT_CACHE_MS whose answer needs no write (the common executor loop: lastUsedAt is
- * written in batches) is answered without a promise, so a caller that can send a plain value (the validate route) skips the async steps.
+ * The verdict of /keys/validate, the loader's fetch and the Lua check; each one is counted for analytics. An active
+ * key whose answer needs no write (lastUsedAt is written in batches) is answered without a promise, so a caller that
+ * can send a plain value (the validate route) skips the async steps: when this instance judged it within
+ * VERDICT_CACHE_MS (the executor loop), and on SQLite whenever its connection is free (a lookup there is a call in this
+ * process; real traffic is many keys, each validated rarely).
  */
 export function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | Promise<Verdict> {
-  const cached = validateFromCache(ctx, serviceId, input);
-  return cached ? counted(ctx, serviceId, cached) : judge(ctx, serviceId, input).then((result) => counted(ctx, serviceId, result));
+  const atOnce = validateAtOnce(ctx, serviceId, input);
+  if (atOnce === NOT_NOW || atOnce === ABSENT) {
+    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result));
+  }
+  return counted(ctx, serviceId, atOnce);
 }
 
 function counted(ctx: AppContext, serviceId: string, result: Verdict): Verdict {
@@ -124,19 +126,29 @@ function counted(ctx: AppContext, serviceId: string, result: Verdict): Verdict {
   return result;
 }
 
-function validateFromCache(ctx: AppContext, serviceId: string, { key, hwid }: { key?: string; hwid?: string }): Verdict | undefined {
-  if (!key || !hwid) return undefined;
-  const found = ctx.verdicts.peek(serviceId, key, hwid);
-  if (!found) return undefined;
-  if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
+/** validateAtOnce found no active key: the async path need not look again. */
+const ABSENT = Symbol('no active key');
+
+function validateAtOnce(
+  ctx: AppContext,
+  serviceId: string,
+  { key, hwid }: { key?: string; hwid?: string },
+): Verdict | typeof NOT_NOW | typeof ABSENT {
+  if (!key || !hwid) return NOT_NOW;
   const now = ctx.clock();
+  const found = ctx.verdicts.getNow(serviceId, key, hwid, () => findActiveKeyAndBanNow(ctx.db, serviceId, key, hwid, now));
+  if (found === NOT_NOW) return NOT_NOW;
+  if (!found) return ABSENT;
+  if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
   const judged = judgeActive(found.activeKey, found.hwidBound, now);
-  if (judged === 'bind') return undefined;
+  // Binding writes: the async path takes it (and finds the inputs cached).
+  if (judged === 'bind') return NOT_NOW;
   if (judged.valid) ctx.touches.touch(serviceId, found.activeKey.key, now);
   return judged;
 }
 
-async function judge(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Promise<Verdict> {
+/** `absent`: a lookup just now found no active key by this string (validateAtOnce), so none is made again. */
+async function judge(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }, absent = false): Promise<Verdict> {
   const now = ctx.clock();
   const hwid = input.hwid;
   if (!hwid) return verdict('HWID_REQUIRED');
@@ -144,7 +156,9 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
 
   // The common case (a redeemed key) costs one query; everything else takes the general path below.
   if (key) {
-    const found = await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, ctx.dialect, serviceId, key, hwid, now));
+    const found = absent
+      ? undefined
+      : await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, ctx.dialect, serviceId, key, hwid, now));
     if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
     if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
     // Not an active key: most often a generated key used for the first time, redeemed here in one statement (on

@@ -3,9 +3,7 @@ import type { Write, WriteObserver } from '../../db/write-observer.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import { InvalidatingCache } from '../../db/invalidating-cache.ts';
 import type { Clock } from '../../lib/time.ts';
-import type { findActiveKeyAndBan } from './validation.repository.ts';
-
-export type VerdictInputs = NonNullable<Awaited<ReturnType<typeof findActiveKeyAndBan>>>;
+import { NOT_NOW, type VerdictInputs } from './validation.repository.ts';
 
 const TOPIC = 'verdict';
 const LIMIT = 50_000;
@@ -53,6 +51,24 @@ export class VerdictCache {
 
   peek(serviceId: string, key: string, hwid: string): VerdictInputs | undefined {
     return this.entries.peek(`${serviceId}\n${key}\n${hwid}`);
+  }
+
+  /**
+   * The cached inputs, or `loadNow`'s (NOT_NOW when it cannot read without a promise). A read made at once cannot race a
+   * write of this instance, so it is stored without the generation check of `get`.
+   */
+  getNow(
+    serviceId: string,
+    key: string,
+    hwid: string,
+    loadNow: () => VerdictInputs | undefined | typeof NOT_NOW,
+  ): VerdictInputs | undefined | typeof NOT_NOW {
+    const cacheKey = `${serviceId}\n${key}\n${hwid}`;
+    const hit = this.entries.peek(cacheKey);
+    if (hit) return hit;
+    const loaded = loadNow();
+    if (loaded !== undefined && loaded !== NOT_NOW) this.entries.store(cacheKey, loaded);
+    return loaded;
   }
 
   get(serviceId: string, key: string, hwid: string, load: () => Promise<VerdictInputs | undefined>): Promise<VerdictInputs | undefined> {
