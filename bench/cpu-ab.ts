@@ -51,8 +51,7 @@ for (let i = 0; i < slices; i++) {
     usA.push(await slice(a));
   }
 }
-a.kill();
-b.kill();
+await Promise.all([a.kill(), b.kill()]);
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const ratios = usB.map((value, i) => value / usA[i]!);

@@ -76,5 +76,5 @@ console.log(
     ...(process.env.DATABASE_URL ? { postgresUs: perRequest(postgresUsed) } : {}),
   }),
 );
-server.kill();
+await server.kill();
 process.exit(0);

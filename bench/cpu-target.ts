@@ -4,7 +4,7 @@
  * read from /proc.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,7 +25,8 @@ export interface Target {
   url: string;
   /** A path per request, for the traffic of many keys (cold, redeem). */
   pathOf?: () => string;
-  kill: () => void;
+  /** Stops the server and removes its database folder. */
+  kill: () => Promise<void>;
 }
 
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -66,10 +67,17 @@ function spawnServer(args: string[], env: Record<string, string>, match: RegExp)
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise<{ url: string; pid: number; kill: () => void }>((resolve) => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // The database folder goes with the server: a cold target's is 50 MB.
+  const kill = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    if (env.DATA_DIR) rmSync(env.DATA_DIR, { recursive: true, force: true });
+  };
+  return new Promise<{ url: string; pid: number; kill: () => Promise<void> }>((resolve) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = match.exec(line);
-      if (m) resolve({ url: m[1]!, pid: child.pid!, kill: () => child.kill('SIGTERM') });
+      if (m) resolve({ url: m[1]!, pid: child.pid!, kill });
     });
   });
 }
