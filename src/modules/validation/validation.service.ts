@@ -88,22 +88,21 @@ async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: str
   // Most redemptions are one statement; a key that is no generated key (a typo, a guess) costs one read, not a write
   // transaction.
   const alone = await redeemAlone(ctx.db, ctx.dialect, { serviceId, key, hwid, now });
-  if (alone === 'absent') return null;
-  if (alone !== 'generated') {
-    ctx.analytics.countRedemption(serviceId);
-    return verdict('KEY_VALID', alone);
-  }
-  // The buyer role and the key.redeemed event commit with the redemption (contract §12.3, §12.4).
-  const redeemed = await ctx.db.transaction().execute(async (trx) => {
+  const redeemed = alone === 'generated' ? await redeemWithWhatCommitsWithIt(ctx, serviceId, key, hwid, now) : alone;
+  if (redeemed === 'absent' || !redeemed) return null;
+  ctx.analytics.countRedemption(serviceId);
+  return verdict('KEY_VALID', redeemed);
+}
+
+/** The buyer role and the key.redeemed event commit with the redemption (contract §12.3, §12.4). */
+function redeemWithWhatCommitsWithIt(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number) {
+  return ctx.db.transaction().execute(async (trx) => {
     const taken = await redeemGeneratedKey(trx, ctx.dialect, { serviceId, key, hwid, now });
     if (!taken) return undefined;
     await syncChatRoles(trx, serviceId, [taken.chatId], now);
     await emitEvent(trx, serviceId, 'key.redeemed', keyEventData(serviceId, taken), now);
     return taken;
   });
-  if (!redeemed) return null;
-  ctx.analytics.countRedemption(serviceId);
-  return verdict('KEY_VALID', redeemed);
 }
 
 /**
