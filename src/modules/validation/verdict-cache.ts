@@ -49,10 +49,6 @@ export class VerdictCache {
       }) ?? (() => {});
   }
 
-  peek(serviceId: string, key: string, hwid: string): VerdictInputs | undefined {
-    return this.entries.peek(`${serviceId}\n${key}\n${hwid}`);
-  }
-
   /**
    * The cached inputs, or `loadNow`'s (NOT_NOW when it cannot read without a promise). A read made at once cannot race a
    * write of this instance, so it is stored without the generation check of `get`.
