@@ -9,13 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../src/config.ts';
-import { migrate, openDatabase } from '../src/db/database.ts';
-import { silentLog } from '../src/context.ts';
-import { createContext } from '../src/modules/state.ts';
-import { createAccount } from '../src/modules/accounts/accounts.service.ts';
-import { createService } from '../src/modules/services/services.service.ts';
-import { coldHwid, coldKey, redeemHwid, redeemKey, seedBoundKeys, seedGeneratedKeys } from './seed-traffic.ts';
+import { coldHwid, coldKey, redeemHwid, redeemKey } from './seed-traffic.ts';
+import { seedBenchService } from './seed-service.ts';
 
 export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem';
 
@@ -103,20 +98,8 @@ export async function startTarget(
     const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
     return { ...server, url: `${server.url}/hello` };
   }
-  const config = loadConfig(env);
-  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(handle.db);
-  const ctx = await createContext({ config, database: handle, ownsDatabase: true, log: silentLog, role: 'cli' });
-  const account = await createAccount(ctx, { username: `b${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
-  const service = await createService(ctx, account.id, { name: 'bench' });
-  const serviceKey = ctx.sealer.open(service.apiKeySealed);
-  if (what === 'cold') await seedBoundKeys(handle, service.id, options.coldKeys);
-  if (what === 'redeem') {
-    // A service that sells has buyers: redemptions land in a table of active keys (see startKeyward in bench/run.ts).
-    await seedBoundKeys(handle, service.id, options.coldKeys);
-    await seedGeneratedKeys(handle, service.id, options.redemptions);
-  }
-  await ctx.close();
+  const service = await seedBenchService(env, what, options);
+  const serviceKey = service.serviceKey;
   const server = await spawnServer(
     options.useTsx ? ['--import', 'tsx', 'src/server.ts'] : [...nodeArgs, options.serverJs],
     env,

@@ -24,14 +24,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { migrate, openDatabase } from '../src/db/database.ts';
-import { silentLog } from '../src/context.ts';
-import { createContext } from '../src/modules/state.ts';
-import { createAccount } from '../src/modules/accounts/accounts.service.ts';
-import { createService } from '../src/modules/services/services.service.ts';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
-import { seedBoundKeys, seedGeneratedKeys } from './seed-traffic.ts';
+import { seedBenchService } from './seed-service.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -168,22 +162,8 @@ type What = 'validate' | 'fetch' | 'cold' | 'redeem';
  * script; for cold, COLD_KEYS bound keys; for redeem, REDEEM_KEYS generated keys beside them (seeded before the server starts).
  */
 async function startKeyward(env: Record<string, string>, what: What) {
-  const config = loadConfig({ ...env, KEYWARD_SECRET: SECRET });
-  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(handle.db);
-  const ctx = await createContext({ config, database: handle, ownsDatabase: true, log: silentLog, role: 'cli' });
-  const account = await createAccount(ctx, { username: `bench${randomBytes(4).toString('hex')}`, password: 'bench password 1' });
-  const service = await createService(ctx, account.id, { name: 'bench' });
-  const serviceKey = ctx.sealer.open(service.apiKeySealed);
-  if (what === 'cold') await seedBoundKeys(handle, service.id, COLD_KEYS);
-  if (what === 'redeem') {
-    // A service that sells has buyers: its redemptions land in a table of active keys, not an empty one. (This
-    // machine's PostgreSQL runs without autovacuum, so the seed's ANALYZE is all the statistics it gets; redeeming into
-    // an empty table left the key triggers' lookups planned as sequential scans for the whole run.)
-    await seedBoundKeys(handle, service.id, COLD_KEYS);
-    await seedGeneratedKeys(handle, service.id, REDEEM_KEYS);
-  }
-  await ctx.close();
+  const service = await seedBenchService({ ...env, KEYWARD_SECRET: SECRET }, what, { coldKeys: COLD_KEYS, redemptions: REDEEM_KEYS });
+  const serviceKey = service.serviceKey;
 
   const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
   pinServer(server.child.pid);
