@@ -67,9 +67,11 @@ export function openDatabase(options: DbOptions): DbHandle {
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins }));
     // Named: PostgreSQL parses and plans the text once per connection.
-    fixedRunners.set(db, async (query, parameters) => {
-      const values = query.order.map((name) => parameters[name]);
-      return (await pool.query({ name: query.name, text: query.postgres, values })).rows;
+    fixedRunners.set(db, {
+      run: async (query, parameters) => {
+        const values = query.order.map((name) => parameters[name]);
+        return (await pool.query({ name: query.name, text: query.postgres, values })).rows;
+      },
     });
     return {
       db,
@@ -98,10 +100,11 @@ export function openDatabase(options: DbOptions): DbHandle {
   // an error could abort) that transaction, so the query then waits for Kysely's connection like any other.
   const run = (query: FixedQuery, parameters: Record<string, unknown>) =>
     cached.prepare(query.sqlite).all(query.sqliteOrder.map((name) => parameters[name])) as Record<string, unknown>[];
-  fixedRunners.set(db, (query, parameters) =>
-    sqlite.inTransaction ? db.connection().execute(async () => run(query, parameters)) : Promise.resolve(run(query, parameters)),
-  );
-  fixedRunnersNow.set(db, (query, parameters) => (sqlite.inTransaction ? undefined : run(query, parameters)));
+  fixedRunners.set(db, {
+    run: (query, parameters) =>
+      sqlite.inTransaction ? db.connection().execute(async () => run(query, parameters)) : Promise.resolve(run(query, parameters)),
+    runNow: (query, parameters) => (sqlite.inTransaction ? undefined : run(query, parameters)),
+  });
   const close = async () => {
     await stopCheckpoints();
     await db.destroy();
@@ -165,18 +168,20 @@ export function fixedQuery(name: string, text: string): FixedQuery {
   return { name: `kw_${name}`, sqlite, sqliteOrder, postgres, order };
 }
 
-type FixedRunner = (query: FixedQuery, parameters: Record<string, unknown>) => Promise<Record<string, unknown>[]>;
+type Rows = Record<string, unknown>[];
+interface FixedRunner {
+  run(query: FixedQuery, parameters: Record<string, unknown>): Promise<Rows>;
+  /** Only where a query can run without a promise (SQLite); undefined when it cannot right now. */
+  runNow?(query: FixedQuery, parameters: Record<string, unknown>): Rows | undefined;
+}
 const fixedRunners = new WeakMap<Db, FixedRunner>();
 
 /** Runs a fixed query on the driver of a database opened here (not inside a Kysely transaction object). */
 export function runFixedQuery<Row>(db: Db, query: FixedQuery, parameters: Record<string, unknown>): Promise<Row[]> {
-  const run = fixedRunners.get(db);
-  if (!run) throw new Error(`fixed query ${query.name} needs a database opened by openDatabase`);
-  return run(query, parameters) as Promise<Row[]>;
+  const runner = fixedRunners.get(db);
+  if (!runner) throw new Error(`fixed query ${query.name} needs a database opened by openDatabase`);
+  return runner.run(query, parameters) as Promise<Row[]>;
 }
-
-type FixedRunnerNow = (query: FixedQuery, parameters: Record<string, unknown>) => Record<string, unknown>[] | undefined;
-const fixedRunnersNow = new WeakMap<Db, FixedRunnerNow>();
 
 /**
  * Runs a fixed query at once, without a promise, where the database allows it: SQLite, whose statements are calls in
@@ -184,7 +189,7 @@ const fixedRunnersNow = new WeakMap<Db, FixedRunnerNow>();
  * busy): then use runFixedQuery.
  */
 export function runFixedQueryNow<Row>(db: Db, query: FixedQuery, parameters: Record<string, unknown>): Row[] | undefined {
-  return fixedRunnersNow.get(db)?.(query, parameters) as Row[] | undefined;
+  return fixedRunners.get(db)?.runNow?.(query, parameters) as Row[] | undefined;
 }
 
 const STATEMENT_CACHE_SIZE = 500;

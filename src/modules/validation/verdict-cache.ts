@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/time.ts';
 import { NOT_NOW, type VerdictInputs } from './validation.repository.ts';
 
 const TOPIC = 'verdict';
+const cacheKey = (serviceId: string, key: string, hwid: string) => `${serviceId}\n${key}\n${hwid}`;
 const LIMIT = 50_000;
 // The rows a verdict of an active key is made of (a deleted service takes its keys with it).
 const TABLES = new Set(['active_keys', 'key_hwids', 'blacklist', 'services']);
@@ -59,16 +60,16 @@ export class VerdictCache {
     hwid: string,
     loadNow: () => VerdictInputs | undefined | typeof NOT_NOW,
   ): VerdictInputs | undefined | typeof NOT_NOW {
-    const cacheKey = `${serviceId}\n${key}\n${hwid}`;
-    const hit = this.entries.peek(cacheKey);
+    const entry = cacheKey(serviceId, key, hwid);
+    const hit = this.entries.peek(entry);
     if (hit) return hit;
     const loaded = loadNow();
-    if (loaded !== undefined && loaded !== NOT_NOW) this.entries.store(cacheKey, loaded);
+    if (loaded !== undefined && loaded !== NOT_NOW) this.entries.store(entry, loaded);
     return loaded;
   }
 
   get(serviceId: string, key: string, hwid: string, load: () => Promise<VerdictInputs | undefined>): Promise<VerdictInputs | undefined> {
-    return this.entries.get(`${serviceId}\n${key}\n${hwid}`, load);
+    return this.entries.get(cacheKey(serviceId, key, hwid), load);
   }
 
   close(): void {
