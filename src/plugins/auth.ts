@@ -24,6 +24,26 @@ import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/se
 export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
 
 /**
+ * What a service route does, in the words of contract §17's role table: the role table (teams) decides which roles
+ * may do it. Every service route declares one in its `config`.
+ * keys.read: read keys, list, search, details, sessions. keys.insights: analytics, audit. keys.generate.
+ * keys.support: reset HWID, ban, pause, activate, a key's note or Discord user. keys.manage: extend, compensate,
+ * bulk, import, export. keys.delete. lists.manage: keyless, blacklist. service.configure: scripts, versions, kill
+ * switch, variables, key system, products, shop, Discord, events, signing, settings, ending sessions.
+ * service.own: service key, permissions, IP allowlist, invites, members, deleting the service.
+ */
+export type ServiceAction =
+  | 'keys.read'
+  | 'keys.insights'
+  | 'keys.generate'
+  | 'keys.support'
+  | 'keys.manage'
+  | 'keys.delete'
+  | 'lists.manage'
+  | 'service.configure'
+  | 'service.own';
+
+/**
  * Who is calling. A service key speaks for one service of an account, never for the account itself, so it
  * carries only the owner's id; the other kinds carry the account they authenticated. `service` is set on
  * service routes: the service the call acts on.
@@ -38,6 +58,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
     permission?: PermissionFlag;
+    action?: ServiceAction;
   }
   interface FastifyRequest {
     principal: Principal | null;
