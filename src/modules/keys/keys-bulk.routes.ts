@@ -16,7 +16,7 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/keys/bulk',
     {
-      config: manage,
+      config: { ...manage, action: 'keys.manage' },
       schema: {
         summary: 'Act on many keys',
         description:

@@ -188,6 +188,7 @@ export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: 
 export {
   countServiceExecution,
   findAccountService,
+  findServiceAccess,
   findServiceByKeyDigest,
   findServiceByRef,
   updateService,
