@@ -11,7 +11,7 @@ import { findEnabledAccountByKeyDigest, type AccountRow } from '../modules/accou
 import { findServiceByKeyDigest } from '../modules/services/services.service.ts';
 import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/services/services.service.ts';
 import { findServiceAccess } from '../modules/services/services.service.ts';
-import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '../modules/teams/roles.ts';
+import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '../modules/services/services.service.ts';
 
 /**
  * The one place that decides who is calling and whether they may. Routes declare
@@ -26,7 +26,7 @@ import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '..
 export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
 
 /** What a service route does (contract §17): declared as `config.action`, decided by the role table of teams/roles.ts. */
-export type { ServiceAction, ServiceRole } from '../modules/teams/roles.ts';
+export type { ServiceAction, ServiceRole } from '../modules/services/services.service.ts';
 
 /** A reseller's key quota (contract §17), as the membership read on this request found it. */
 export interface Quota {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ServiceRole } from '../teams/roles.ts';
+import type { MemberRole } from '../../db/schema.ts';
 
 /*
  * Who made a change and what it was called: values every module hands to the audit log (modules/audit/audit.service.ts
@@ -22,7 +22,7 @@ export interface Actor {
   /** The acting account's username (contract §17: audit entries name the member); absent for keys and the system. */
   username?: string | null;
   /** The caller's role on the service acted on (contract §17); absent means the owner. A reseller's key work is scoped to its own keys. */
-  role?: ServiceRole;
+  role?: 'owner' | MemberRole;
 }
 
 export const SERVICE_ACTIONS = [

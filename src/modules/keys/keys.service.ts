@@ -9,8 +9,7 @@ import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import { refundResellerKey, spendResellerQuota } from '../teams/quota.ts';
-import { roleForbidden, type ServiceAction } from '../teams/roles.ts';
+import { refundResellerKey, roleForbidden, spendResellerQuota, type ServiceAction } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 

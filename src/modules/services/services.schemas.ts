@@ -25,4 +25,7 @@ export const AllowlistBody = Strict({
   entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: MAX_ALLOWLIST_ENTRIES }),
 });
 
-export const ServiceList = Type.Object({ services: Type.Array(Service) });
+/** Contract §17: the caller's role on the service. */
+export const ServiceRole = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('support'), Type.Literal('reseller')]);
+export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole });
+export const ServiceList = Type.Object({ services: Type.Array(ServiceWithRole) });

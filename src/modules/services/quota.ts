@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { DAY_MS } from '../../lib/time.ts';
-import { findMember, refundKey, spendKeys } from './teams.repository.ts';
+import { findMember, refundKey, spendKeys } from './members.repository.ts';
 
 // A reseller's quota (contract §17): what a generate may make, spent in the transaction that makes the keys.
 
