@@ -82,7 +82,7 @@ describe('GET /api/v1/services', () => {
     const ids = (res.body.data.services as Array<{ id: string }>).map((s) => s.id).sort();
     expect(ids).toEqual([s1.id, s2.id].sort());
     // Contract §17: each with the caller's role on it.
-    expect(Object.keys(res.body.data.services[0]).sort()).toEqual(['createdAt', 'id', 'identifier', 'name', 'role']);
+    expect(Object.keys(res.body.data.services[0]).sort()).toEqual(['actions', 'createdAt', 'id', 'identifier', 'name', 'role']);
     expect(res.body.data.services[0].role).toBe('owner');
   });
 

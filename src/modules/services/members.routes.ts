@@ -5,7 +5,7 @@ import { accountIdOf, accountOf, serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './members.schemas.ts';
 import * as members from './members.service.ts';
-import { getServiceAccess, toServiceView } from './services.service.ts';
+import { getServiceAccess, withRole } from './services.service.ts';
 import { conflict } from '../../errors.ts';
 
 const config = { auth: 'account', limit: 'api' } as const;
@@ -87,7 +87,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
     async (request) => {
       const account = accountOf(request);
       const { service, role } = await members.acceptInvite(ctx, request.params.code, account, actorOf(request));
-      return { success: true as const, data: { service: { ...toServiceView(service), role } } };
+      return { success: true as const, data: { service: withRole(service, role) } };
     },
   );
 

@@ -65,7 +65,7 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const access = await services.getServiceAccess(ctx, accountIdOf(request), request.params.id, 'keys.read');
-      return { success: true as const, data: { ...services.toServiceView(access.service), role: access.role } };
+      return { success: true as const, data: services.withRole(access.service, access.role) };
     },
   );
 

@@ -27,5 +27,6 @@ export const AllowlistBody = Strict({
 
 /** Contract §17: the caller's role on the service. */
 export const ServiceRole = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('support'), Type.Literal('reseller')]);
-export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole });
+/** `actions`: what the role may do (contract §17's table), so the dashboard shows only those sections. */
+export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole, actions: Type.Array(Type.String()) });
 export const ServiceList = Type.Object({ services: Type.Array(ServiceWithRole) });

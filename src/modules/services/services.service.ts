@@ -8,7 +8,7 @@ import { iso } from '../../lib/time.ts';
 import * as repo from './services.repository.ts';
 import { forgetService } from './service-lookup.ts';
 import { memberServices } from './members.repository.ts';
-import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from './roles.ts';
+import { actionsOf, roleForbidden, roleMay, type ServiceAction, type ServiceRole } from './roles.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/actor.ts';
 import type { Db } from '../../db/database.ts';
@@ -80,11 +80,15 @@ export async function getServiceAccess(ctx: AppContext, accountId: string, ref: 
 /** Every service the account owns or is a member of, each with its role (GET /services). */
 export async function listServicesWithRole(ctx: AppContext, accountId: string) {
   const [owned, member] = await Promise.all([repo.listAccountServices(ctx.db, accountId), memberServices(ctx.db, accountId)]);
-  return [
-    ...owned.map((row) => ({ ...toServiceView(row), role: 'owner' as ServiceRole })),
-    ...member.map((row) => ({ ...toServiceView(row), role: row.role as ServiceRole })),
-  ];
+  return [...owned.map((row) => withRole(row, 'owner')), ...member.map((row) => withRole(row, row.role))];
 }
+
+/** A service as its list shows it to one caller: with the caller's role and the actions the role table gives it. */
+export const withRole = (row: Pick<ServiceRow, 'id' | 'identifier' | 'name' | 'createdAt'>, role: ServiceRole) => ({
+  ...toServiceView(row),
+  role,
+  actions: actionsOf(role),
+});
 
 /** The actor defaults to the system for services made outside the API (the CLI, seeds). */
 export async function createService(

@@ -280,6 +280,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
+                                    actions: string[];
                                 }[];
                             };
                         };
@@ -441,6 +442,7 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 role: "owner" | "manager" | "support" | "reseller";
+                                actions: string[];
                             };
                         };
                     };
@@ -1409,6 +1411,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
+                                    actions: string[];
                                 };
                             };
                         };

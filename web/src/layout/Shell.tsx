@@ -18,7 +18,8 @@ import { useDisclosure } from '@mantine/hooks';
 import { useSession, useSignOut } from '../auth/session';
 import { useServices } from '../services/queries';
 import { Loading } from '../components/states';
-import { SECTIONS, sectionPath } from './sections';
+import { sectionPath, visibleSections } from './sections';
+import { useServiceAccess } from '../services/access';
 import { BaseUrlWarning } from './BaseUrlWarning';
 
 function ThemeToggle() {
@@ -105,6 +106,7 @@ export function Shell() {
   const { serviceId } = useParams();
   const location = useLocation();
   useEffect(close, [location.pathname, close]);
+  const access = useServiceAccess(serviceId);
 
   return (
     <AppShell
@@ -131,7 +133,7 @@ export function Shell() {
         <AppShell.Navbar p="xs" aria-label="Service sections">
           <ScrollArea>
             <nav>
-              {SECTIONS.map((section) => (
+              {visibleSections(access).map((section) => (
                 <MantineNavLink
                   key={section.slug}
                   component={NavLink}
