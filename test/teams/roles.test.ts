@@ -74,6 +74,17 @@ const families: Family[] = [
     run: async (who) => asMember(t().app, people[who], s, 'POST', '/keys/api/key/extend-expiration', { key: await keyFor(who), days: 1 }),
   },
   {
+    name: 'keys.support: ban from the list (bulk)',
+    allowed: WHO,
+    run: async (who) => asMember(t().app, people[who], s, 'POST', '/keys/api/keys/bulk', { action: 'ban', keys: [await keyFor(who)] }),
+  },
+  {
+    name: 'keys.manage: extend from the list (bulk)',
+    allowed: ['owner', 'manager'],
+    run: async (who) =>
+      asMember(t().app, people[who], s, 'POST', '/keys/api/keys/bulk', { action: 'extend', days: 1, keys: [await keyFor(who)] }),
+  },
+  {
     name: 'keys.manage: compensate',
     allowed: ['owner', 'manager'],
     run: (who) => asMember(t().app, people[who], s, 'POST', '/keys/api/compensate', { days: 1 }),
@@ -167,6 +178,12 @@ describe('a reseller and keys it did not create', () => {
       expect(res.body.code).toBe('NOT_FOUND');
     }
     const own = await keyFor('reseller');
+    // A bulk action counts another's keys as not found and leaves them alone.
+    const bulk = await asMember(app, r, s, 'POST', '/keys/api/keys/bulk', { action: 'ban', keys: [own, generated] });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.data).toMatchObject({ updated: 1, notFound: [generated] });
+    const untouched = await t().ctx.db.selectFrom('generatedKeys').select('status').where('key', '=', generated!).executeTakeFirstOrThrow();
+    expect(untouched.status).toBe('active');
     const list = await asMember(app, r, s, 'GET', '/keys/api/keys?limit=100');
     const keys = list.body.data.items.map((k: { key: string }) => k.key);
     expect(keys).toContain(own);

@@ -133,6 +133,7 @@ export default function KeysPage() {
             toggleAll={toggleAll}
             setPending={setPending}
             openDetail={setDetail}
+            can={access.can}
           />
         )}
 

@@ -1,5 +1,3 @@
-import type { ServiceAccess, ServiceAction } from '../services/access';
-
 /**
  * A service's sections: the link names are part of contract §9 (browser tests find them by name). `action` is what the
  * caller's role must allow for the section to be shown at all (contract §17, §21: hidden, not greyed out).
@@ -23,10 +21,14 @@ export const SECTIONS = [
   { slug: 'event-endpoints', label: 'Event endpoints', action: 'service.configure' },
   // Contract §21: invites and members, the owner's.
   { slug: 'team', label: 'Team', action: 'service.own' },
-] as const satisfies readonly { slug: string; label: string; action: ServiceAction }[];
+] as const;
 
-/** The sections this caller may use; none until its access is known. */
-export const visibleSections = (access: ServiceAccess) => SECTIONS.filter((section) => access.can(section.action));
+// (No import of services/access.ts here: scripts/screenshots.ts reads this file from the server's side.)
+type SectionAction = (typeof SECTIONS)[number]['action'];
+
+/** The sections this caller may use (services/access.ts `can`); none until its access is known. */
+export const visibleSections = (access: { can: (action: SectionAction) => boolean }) =>
+  SECTIONS.filter((section) => access.can(section.action));
 
 export type SectionSlug = (typeof SECTIONS)[number]['slug'];
 
