@@ -83,4 +83,35 @@ describe('the Team page and a reseller’s view', () => {
     for (const k of mine.body.data.keys as Array<{ key: string }>) await page.getByText(k.key).first().waitFor(WAIT);
     expect(await page.getByText(ownerKey!).count()).toBe(0);
   });
+
+  it('support staff see the sections support may use, support row actions only, and edit a key’s note and status', async () => {
+    const { ctx, app, db } = d.app();
+    const s = await seedService(ctx);
+    const support = await seedAccount(ctx);
+    const code = (await call(app, 'POST', `/api/v1/services/${s.id}/invites`, { key: s.account.accountKey, body: { role: 'support' } }))
+      .body.data.code;
+    expect((await call(app, 'POST', `/api/v1/invites/${code}/accept`, { key: support.accountKey })).status).toBe(200);
+    const [key] = await generateKeys(app, s.serviceKey, { expirationType: 'byDays', days: 5 });
+
+    const page = await d.signedInPage(support, `/services/${s.id}`);
+    await page.waitForURL((url) => url.pathname === `/services/${s.id}/keys`, WAIT);
+    const nav = page.getByRole('navigation', { name: 'Service sections' });
+    await nav.getByRole('link', { name: 'Keys' }).waitFor(WAIT);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Keys', 'Keyless', 'Blacklist', 'Analytics', 'Audit log']);
+    expect(await page.getByRole('button', { name: 'Generate keys' }).count()).toBe(0);
+    const table = page.getByRole('table', { name: 'Keys' });
+    const row = table.getByRole('row').filter({ hasText: key! });
+    await row.getByRole('button', { name: 'Ban' }).waitFor(WAIT);
+    for (const hidden of ['Extend', 'Delete']) expect(await row.getByRole('button', { name: hidden }).count()).toBe(0);
+
+    await table.getByRole('button', { name: key!, exact: true }).click();
+    const drawer = page.getByRole('dialog', { name: `Key ${key}` });
+    await drawer.getByRole('textbox', { name: 'Note' }).fill('buyer asked on Discord');
+    await drawer.getByRole('combobox', { name: 'Status' }).selectOption('paused');
+    expect(await drawer.getByLabel('Lifetime').count()).toBe(0); // the key's terms are not support's
+    await drawer.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => db.selectFrom('generatedKeys').select(['note', 'status']).where('key', '=', key!).executeTakeFirst(), WAIT)
+      .toEqual({ note: 'buyer asked on Discord', status: 'paused' });
+  });
 });
