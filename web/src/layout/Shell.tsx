@@ -19,7 +19,7 @@ import { useSession, useSignOut } from '../auth/session';
 import { useServices } from '../services/queries';
 import { Loading } from '../components/states';
 import { sectionPath, visibleSections } from './sections';
-import { useServiceAccess } from '../services/access';
+import { accessOf, useServiceAccess } from '../services/access';
 import { BaseUrlWarning } from './BaseUrlWarning';
 
 function ThemeToggle() {
@@ -47,7 +47,12 @@ function ServiceSwitcher() {
       placeholder={services.isLoading ? 'Loading…' : 'Choose a service'}
       data={data}
       value={current}
-      onChange={(value) => value && navigate(`/services/${value}/${section}`)}
+      onChange={(value) => {
+        if (!value) return;
+        // The same section on the other service when the role there allows it, else where that service opens.
+        const allowed = visibleSections(accessOf(services.data?.find((s) => s.id === value))).some((v) => v.slug === section);
+        navigate(allowed ? `/services/${value}/${section}` : `/services/${value}`);
+      }}
       w={{ base: 150, sm: 240 }}
       size="sm"
       allowDeselect={false}
