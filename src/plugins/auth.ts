@@ -15,8 +15,9 @@ import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '..
 
 /**
  * The one place that decides who is calling and whether they may. Routes declare
- * `config: { auth, permission }`; this hook enforces the contract's order:
- * authentication (401), allowlist (403 IP_NOT_ALLOWED), flag (403 PERMISSION_DENIED); input comes after.
+ * `config: { auth, permission, action }`; this hook enforces the contract's order:
+ * authentication (401), allowlist (403 IP_NOT_ALLOWED), flag (403 PERMISSION_DENIED), membership (404), role
+ * (403 ROLE_FORBIDDEN, the role table of services/roles.ts, contract §17); input comes after.
  */
 /**
  * service: service key, or account key + X-Service-Id. account: account key or session.
@@ -254,13 +255,6 @@ export function roleOf(principal: Principal | null): ServiceRole {
 export function assertRoleMay(principal: Principal | null, action: ServiceAction): void {
   const role = roleOf(principal);
   if (!roleMay(role, action)) throw roleForbidden(role);
-}
-
-/** A reseller's quota as read on this request; null for every other caller. */
-export function quotaOf(request: FastifyRequest): Quota | null {
-  const principal = request.principal;
-  if (!principal || principal.kind === 'service-key' || principal.kind === 'vault-token') return null;
-  return principal.quota ?? null;
 }
 
 /** The service a service route acts on; the auth hook guarantees it exists there. */
