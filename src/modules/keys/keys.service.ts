@@ -149,12 +149,22 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
   return rows;
 }
 
-export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
+/**
+ * `anonymous`: the keys record no maker (contract §17: keys from the Luarmor API have `createdBy` null); by default
+ * the acting account (a service key's owner) is recorded.
+ */
+export async function generateKeys(
+  ctx: AppContext,
+  serviceId: string,
+  input: GenerateInput,
+  actor: Actor,
+  options: { anonymous?: boolean } = {},
+) {
   const now = ctx.clock();
   // Checked before the transaction opens, so bad input never holds a connection.
   const { expiresAt } = expiryFor(input, now);
   return ctx.db.transaction().execute(async (trx) => {
-    const createdBy = await creatorOf(trx, actor);
+    const createdBy = options.anonymous ? null : await creatorOf(trx, actor);
     // A reseller spends its quota in this transaction: too few left, and nothing below is created.
     const reseller = resellerScope(actor);
     if (reseller !== null) {
