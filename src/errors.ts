@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'KEY_SYSTEM_LIMIT'
   | 'PROVIDER_UNAVAILABLE'
   | 'KEY_REFUSED'
+  | 'ROLE_FORBIDDEN'
+  | 'QUOTA_EXCEEDED'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE';
 
@@ -44,6 +46,8 @@ export function statusOf(code: ErrorCode): number {
     case 'CSRF_FAILED':
     case 'REGISTRATION_CLOSED':
     case 'KEY_REFUSED':
+    case 'ROLE_FORBIDDEN':
+    case 'QUOTA_EXCEEDED':
       return 403;
     case 'NOT_FOUND':
       return 404;

@@ -6,6 +6,7 @@ export type * from './schema/accounts-keys.ts';
 export type * from './schema/scripts-key-system.ts';
 export type * from './schema/operations.ts';
 export type * from './schema/selling-protection.ts';
+export type * from './schema/teams.ts';
 import type {
   AccountsTable,
   ServicesTable,
@@ -49,6 +50,7 @@ import type {
   EventEndpointsTable,
   EventDeliveriesTable,
 } from './schema/selling-protection.ts';
+import type { ServiceInvitesTable, ServiceMembersTable } from './schema/teams.ts';
 
 export interface Database {
   // Accounts, services and their keys
@@ -95,4 +97,7 @@ export interface Database {
   discordRoleMembers: DiscordRoleMembersTable;
   eventEndpoints: EventEndpointsTable;
   eventDeliveries: EventDeliveriesTable;
+  // Teams and resellers
+  serviceMembers: ServiceMembersTable;
+  serviceInvites: ServiceInvitesTable;
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import healthRoutes from './health/health.routes.ts';
 import accountRoutes from './accounts/accounts.routes.ts';
 import serviceRoutes from './services/services.routes.ts';
+import memberRoutes from './services/members.routes.ts';
 import keyRoutes from './keys/keys.routes.ts';
 import keylessRoutes from './keyless/keyless.routes.ts';
 import blacklistRoutes from './blacklist/blacklist.routes.ts';
@@ -34,6 +35,7 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: healthRoutes, prefix: '' },
   { plugin: accountRoutes, prefix: '/api/v1' },
   { plugin: serviceRoutes, prefix: '/api/v1' },
+  { plugin: memberRoutes, prefix: '/api/v1' },
   { plugin: keyRoutes, prefix: '/api/v1' },
   { plugin: keylessRoutes, prefix: '/api/v1' },
   { plugin: blacklistRoutes, prefix: '/api/v1' },

@@ -8,13 +8,16 @@ import { csrfMatches, SESSION_COOKIE, sessionDigest } from '../lib/session.ts';
 import { findLiveSession, touchSession } from '../modules/auth/auth.service.ts';
 import { verifyVaultToken } from '../modules/vault/vault.service.ts';
 import { findEnabledAccountByKeyDigest, type AccountRow } from '../modules/accounts/accounts.service.ts';
-import { findAccountService, findServiceByKeyDigest } from '../modules/services/services.service.ts';
+import { findServiceByKeyDigest } from '../modules/services/services.service.ts';
 import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/services/services.service.ts';
+import { findServiceAccess } from '../modules/services/services.service.ts';
+import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '../modules/services/services.service.ts';
 
 /**
  * The one place that decides who is calling and whether they may. Routes declare
- * `config: { auth, permission }`; this hook enforces the contract's order:
- * authentication (401), allowlist (403 IP_NOT_ALLOWED), flag (403 PERMISSION_DENIED); input comes after.
+ * `config: { auth, permission, action }`; this hook enforces the contract's order:
+ * authentication (401), allowlist (403 IP_NOT_ALLOWED), flag (403 PERMISSION_DENIED), membership (404), role
+ * (403 ROLE_FORBIDDEN, the role table of services/roles.ts, contract §17); input comes after.
  */
 /**
  * service: service key, or account key + X-Service-Id. account: account key or session.
@@ -23,35 +26,26 @@ import { allowlistOf, type PermissionFlag, type ServiceRow } from '../modules/se
  */
 export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
 
-/**
- * What a service route does, in the words of contract §17's role table: the role table (teams) decides which roles
- * may do it. Every service route declares one in its `config`.
- * keys.read: read keys, list, search, details, sessions. keys.insights: analytics, audit. keys.generate.
- * keys.support: reset HWID, ban, pause, activate, a key's note or Discord user. keys.manage: extend, compensate,
- * bulk, import, export. keys.delete. lists.manage: keyless, blacklist. service.configure: scripts, versions, kill
- * switch, variables, key system, products, shop, Discord, events, signing, settings, ending sessions.
- * service.own: service key, permissions, IP allowlist, invites, members, deleting the service.
- */
-export type ServiceAction =
-  | 'keys.read'
-  | 'keys.insights'
-  | 'keys.generate'
-  | 'keys.support'
-  | 'keys.manage'
-  | 'keys.delete'
-  | 'lists.manage'
-  | 'service.configure'
-  | 'service.own';
+/** What a service route does (contract §17): declared as `config.action`, decided by the role table of teams/roles.ts. */
+export type { ServiceAction, ServiceRole } from '../modules/services/services.service.ts';
+
+/** A reseller's key quota (contract §17), as the membership read on this request found it. */
+export interface Quota {
+  keysLeft: number;
+  maxDays: number | null;
+  allowLifetime: boolean;
+}
 
 /**
  * Who is calling. A service key speaks for one service of an account, never for the account itself, so it
  * carries only the owner's id; the other kinds carry the account they authenticated. `service` is set on
- * service routes: the service the call acts on.
+ * service routes: the service the call acts on, with the caller's `role` on it (contract §17: a service key and the
+ * owner's account are `owner`) and, for a reseller, its `quota`.
  */
 export type Principal =
   | { kind: 'service-key'; accountId: string; service: ServiceRow }
-  | { kind: 'account-key'; account: AccountRow; service: ServiceRow | null }
-  | { kind: 'session'; account: AccountRow; service: ServiceRow | null; sessionToken: string }
+  | { kind: 'account-key'; account: AccountRow; service: ServiceRow | null; role?: ServiceRole; quota?: Quota | null }
+  | { kind: 'session'; account: AccountRow; service: ServiceRow | null; sessionToken: string; role?: ServiceRole; quota?: Quota | null }
   | { kind: 'vault-token'; account: AccountRow; service: null };
 
 declare module 'fastify' {
@@ -84,9 +78,9 @@ async function authenticateService(ctx: AppContext, request: FastifyRequest): Pr
     if (typeof ref !== 'string' || !ref.trim()) {
       throw new AppError('SERVICE_ID_REQUIRED', 'A signed-in session needs the X-Service-Id header on service routes');
     }
-    const service = await findAccountService(ctx.db, session.account.id, ref.trim());
-    if (!service) throw notFound('Service');
-    return { ...session, service };
+    const access = await findServiceAccess(ctx.db, session.account.id, ref.trim());
+    if (!access) throw notFound('Service');
+    return { ...session, ...access };
   }
   if (key.startsWith('kws_')) {
     const service = await findServiceByKeyDigest(ctx.db, digest(key));
@@ -105,9 +99,9 @@ async function authenticateService(ctx: AppContext, request: FastifyRequest): Pr
     if (typeof ref !== 'string' || !ref.trim()) {
       throw new AppError('SERVICE_ID_REQUIRED', 'An account key needs the X-Service-Id header on service routes');
     }
-    const service = await findAccountService(ctx.db, account.id, ref.trim());
-    if (!service) throw notFound('Service');
-    return { kind: 'account-key', account, service };
+    const access = await findServiceAccess(ctx.db, account.id, ref.trim());
+    if (!access) throw notFound('Service');
+    return { kind: 'account-key', account, ...access };
   }
   throw unauthorized('The API key is not valid');
 }
@@ -235,12 +229,32 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const mode = route.config?.auth;
     if (!mode) return;
     const authenticate = AUTHENTICATORS[mode];
+    // A service route that names no action is held to the strictest a manager may do.
+    const action = route.config?.action ?? (mode === 'service' ? 'service.configure' : undefined);
     const hook = async (request: FastifyRequest) => {
       request.principal = await authenticate(ctx, request);
+      // Contract §17's order: authentication and membership above, the role here, input after.
+      if (action) assertRoleMay(request.principal, action);
     };
     const existing = route.onRequest;
     route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
   });
+}
+
+/** The caller's role on the service it acts on: a service key, and an account acting on its own service, are the owner. */
+export function roleOf(principal: Principal | null): ServiceRole {
+  if (!principal || principal.kind === 'service-key' || principal.kind === 'vault-token') return 'owner';
+  return principal.role ?? 'owner';
+}
+
+/**
+ * 403 ROLE_FORBIDDEN unless the caller's role may take the action (contract §17). The auth hook calls it for every
+ * route that declares an action; a module whose route resolves the principal another way (or that needs a second
+ * action for part of a request) calls it too, so the role table stays the one place that decides.
+ */
+export function assertRoleMay(principal: Principal | null, action: ServiceAction): void {
+  const role = roleOf(principal);
+  if (!roleMay(role, action)) throw roleForbidden(role);
 }
 
 /** The service a service route acts on; the auth hook guarantees it exists there. */

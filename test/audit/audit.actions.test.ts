@@ -29,7 +29,7 @@ async function entries(
     id: string;
     at: string;
     action: string;
-    actor: { kind: string; accountId: string | null };
+    actor: { kind: string; accountId: string | null; username: string | null };
     ip: string | null;
     target: string | null;
     details: Record<string, unknown>;
@@ -114,7 +114,7 @@ describe('every change writes exactly one entry', () => {
       expect(res.status, `${action}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       const found = await serviceLog(s, { action });
       expect(found.length - before, action).toBe(1);
-      expect(found[0]!.actor, action).toEqual({ kind: 'service-key', accountId: s.account.id });
+      expect(found[0]!.actor, action).toEqual({ kind: 'service-key', accountId: s.account.id, username: null });
       if (target !== null) expect(found[0]!.target, action).toBe(target);
       if (details) expect(found[0]!.details, action).toMatchObject(details);
     }
@@ -166,7 +166,7 @@ describe('every change writes exactly one entry', () => {
       sendInteraction(app, s.identifier, command(guild, user, name, options), { signer, at: clock.now });
     expect((await send('redeem', [{ name: 'key', type: 3, value: key! }])).status).toBe(200);
     expect((await send('resethwid')).body.data.content).toMatch(/has been reset/);
-    const endUser = { actor: { kind: 'end-user', accountId: null }, ip: null, target: key };
+    const endUser = { actor: { kind: 'end-user', accountId: null, username: null }, ip: null, target: key };
     expect(await serviceLog(s, { action: 'key.update' })).toEqual([expect.objectContaining({ ...endUser, details: { chatId: user } })]);
     expect(await serviceLog(s, { action: 'key.resetHwid' })).toEqual([expect.objectContaining(endUser)]);
   });
@@ -239,7 +239,7 @@ describe('every change writes exactly one entry', () => {
     for (const action of ['login', 'twoFactor.enable', 'twoFactor.disable', 'accountKey.regenerate']) {
       const found = await entries(app, '/api/v1/account/audit', newKey, { action });
       expect(found, action).toHaveLength(1);
-      expect(found[0]!.actor, action).toEqual({ kind: 'session', accountId: account.id });
+      expect(found[0]!.actor, action).toEqual({ kind: 'session', accountId: account.id, username: account.username });
     }
     const everything = JSON.stringify(await entries(app, '/api/v1/account/audit', newKey));
     for (const secret of secrets) expect(everything).not.toContain(secret);

@@ -65,7 +65,7 @@ describe('key-system sessions with provider none', () => {
     const audit = await call(t().app, 'GET', '/api/v1/keys/api/audit?action=key.generate', { key: s.serviceKey });
     expect(audit.body.data.items).toEqual([
       expect.objectContaining({
-        actor: { kind: 'end-user', accountId: null },
+        actor: { kind: 'end-user', accountId: null, username: null },
         target: key.key,
         details: { count: 1, source: 'key-system' },
       }),

@@ -185,11 +185,14 @@ describe('the import → export round trip', () => {
       const ofType = before.filter((r) => r.type === type);
       expectEveryFieldVaries(
         ofType,
-        Object.keys(ofType[0]!).filter((field) => field !== 'type'),
+        // createdBy is not carried: contract §17 records imported keys as made by no one.
+        Object.keys(ofType[0]!).filter((field) => field !== 'type' && field !== 'createdBy'),
       );
     }
-    expectSameFields(after, before);
-    expectSameFields(JSON.parse(again), JSON.parse(exportedBody));
+    const notCreatedBy = (records: Array<Record<string, unknown>>) => records.map(({ createdBy: _, ...rest }) => rest);
+    expect(after.every((r) => r.createdBy === null)).toBe(true);
+    expectSameFields(notCreatedBy(after), notCreatedBy(before));
+    expectSameFields(notCreatedBy(JSON.parse(again)), notCreatedBy(JSON.parse(exportedBody)));
     expect(after.filter((r) => r.expirationType === 'byDays')).toHaveLength(2);
     expect(after.find((r) => r.hwidResetCount === 2)).toMatchObject({
       hwidResetAt: iso(t().clock.now - 3 * DAY_MS),
@@ -399,7 +402,9 @@ describe('POST /keys/api/keys/import', () => {
     const to = await newService();
     const res = await importKeys(to, { format: 'keyward-json', data: json });
     expect(res.body.data).toEqual({ imported: { active: 1, generated: 2 }, skipped: 0 });
-    expect((await exported(to, { format: 'json' })).json()).toEqual(json);
+    // Everything but who made the keys: an import records none (contract §17).
+    const imported = (await exported(to, { format: 'json' })).json() as Array<Record<string, unknown>>;
+    expect(imported).toEqual(json.map((r: Record<string, unknown>) => ({ ...r, createdBy: null })));
   });
 
   it('reads Luarmor user records: key, HWID, chat id, note, expiry, ban, counters; other fields ignored', async () => {

@@ -117,6 +117,8 @@ describe('GET /api/v1/keys/api/key', () => {
         lastUsedAt: iso(now),
         hwidResetAt: null,
         hwidResetCount: 0,
+        // Contract §17: redemption keeps who made the key.
+        createdBy: { accountId: s.account.id, username: s.account.username },
       });
     }
   });
@@ -301,6 +303,8 @@ describe('/api/v1/keys/api/generated-key', () => {
       expirationType: 'byDays',
       durationDays: null,
       createdAt: iso(now),
+      // Contract §17: a service key generates as its owner.
+      createdBy: { accountId: s.account.id, username: s.account.username },
     });
     const byNote = await api('GET', `/keys/api/generated-key${q({ note: 'gen-note' })}`, s);
     expect(byNote.body.data.keys.map((k: { key: string }) => k.key).sort()).toEqual([...keys].sort());

@@ -81,7 +81,9 @@ describe('GET /api/v1/services', () => {
     expect(res.status).toBe(200);
     const ids = (res.body.data.services as Array<{ id: string }>).map((s) => s.id).sort();
     expect(ids).toEqual([s1.id, s2.id].sort());
-    expect(Object.keys(res.body.data.services[0]).sort()).toEqual(['createdAt', 'id', 'identifier', 'name']);
+    // Contract §17: each with the caller's role on it.
+    expect(Object.keys(res.body.data.services[0]).sort()).toEqual(['actions', 'createdAt', 'id', 'identifier', 'name', 'role']);
+    expect(res.body.data.services[0].role).toBe('owner');
   });
 
   it('answers an empty list for an account without services', async () => {

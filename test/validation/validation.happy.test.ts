@@ -87,6 +87,8 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
       lastUsedAt: iso(activatedAt),
       hwidResetAt: null,
       hwidResetCount: 0,
+      // Contract §17: redemption keeps who made the key (the service key generates as its owner).
+      createdBy: { accountId: s.account.id, username: s.account.username },
     });
   });
 

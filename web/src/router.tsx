@@ -5,7 +5,9 @@ import { RegisterPage } from './auth/RegisterPage';
 import { RequireSession } from './auth/RequireSession';
 import { Shell } from './layout/Shell';
 import { ServicesPage } from './services/ServicesPage';
-import { Empty } from './components/states';
+import { Empty, Loading } from './components/states';
+import { useServiceAccess } from './services/access';
+import { visibleSections } from './layout/sections';
 
 // Each page is its own chunk: the sign-in page does not ship the keys table.
 const OverviewPage = lazy(() => import('./pages/OverviewPage'));
@@ -24,10 +26,17 @@ const EventEndpointsPage = lazy(() => import('./pages/EventEndpointsPage'));
 const AccountPage = lazy(() => import('./pages/AccountPage'));
 const StaffPage = lazy(() => import('./pages/StaffPage'));
 const VariablesPage = lazy(() => import('./pages/VariablesPage'));
+const TeamPage = lazy(() => import('./team/TeamPage'));
+const AcceptInvitePage = lazy(() => import('./team/AcceptInvitePage'));
 
+/** A service opens on its first section the caller's role may use (the overview for the owner and managers). */
 function ServiceIndex() {
   const { serviceId } = useParams();
-  return <Navigate to={`/services/${serviceId}/overview`} replace />;
+  const access = useServiceAccess(serviceId);
+  if (!access.known) return <Loading label="Loading the service" />;
+  const first = visibleSections(access)[0];
+  if (!first) return <Empty title="Service not found">You are not a member of this service, or it no longer exists.</Empty>;
+  return <Navigate to={`/services/${serviceId}/${first.slug}`} replace />;
 }
 
 export const router = createBrowserRouter([
@@ -43,6 +52,8 @@ export const router = createBrowserRouter([
           { path: 'services', element: <ServicesPage /> },
           { path: 'account', element: <AccountPage /> },
           { path: 'staff', element: <StaffPage /> },
+          // The link of an invite (contract §17: {base_url}/invite/<code>); signing in first comes back here.
+          { path: 'invite/:code', element: <AcceptInvitePage /> },
           {
             path: 'services/:serviceId',
             children: [
@@ -61,6 +72,7 @@ export const router = createBrowserRouter([
               { path: 'products', element: <ProductsPage /> },
               { path: 'variables', element: <VariablesPage /> },
               { path: 'event-endpoints', element: <EventEndpointsPage /> },
+              { path: 'team', element: <TeamPage /> },
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

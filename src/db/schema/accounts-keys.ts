@@ -76,6 +76,9 @@ export interface GeneratedKeysTable {
   maxHwids: Generated<number>;
   /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
   durationDays: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The account (owner or member) that generated it; null for shops, the key system, imports (contract §17). */
+  createdBy: ColumnType<string | null, string | null | undefined, string | null>;
+  createdByUsername: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ActiveKeysTable {
@@ -98,6 +101,9 @@ export interface ActiveKeysTable {
   hwidResetCount: number;
   maxHwids: Generated<number>;
   hwidCount: Generated<number>;
+  /** Carried over from the generated key on redemption (contract §17). */
+  createdBy: ColumnType<string | null, string | null | undefined, string | null>;
+  createdByUsername: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */

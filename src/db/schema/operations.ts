@@ -74,6 +74,8 @@ export interface AuditLogTable {
   action: string;
   actorKind: string;
   actorAccountId: string | null;
+  /** The acting account's username when the entry was written (contract §17); null for keys, end users, the system. */
+  actorUsername: ColumnType<string | null, string | null | undefined, string | null>;
   ip: string | null;
   target: string | null;
   /** JSON object of what changed; never a secret. */

@@ -12,7 +12,7 @@ export default async function analyticsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/analytics',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'keys.insights' },
       schema: {
         summary: 'Validations, executions and redemptions over time',
         description:

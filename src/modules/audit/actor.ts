@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { MemberRole } from '../../db/schema.ts';
 
 /*
  * Who made a change and what it was called: values every module hands to the audit log (modules/audit/audit.service.ts
@@ -18,6 +19,10 @@ export interface Actor {
   /** The account behind the caller's key or session; null for an end user or the system. */
   accountId: string | null;
   ip: string | null;
+  /** The acting account's username (contract §17: audit entries name the member); absent for keys and the system. */
+  username?: string | null;
+  /** The caller's role on the service acted on (contract §17); absent means the owner. A reseller's key work is scoped to its own keys. */
+  role?: 'owner' | MemberRole;
 }
 
 export const SERVICE_ACTIONS = [
@@ -53,6 +58,13 @@ export const SERVICE_ACTIONS = [
   // Event endpoints (contract §12.4).
   'eventEndpoint.create',
   'eventEndpoint.delete',
+  // Teams (contract §17).
+  'invite.create',
+  'invite.delete',
+  'member.join',
+  'member.update',
+  'member.remove',
+  'member.leave',
 ] as const;
 
 export const ACCOUNT_ACTIONS = [
@@ -90,5 +102,10 @@ export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (!principal) return { kind: 'end-user', accountId: null, ip: request.ip };
   const kind = principal.kind === 'vault-token' ? 'account-key' : principal.kind;
-  return { kind, accountId: principal.kind === 'service-key' ? principal.accountId : principal.account.id, ip: request.ip };
+  if (principal.kind === 'service-key') return { kind, accountId: principal.accountId, ip: request.ip };
+  const role = principal.kind === 'vault-token' ? undefined : principal.role;
+  return { kind, accountId: principal.account.id, ip: request.ip, username: principal.account.username, ...(role && { role }) };
 }
+
+/** The account a reseller's key work is limited to (its own keys, contract §17); null for every other role. */
+export const resellerScope = (actor: Actor): string | null => (actor.role === 'reseller' ? actor.accountId : null);

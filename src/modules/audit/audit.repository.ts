@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/random.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
@@ -31,6 +32,7 @@ export async function recordAudit(db: Db, actor: Actor, entry: AuditEntryInput):
       action: entry.action,
       actorKind: actor.kind,
       actorAccountId: actor.accountId,
+      actorUsername: actor.username ?? null,
       ip: actor.ip,
       target: entry.target,
       details: JSON.stringify(entry.details ?? {}),
@@ -63,6 +65,7 @@ export async function recordServiceAudit(
       action,
       actorKind: actor.kind,
       actorAccountId: actor.accountId,
+      actorUsername: actor.username ?? null,
       ip: actor.ip,
       target,
       details: JSON.stringify(details),
@@ -74,6 +77,8 @@ export interface AuditFilter {
   serviceId?: string;
   accountId?: string;
   action?: string;
+  /** Entries made by this account (contract §17: GET /keys/api/audit?actor=). */
+  actor?: string;
   from?: number;
   to?: number;
 }
@@ -83,6 +88,7 @@ function filtered(db: Db, filter: AuditFilter) {
   if (filter.serviceId !== undefined) query = query.where('serviceId', '=', filter.serviceId);
   if (filter.accountId !== undefined) query = query.where('accountId', '=', filter.accountId);
   if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+  if (filter.actor !== undefined) query = query.where('actorAccountId', '=', filter.actor);
   if (filter.from !== undefined) query = query.where('at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('at', '<=', filter.to);
   return query;
@@ -94,10 +100,10 @@ export async function listAudit(
   filter: AuditFilter,
   limit: number,
   offset: number,
-): Promise<{ rows: AuditLogTable[]; total: number }> {
+): Promise<{ rows: Selectable<AuditLogTable>[]; total: number }> {
   const [rows, count] = await Promise.all([
     filtered(db, filter)
-      .select(['id', 'at', 'accountId', 'serviceId', 'action', 'actorKind', 'actorAccountId', 'ip', 'target', 'details'])
+      .select(['id', 'at', 'accountId', 'serviceId', 'action', 'actorKind', 'actorAccountId', 'actorUsername', 'ip', 'target', 'details'])
       .orderBy('at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)

@@ -14,11 +14,11 @@ export default async function auditRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/audit',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'keys.insights' },
       schema: {
         summary: 'The service’s audit log',
         description:
-          'Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.',
+          'Newest first, paged; `action`, `actor` (an account id: what that member did), `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.',
         tags,
         querystring: AuditQuery,
         response: Responses(Page(Entry)),

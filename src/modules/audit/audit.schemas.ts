@@ -6,7 +6,7 @@ export const Entry = Type.Object({
   id: Type.String(),
   at: Time,
   action: Type.String(),
-  actor: Type.Object({ kind: Type.String(), accountId: NullableString }),
+  actor: Type.Object({ kind: Type.String(), accountId: NullableString, username: NullableString }),
   ip: NullableString,
   target: NullableString,
   details: Type.Record(Type.String(), Type.Unknown()),
@@ -20,6 +20,8 @@ export const AuditQuery = Strict({
       { errorMessage: `must be one of ${AUDIT_ACTIONS.join(', ')}` },
     ),
   ),
+  /** Entries made by this account (contract §17). */
+  actor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be an account id' })),
   from: Type.Optional(QueryTime),
   to: Type.Optional(QueryTime),
 });

@@ -3,10 +3,12 @@ import { invalid } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { DAY_MS, iso, parseQueryTime } from '../../lib/time.ts';
 import { listAudit, pruneAudit, type AuditFilter } from './audit.repository.ts';
+import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../../db/schema.ts';
 
 export interface AuditQuery {
   action?: string;
+  actor?: string;
   from?: string;
   to?: string;
 }
@@ -15,15 +17,15 @@ function filterOf(query: AuditQuery): AuditFilter {
   const from = query.from === undefined ? undefined : parseQueryTime('from', query.from);
   const to = query.to === undefined ? undefined : parseQueryTime('to', query.to);
   if (from !== undefined && to !== undefined && from > to) throw invalid('from', 'from must not be after to');
-  return { action: query.action, from, to };
+  return { action: query.action, actor: query.actor, from, to };
 }
 
-export function toAuditView(row: AuditLogTable) {
+export function toAuditView(row: Selectable<AuditLogTable>) {
   return {
     id: row.id,
     at: iso(row.at)!,
     action: row.action,
-    actor: { kind: row.actorKind, accountId: row.actorAccountId },
+    actor: { kind: row.actorKind, accountId: row.actorAccountId, username: row.actorUsername },
     ip: row.ip,
     target: row.target,
     details: JSON.parse(row.details) as Record<string, unknown>,

@@ -96,7 +96,7 @@ export async function login(
       ? await accounts.findEnabledAccountByKeyDigest(ctx.db, digest(input.apiKey!))
       : undefined;
     if (!account) throw unauthorized('The account key is not valid');
-    const actor: Actor = { kind: 'account-key', accountId: account.id, ip };
+    const actor: Actor = { kind: 'account-key', accountId: account.id, ip, username: account.username };
     return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'accountKey') };
   }
 
@@ -128,7 +128,7 @@ export async function login(
     }
   }
   if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
-  const actor: Actor = { kind: 'session', accountId: account.id, ip };
+  const actor: Actor = { kind: 'session', accountId: account.id, ip, username: account.username };
   return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'password') };
 }
 
@@ -159,7 +159,7 @@ async function loginWithCode(
     return failLogin(ctx, account.id, now, unauthorized('The two-factor code is wrong or was already used'), ip, 'twoFactor');
   }
   if (account.failedLoginCount > 0 || account.loginLockedUntil !== null) await repo.clearFailedLogins(ctx.db, account.id);
-  const actor: Actor = { kind: 'session', accountId: account.id, ip };
+  const actor: Actor = { kind: 'session', accountId: account.id, ip, username: account.username };
   return { account: toAccountView(account), sessionToken: await openSession(ctx, account.id, actor, 'password') };
 }
 

@@ -17,7 +17,7 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/blacklist',
     {
-      config: read,
+      config: { ...read, action: 'lists.manage' },
       schema: {
         summary: 'List blacklisted HWIDs',
         description: 'Paged; `search` matches part of the HWID or the reason, ignoring case.',
@@ -35,7 +35,7 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/blacklist',
     {
-      config: manage,
+      config: { ...manage, action: 'lists.manage' },
       schema: {
         summary: 'Blacklist an HWID',
         description:
@@ -54,7 +54,7 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/blacklist',
     {
-      config: manage,
+      config: { ...manage, action: 'lists.manage' },
       schema: {
         summary: 'Remove an HWID from the blacklist',
         description: '`hwid` in the query or a JSON body. 404 when it is not listed.',
@@ -72,7 +72,7 @@ export default async function blacklistRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/blacklist/check',
     {
-      config: read,
+      config: { ...read, action: 'lists.manage' },
       schema: {
         summary: 'Check whether an HWID is blacklisted',
         description: 'Answers `blacklisted` with the reason and expiry of an entry in force.',

@@ -65,7 +65,7 @@ export default async function chatRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/chat/connect',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Bind a Discord server',
         description:
@@ -84,7 +84,7 @@ export default async function chatRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/chat/disconnect',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Unbind the Discord server',
         description: 'Stops slash commands from that server acting on this service.',

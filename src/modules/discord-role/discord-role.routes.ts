@@ -12,7 +12,7 @@ export default async function discordRoleRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/discord-role',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'service.configure' },
       schema: {
         summary: 'Discord buyer role status',
         description: 'Whether the role is set up, how many users hold it, calls waiting, and the last failures in words.',

@@ -18,7 +18,7 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/event-endpoints',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'List event endpoints',
         description: 'Each endpoint with the events it receives. The signing secret is never shown again after creation.',
@@ -32,7 +32,7 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/event-endpoints',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Add an event endpoint',
         description:
@@ -51,7 +51,7 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/event-endpoints',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Delete an event endpoint',
         description: 'Events still waiting for it are dropped. Needs allowManageKeys.',
@@ -69,7 +69,7 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/event-endpoints/:id/deliveries',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'Delivery log of an event endpoint',
         description: 'The last 50 attempts, newest first: event, attempt number, HTTP status or error.',
@@ -84,7 +84,7 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/event-endpoints/:id/test',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Send a test event',
         description:

@@ -50,7 +50,7 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/key-system',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'Key-system settings',
         description:
@@ -68,7 +68,7 @@ export async function keySystemSettingsRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/key-system',
     {
-      config: { ...read, permission: 'allowManageKeys' },
+      config: { ...read, permission: 'allowManageKeys', action: 'service.configure' },
       schema: {
         summary: 'Change the key-system settings',
         description:

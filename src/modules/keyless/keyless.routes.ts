@@ -17,7 +17,7 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/keyless',
     {
-      config: read,
+      config: { ...read, action: 'lists.manage' },
       schema: {
         summary: 'List keyless (whitelisted) HWIDs',
         description: "Paged; HWIDs that run the service's scripts without a key.",
@@ -35,7 +35,7 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/keyless/list',
     {
-      config: read,
+      config: { ...read, action: 'lists.manage' },
       schema: {
         summary: 'List keyless HWIDs',
         description: 'Paged, newest first; `search` matches part of the HWID, ignoring case.',
@@ -53,7 +53,7 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/keyless',
     {
-      config: manage,
+      config: { ...manage, action: 'lists.manage' },
       schema: {
         summary: 'Whitelist an HWID',
         description: 'The HWID validates without a key (KEY_VALID) until `expiresAt`. 409 when already listed.',
@@ -71,7 +71,7 @@ export default async function keylessRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/keyless',
     {
-      config: manage,
+      config: { ...manage, action: 'lists.manage' },
       schema: {
         summary: 'Remove a keyless HWID',
         description: '`hwid` in the query or a JSON body. 404 when it is not listed.',

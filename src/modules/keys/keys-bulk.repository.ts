@@ -6,19 +6,22 @@ import type { ActiveKeysTable } from '../../db/schema.ts';
 type KeyStatus = ActiveKeysTable['status'];
 type KeyTable = 'activeKeys' | 'generatedKeys';
 
-export async function existingOfService(trx: Db, serviceId: string, keys: string[]) {
+/** `createdBy`: only keys that account made (a reseller's scope, contract §17); the others count as not found. */
+export async function existingOfService(trx: Db, serviceId: string, keys: string[], createdBy: string | null = null) {
   const [active, generated] = await Promise.all([
     trx
       .selectFrom('activeKeys')
       .select(['key', 'expiresAt', 'hwidCount'])
       .where('serviceId', '=', serviceId)
       .where('key', 'in', keys)
+      .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
       .execute(),
     trx
       .selectFrom('generatedKeys')
       .select(['key', 'expiresAt', 'durationDays'])
       .where('serviceId', '=', serviceId)
       .where('key', 'in', keys)
+      .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
       .execute(),
   ]);
   return { active, generated };

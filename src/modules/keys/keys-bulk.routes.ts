@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { serviceOf } from '../../plugins/auth.ts';
+import { assertRoleMay, serviceOf } from '../../plugins/auth.ts';
 import { Responses } from '../../schemas.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys-bulk.schemas.ts';
-import { bulkKeys } from './keys-bulk.service.ts';
+import { bulkActionNeeds, bulkKeys } from './keys-bulk.service.ts';
 
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
 const tags = ['keys'];
@@ -16,7 +16,8 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/keys/bulk',
     {
-      config: manage,
+      // Support work needs keys.support, the rest keys.manage (bulkActionNeeds); a reseller acts on its own keys only.
+      config: { ...manage, action: 'keys.support' },
       schema: {
         summary: 'Act on many keys',
         description:
@@ -26,6 +27,9 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
         response: Responses(schemas.BulkResult),
       },
     },
-    async (request) => ({ success: true as const, data: await bulkKeys(ctx, actorOf(request), serviceOf(request), request.body) }),
+    async (request) => {
+      assertRoleMay(request.principal, bulkActionNeeds(request.body.action));
+      return { success: true as const, data: await bulkKeys(ctx, actorOf(request), serviceOf(request), request.body) };
+    },
   );
 }

@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.ts';
 import { invalid } from '../../errors.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
-import type { Actor } from '../audit/actor.ts';
+import { resellerScope, type Actor } from '../audit/actor.ts';
+import type { ServiceAction } from '../services/services.service.ts';
 import * as repo from './keys-bulk.repository.ts';
 import { getAccountService } from '../services/services.service.ts';
 import type { KeyStatus } from './keys.service.ts';
@@ -29,6 +30,13 @@ async function keyEvents(trx: Db, serviceId: string, active: string[], generated
 }
 
 export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote' | 'move';
+
+/**
+ * The role-table action a bulk action needs (contract §17): the support work (reset HWID, ban, pause, activate, a
+ * note) is keys.support, so support staff act on keys from the list; delete, extend and move are keys.manage.
+ */
+export const bulkActionNeeds = (action: BulkAction): ServiceAction =>
+  ['resetHwid', 'ban', 'pause', 'activate', 'setNote'].includes(action) ? 'keys.support' : 'keys.manage';
 export interface BulkInput {
   action: BulkAction;
   keys: string[];
@@ -62,7 +70,7 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
   const destination = input.action === 'move' ? await getAccountService(ctx, service.accountId, input.toService!) : null;
   if (destination && destination.id === serviceId) throw invalid('toService', 'toService is the service the keys are already in');
   return ctx.db.transaction().execute(async (trx) => {
-    const found = await repo.existingOfService(trx, serviceId, input.keys);
+    const found = await repo.existingOfService(trx, serviceId, input.keys, resellerScope(actor));
     const known = new Set([...found.active, ...found.generated].map((r) => r.key));
     // Another service's keys are indistinguishable from keys that do not exist.
     const notFound = input.keys.filter((k) => !known.has(k));

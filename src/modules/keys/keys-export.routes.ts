@@ -16,7 +16,7 @@ export default async function keysExportRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/keys/export',
     {
-      config: read,
+      config: { ...read, action: 'keys.manage' },
       schema: {
         summary: 'Export keys',
         description:

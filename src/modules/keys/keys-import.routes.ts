@@ -26,7 +26,7 @@ export default async function keysImportRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/keys/import',
     {
-      config: manage,
+      config: { ...manage, action: 'keys.manage' },
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
       schema: {
         summary: 'Import keys',

@@ -124,8 +124,9 @@ function fromKeyward(record: unknown): ImportedKey {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw bad('record', 'must be an object');
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
-    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields.
-    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount'].includes(name))
+    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, and createdBy, which an
+    // import does not keep (contract §17: imported keys have none).
+    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy'].includes(name))
       throw bad(name, 'is not a known field');
   }
   if (r.type !== undefined && r.type !== 'active' && r.type !== 'generated') throw bad('type', 'must be active or generated');

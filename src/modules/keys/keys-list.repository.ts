@@ -23,6 +23,10 @@ export interface KeyFilter {
   bound?: boolean;
   expired?: boolean;
   search?: string;
+  /** Keys created by this account (contract §17: `?createdBy=`). */
+  createdBy?: string;
+  /** A reseller's scope: only the keys it created, whatever else the filter says. */
+  scope?: string;
   now: number;
 }
 
@@ -39,6 +43,8 @@ function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: Key
   const where: Expression<SqlBool>[] = [];
   if (filter.status !== undefined) where.push(eb('status', '=', filter.status));
   if (filter.premium !== undefined) where.push(eb('isPremium', '=', filter.premium ? 1 : 0));
+  if (filter.createdBy !== undefined) where.push(eb('createdBy', '=', filter.createdBy));
+  if (filter.scope !== undefined) where.push(eb('createdBy', '=', filter.scope));
   if (filter.expired === true) where.push(eb.and([eb('expiresAt', 'is not', null), eb('expiresAt', '<=', filter.now)]));
   // Lifetime keys never expire. One comparison rather than an OR: SQLite would otherwise answer it through two
   // index probes and a table lookup per key, slower than reading the service's keys in order.

@@ -5,8 +5,9 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { Page, Responses } from '../../schemas.ts';
 import * as schemas from './keys-list.schemas.ts';
 import { listKeys } from './keys-list.service.ts';
+import { actorOf } from '../audit/actor.ts';
 
-const read = { auth: 'service', limit: 'api' } as const;
+const read = { auth: 'service', limit: 'api', action: 'keys.read' } as const;
 const tags = ['keys'];
 
 export default async function keysListRoutes(fastify: FastifyInstance) {
@@ -20,7 +21,7 @@ export default async function keysListRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'List keys',
         description:
-          "One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id) and `sort`/`order`.",
+          "One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id), `createdBy` (an account id) and `sort`/`order`. A reseller sees only the keys it created.",
         tags,
         querystring: schemas.ListQuery,
         response: Responses(Page(schemas.ListedKey)),
@@ -28,7 +29,7 @@ export default async function keysListRoutes(fastify: FastifyInstance) {
     },
     async (request) => ({
       success: true as const,
-      data: await listKeys(ctx, serviceOf(request).id, request.query, pageRequest(request.query)),
+      data: await listKeys(ctx, serviceOf(request).id, request.query, pageRequest(request.query), actorOf(request)),
     }),
   );
 }

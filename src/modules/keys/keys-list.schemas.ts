@@ -17,6 +17,8 @@ const filters = {
   bound: Type.Optional(bool),
   expired: Type.Optional(bool),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 256, errorMessage: 'must be 1 to 256 characters' })),
+  /** The account id of the member or owner that created the keys (contract §17). */
+  createdBy: Type.Optional(Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be an account id' })),
 };
 
 export const ListQuery = Strict({

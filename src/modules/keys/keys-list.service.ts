@@ -2,6 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import * as repo from './keys-list.repository.ts';
+import { resellerScope, type Actor } from '../audit/actor.ts';
 import { withHwids } from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView, type KeyStatus } from './keys.service.ts';
 
@@ -13,6 +14,7 @@ export interface FilterQuery {
   bound?: 'true' | 'false';
   expired?: 'true' | 'false';
   search?: string;
+  createdBy?: string;
 }
 
 const flagOf = (text: 'true' | 'false' | undefined) => (text === undefined ? undefined : text === 'true');
@@ -24,6 +26,7 @@ export const filterOf = (query: FilterQuery, now: number): repo.KeyFilter => ({
   bound: flagOf(query.bound),
   expired: flagOf(query.expired),
   search: query.search,
+  createdBy: query.createdBy,
   now,
 });
 
@@ -46,8 +49,11 @@ export async function listKeys(
   serviceId: string,
   query: FilterQuery & { sort?: repo.SortColumn; order?: 'asc' | 'desc' },
   request: PageRequest,
+  actor?: Actor,
 ) {
-  const filter = filterOf(query, ctx.clock());
+  // A reseller lists only the keys it created (contract §17).
+  const scope = actor ? resellerScope(actor) : null;
+  const filter = { ...filterOf(query, ctx.clock()), ...(scope !== null && { scope }) };
   const sort: repo.KeySort = { sort: query.sort ?? 'createdAt', order: query.order ?? 'desc' };
   const [entries, total] = repo.readsEveryKey(filter)
     ? await pageThenTotal(ctx, serviceId, filter, sort, request)

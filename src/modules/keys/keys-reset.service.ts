@@ -3,7 +3,7 @@ import { AppError, conflict, notFound } from '../../errors.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
-import type { Actor } from '../audit/actor.ts';
+import { resellerScope, type Actor } from '../audit/actor.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 
 // Resetting a key's HWID (contract §4: POST /keys/reset-hwid, the self-serve page, the Discord command): one cooldown rule.
@@ -28,6 +28,11 @@ export async function resetHwid(
 ): Promise<ResetOutcome> {
   const now = ctx.clock();
   const row = await repo.findActiveKey(ctx.db, service.id, key);
+  // A reseller resets only keys it created (contract §17); another's is answered as missing.
+  const scope = resellerScope(actor);
+  if (scope !== null && (row ? row.createdBy : (await repo.keyCreator(ctx.db, service.id, key))?.createdBy) !== scope) {
+    return { kind: 'not-found' };
+  }
   if (!row) return { kind: (await repo.findGeneratedKey(ctx.db, service.id, key)) ? 'not-bound' : 'not-found' };
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
   const reset = await ctx.db.transaction().execute(async (trx) => {

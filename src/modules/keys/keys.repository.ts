@@ -24,6 +24,8 @@ export const ACTIVE_KEY_COLUMNS = [
   'hwidResetCount',
   'maxHwids',
   'hwidCount',
+  'createdBy',
+  'createdByUsername',
 ] as const satisfies readonly (keyof ActiveKeysTable)[];
 export const GENERATED_KEY_COLUMNS = [
   'key',
@@ -38,6 +40,8 @@ export const GENERATED_KEY_COLUMNS = [
   'createdAt',
   'maxHwids',
   'durationDays',
+  'createdBy',
+  'createdByUsername',
 ] as const satisfies readonly (keyof GeneratedKeysTable)[];
 
 /** A key's row as the code reads it: lastUsedHour only orders the list (migration 0022). */
@@ -69,7 +73,30 @@ export const findActiveKey = (db: Db, serviceId: string, key: string) =>
 export const findGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.selectFrom('generatedKeys').select(GENERATED_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
 
-export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup) {
+/** Who created the key (active or generated), for scoping a reseller to its own keys; undefined when there is no such key. */
+export async function keyCreator(
+  db: Db,
+  serviceId: string,
+  key: string,
+): Promise<{ createdBy: string | null; redeemed: boolean } | undefined> {
+  const active = await db
+    .selectFrom('activeKeys')
+    .select('createdBy')
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (active) return { createdBy: active.createdBy, redeemed: true };
+  const generated = await db
+    .selectFrom('generatedKeys')
+    .select('createdBy')
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return generated && { createdBy: generated.createdBy, redeemed: false };
+}
+
+/** `createdBy`: only keys that account created (a reseller's scope, contract §17). */
+export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup, createdBy: string | null = null) {
   const [column, value] = Object.entries(by)[0] as ['key' | 'hwid' | 'note', string];
   return db
     .selectFrom('activeKeys')
@@ -89,19 +116,21 @@ export function searchActiveKeys(db: Db, serviceId: string, by: ActiveLookup) {
       ),
     )
     .$if(column !== 'hwid', (q) => q.where(column, '=', value))
+    .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
     .orderBy('createdAt')
     .orderBy('key')
     .limit(MAX_LOOKUP_ROWS + 1)
     .execute();
 }
 
-export function searchGeneratedKeys(db: Db, serviceId: string, by: GeneratedLookup) {
+export function searchGeneratedKeys(db: Db, serviceId: string, by: GeneratedLookup, createdBy: string | null = null) {
   const [column, value] = Object.entries(by)[0] as ['key' | 'note', string];
   return db
     .selectFrom('generatedKeys')
     .select(GENERATED_KEY_COLUMNS)
     .where('serviceId', '=', serviceId)
     .where(column, '=', value)
+    .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
     .orderBy('createdAt')
     .orderBy('key')
     .limit(MAX_LOOKUP_ROWS + 1)

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import { Deleted, Responses } from '../../schemas.ts';
-import { serviceOf } from '../../plugins/auth.ts';
+import { assertRoleMay, serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
@@ -13,10 +13,15 @@ import keysExportRoutes from './keys-export.routes.ts';
 import keysImportRoutes from './keys-import.routes.ts';
 import keysListRoutes from './keys-list.routes.ts';
 
-const read = { auth: 'service', limit: 'api' } as const;
+const read = { auth: 'service', limit: 'api', action: 'keys.read' } as const;
 // A lookup by note or HWID answers the oldest 1,000 matches; `truncated: true` (present only then) says more matched.
 const LookupTruncated = Type.Literal(true, { description: 'present when more than 1,000 keys matched: only the oldest 1,000 are listed' });
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
+// Contract §17's actions: a key edit is support work (status, note, HWID, Discord user) unless it changes the key's terms.
+const generate = { ...manage, action: 'keys.generate' } as const;
+const support = { ...manage, action: 'keys.support' } as const;
+const manageKeys = { ...manage, action: 'keys.manage' } as const;
+const remove = { ...manage, action: 'keys.delete' } as const;
 const tags = ['keys'];
 
 /** "Exactly one of" lookups: the schema allows each, this insists on one. */
@@ -39,7 +44,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/generate',
     {
-      config: manage,
+      config: generate,
       schema: {
         summary: 'Generate keys',
         description:
@@ -69,7 +74,12 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { rows, truncated } = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
+      const { rows, truncated } = await keys.findActiveKeys(
+        ctx,
+        serviceOf(request).id,
+        exactlyOne(request.query, ['key', 'hwid', 'note']),
+        actorOf(request),
+      );
       return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView), ...(truncated && { truncated }) } };
     },
   );
@@ -77,7 +87,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/key',
     {
-      config: manage,
+      config: support,
       schema: {
         summary: 'Edit an active key',
         description:
@@ -89,6 +99,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { key, ...edit } = request.body;
+      assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
         data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
@@ -99,7 +110,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/key',
     {
-      config: manage,
+      config: remove,
       schema: {
         summary: 'Delete an active key',
         description: 'Deletes the redeemed key `key` and its HWIDs. Needs allowManageKeys.',
@@ -117,7 +128,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/key/extend-expiration',
     {
-      config: manage,
+      config: manageKeys,
       schema: {
         summary: "Extend a key's expiry",
         description:
@@ -147,7 +158,12 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { rows, truncated } = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
+      const { rows, truncated } = await keys.findGeneratedKeys(
+        ctx,
+        serviceOf(request).id,
+        exactlyOne(request.query, ['key', 'note']),
+        actorOf(request),
+      );
       return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView), ...(truncated && { truncated }) } };
     },
   );
@@ -155,7 +171,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/generated-key',
     {
-      config: manage,
+      config: support,
       schema: {
         summary: 'Edit a generated key',
         description:
@@ -167,6 +183,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { key, ...edit } = request.body;
+      assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
         data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
@@ -177,7 +194,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/generated-key',
     {
-      config: manage,
+      config: remove,
       schema: {
         summary: 'Delete a generated key',
         description: 'Deletes the generated (not yet redeemed) key `key`. Needs allowManageKeys; 404 when the service has no such key.',
@@ -206,7 +223,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => ({
       success: true as const,
-      data: await keys.keyBinding(ctx, serviceOf(request).id, request.query.key, request.query.type),
+      data: await keys.keyBinding(ctx, serviceOf(request).id, request.query.key, request.query.type, actorOf(request)),
     }),
   );
 
@@ -224,7 +241,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const service = serviceOf(request);
-      const { keys: found, usableKey } = await keys.keysByChat(ctx, service.id, request.query.chatId);
+      const { keys: found, usableKey } = await keys.keysByChat(ctx, service.id, request.query.chatId, actorOf(request));
       const data: { chatId: string; keys: typeof found; loadstrings?: ScriptLoadstring[]; snippets?: ScriptSnippet[] } = {
         chatId: request.query.chatId,
         keys: found,
@@ -241,7 +258,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     '/keys/reset-hwid',
     // Never gated by a flag: the same action is public on the self-serve page, with the same cooldown.
     {
-      config: read,
+      config: { ...read, action: 'keys.support' },
       schema: {
         summary: "Reset a key's HWID",
         description:
@@ -260,7 +277,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/compensate',
     {
-      config: manage,
+      config: manageKeys,
       schema: {
         summary: 'Compensate all keys',
         description:

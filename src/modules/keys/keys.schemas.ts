@@ -22,6 +22,8 @@ const KeyFields = {
   expiresAt: NullableTime,
   chatId: NullableString,
   maxHwids: Type.Integer(),
+  /** Contract §17: the member or owner who made the key; null for shops, the key system, imports and machines. */
+  createdBy: Type.Union([Type.Object({ accountId: Type.String(), username: NullableString }), Type.Null()]),
 };
 
 const MaxHwids = Type.Integer({ minimum: 1, maximum: 100, errorMessage: 'must be a whole number from 1 to 100' });

@@ -8,7 +8,8 @@ import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
-import type { Actor } from '../audit/actor.ts';
+import { resellerScope, type Actor } from '../audit/actor.ts';
+import { refundResellerKey, roleForbidden, spendResellerQuota, type ServiceAction } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 
@@ -30,8 +31,35 @@ function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow) {
     expiresAt: iso(row.expiresAt),
     chatId: row.chatId,
     maxHwids: row.maxHwids,
+    createdBy: row.createdBy === null ? null : { accountId: row.createdBy, username: row.createdByUsername },
   };
 }
+
+/** Who a key is recorded as made by (contract §17): the acting account, or null for a machine or the system. */
+export interface KeyCreator {
+  accountId: string;
+  username: string | null;
+}
+
+/**
+ * Contract §17: a reseller works only on keys it created; any other key is answered as missing (404), like another
+ * account's. Every single-key operation of this module calls this first, so every route and module calling them gets
+ * the scoping. A key's creator never changes, so checking before the change cannot race with it.
+ */
+async function assertOwnKey(db: Db, serviceId: string, key: string, actor: Actor, what = 'Key') {
+  const scope = resellerScope(actor);
+  if (scope === null) return;
+  const creator = await repo.keyCreator(db, serviceId, key);
+  if (creator?.createdBy !== scope) throw notFound(what);
+}
+
+// The fields of a key edit that support staff may change (reset HWID, ban, pause, activate, note, Discord user); any
+// other field is an edit of the key's terms (contract §17: keys.manage).
+const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId']);
+
+/** The role-table action a key edit needs: keys.support for status, note, HWID and Discord user, keys.manage beyond. */
+export const editAction = (edit: object): ServiceAction =>
+  Object.keys(edit).every((field) => SUPPORT_EDIT_FIELDS.has(field)) ? 'keys.support' : 'keys.manage';
 
 export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
   return {
@@ -99,7 +127,7 @@ function expiryFor(input: GenerateInput, now: number): { expiresAt: number | nul
  * Writes `input.count` new generated keys in the caller's transaction and answers their rows. For callers
  * that make keys as part of a larger change (a shop delivery); the caller writes its own audit entry.
  */
-export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateInput, now: number) {
+export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateInput, now: number, createdBy: KeyCreator | null = null) {
   const { expiresAt, durationDays } = expiryFor(input, now);
   const rows = Array.from({ length: input.count ?? 1 }, () => ({
     key: newLicenseKey(),
@@ -114,21 +142,48 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
     createdAt: now,
     maxHwids: input.maxHwids ?? 1,
     durationDays,
+    createdBy: createdBy?.accountId ?? null,
+    createdByUsername: createdBy?.username ?? null,
   }));
   await repo.insertGeneratedKeys(trx, rows);
   return rows;
 }
 
-export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
+/**
+ * `anonymous`: the keys record no maker (contract §17: keys from the Luarmor API have `createdBy` null); by default
+ * the acting account (a service key's owner) is recorded.
+ */
+export async function generateKeys(
+  ctx: AppContext,
+  serviceId: string,
+  input: GenerateInput,
+  actor: Actor,
+  options: { anonymous?: boolean } = {},
+) {
   const now = ctx.clock();
   // Checked before the transaction opens, so bad input never holds a connection.
-  expiryFor(input, now);
+  const { expiresAt } = expiryFor(input, now);
   return ctx.db.transaction().execute(async (trx) => {
-    const rows = await insertNewKeys(trx, serviceId, input, now);
+    const createdBy = options.anonymous ? null : await creatorOf(trx, actor);
+    // A reseller spends its quota in this transaction: too few left, and nothing below is created.
+    const reseller = resellerScope(actor);
+    if (reseller !== null) {
+      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt };
+      await spendResellerQuota(trx, serviceId, reseller, request, now);
+    }
+    const rows = await insertNewKeys(trx, serviceId, input, now, createdBy);
     const details = { count: rows.length, expirationType: input.expirationType, isPremium: input.isPremium === true };
     await recordServiceAudit(trx, actor, serviceId, 'key.generate', rows.length === 1 ? rows[0]!.key : null, details, now);
     return rows;
   });
+}
+
+/** The account a generate records as the keys' maker: a service key is its owner's machine credential, so the owner. */
+async function creatorOf(db: Db, actor: Actor): Promise<KeyCreator | null> {
+  if (actor.accountId === null) return null;
+  if (actor.username !== undefined) return { accountId: actor.accountId, username: actor.username };
+  const account = await db.selectFrom('accounts').select('username').where('id', '=', actor.accountId).executeTakeFirst();
+  return { accountId: actor.accountId, username: account?.username ?? null };
 }
 
 /** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
@@ -136,14 +191,17 @@ function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {
   return { rows: rows.slice(0, repo.MAX_LOOKUP_ROWS), truncated: rows.length > repo.MAX_LOOKUP_ROWS };
 }
 
-export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup) {
-  const { rows, truncated } = capped(await repo.searchActiveKeys(ctx.db, serviceId, by));
+/** `actor`: a reseller finds only its own keys. */
+export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup, actor?: Actor) {
+  const scope = actor ? resellerScope(actor) : null;
+  const { rows, truncated } = capped(await repo.searchActiveKeys(ctx.db, serviceId, by, scope));
   if (rows.length === 0) throw notFound('Key');
   return { rows: await repo.withHwids(ctx.db, rows), truncated };
 }
 
-export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup) {
-  const { rows, truncated } = capped(await repo.searchGeneratedKeys(ctx.db, serviceId, by));
+export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup, actor?: Actor) {
+  const scope = actor ? resellerScope(actor) : null;
+  const { rows, truncated } = capped(await repo.searchGeneratedKeys(ctx.db, serviceId, by, scope));
   if (rows.length === 0) throw notFound('Generated key');
   return { rows, truncated };
 }
@@ -175,6 +233,7 @@ function commonPatch(edit: KeyEdit, now: number) {
 
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
+  await assertOwnKey(ctx.db, serviceId, key, actor);
   return ctx.db.transaction().execute(async (trx) => {
     // The chat id before the change: a key moved to another user may take the role from the first one.
     const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
@@ -218,6 +277,7 @@ function generatedExpiryPatch(edit: GeneratedKeyEdit): Updateable<GeneratedKeysT
 export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
   const { expirationType: _type, days: _days, ...common } = edit;
   const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
+  await assertOwnKey(ctx.db, serviceId, key, actor, 'Generated key');
   return ctx.db.transaction().execute(async (trx) => {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
@@ -233,6 +293,9 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
 }
 
 export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
+  await assertOwnKey(ctx.db, serviceId, key, actor);
+  // A reseller deletes only its own unredeemed keys; a redeemed one is a buyer's.
+  if (resellerScope(actor) !== null) throw roleForbidden('reseller');
   await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findActiveKey(trx, serviceId, key);
     const result = await repo.deleteActiveKey(trx, serviceId, key);
@@ -245,11 +308,15 @@ export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: s
 }
 
 export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
+  await assertOwnKey(ctx.db, serviceId, key, actor, 'Generated key');
   await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findGeneratedKey(trx, serviceId, key);
     const result = await repo.deleteGeneratedKey(trx, serviceId, key);
     if (Number(result.numDeletedRows) === 0 || !before) throw notFound('Generated key');
     const now = ctx.clock();
+    // Contract §17: a reseller's own unredeemed key deleted gives one back (in the same transaction as the delete).
+    const reseller = resellerScope(actor);
+    if (reseller !== null) await refundResellerKey(trx, serviceId, reseller);
     await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, now);
     await emitEvent(trx, serviceId, 'key.deleted', keyEventData(serviceId, { ...before, hwid: null }), now);
   });
@@ -263,6 +330,7 @@ const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be ext
 /** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
 export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number, actor: Actor) {
   const now = ctx.clock();
+  await assertOwnKey(ctx.db, serviceId, key, actor);
   // The database adds the days to the expiry as it is when the row is written, so two extensions at once
   // both count; one past the latest time rolls the transaction back.
   const extend = async (trx: Db, table: 'activeKeys' | 'generatedKeys') => {
@@ -304,7 +372,8 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
   });
 }
 
-export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated') {
+export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated', actor?: Actor) {
+  if (actor) await assertOwnKey(ctx.db, serviceId, key, actor, type === 'active' ? 'Active key' : 'Generated key');
   if (type === 'active') {
     const row = await repo.findActiveKey(ctx.db, serviceId, key);
     if (!row) throw notFound('Active key');
@@ -319,10 +388,12 @@ export async function keyBinding(ctx: AppContext, serviceId: string, key: string
 export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null }, now: number) =>
   row.status === 'active' && (row.expiresAt === null || row.expiresAt > now);
 
-export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string) {
+export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string, actor?: Actor) {
+  const scope = actor ? resellerScope(actor) : null;
+  const mine = <T extends { createdBy: string | null }>(rows: T[]) => (scope === null ? rows : rows.filter((r) => r.createdBy === scope));
   const [active, generated] = await Promise.all([
-    repo.activeKeysByChat(ctx.db, serviceId, chatId),
-    repo.generatedKeysByChat(ctx.db, serviceId, chatId),
+    repo.activeKeysByChat(ctx.db, serviceId, chatId).then(mine),
+    repo.generatedKeysByChat(ctx.db, serviceId, chatId).then(mine),
   ]);
   const now = ctx.clock();
   const keys = [
@@ -363,3 +434,4 @@ export {
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
+export { assertOwnKey };

@@ -31,7 +31,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
     up.post(
       '/vss/api/scripts',
       {
-        config: vss,
+        config: { ...vss, action: 'service.configure' },
         schema: {
           summary: 'Upload a script',
           description:
@@ -56,7 +56,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
     up.put(
       '/vss/api/scripts/:idOrSlug',
       {
-        config: vss,
+        config: { ...vss, action: 'service.configure' },
         schema: {
           summary: 'Update a script',
           description:
@@ -87,7 +87,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.get(
     '/vss/api/scripts',
     {
-      config: vss,
+      config: { ...vss, action: 'service.configure' },
       schema: {
         summary: 'List scripts',
         description: 'Paged, newest first, `search` on the name; code is never included.',
@@ -105,7 +105,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.get(
     '/vss/api/scripts/:idOrSlug/loadstring',
     {
-      config: vss,
+      config: { ...vss, action: 'service.configure' },
       schema: {
         summary: "A script's loadstring",
         description: 'The one line buyers paste into their executor: it loads /vss/loader/<id>.',
@@ -123,7 +123,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.get(
     '/vss/api/scripts/:idOrSlug/versions',
     {
-      config: vss,
+      config: { ...vss, action: 'service.configure' },
       schema: {
         summary: "A script's versions",
         description:
@@ -142,7 +142,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.post(
     '/vss/api/scripts/:idOrSlug/versions/:version/restore',
     {
-      config: vss,
+      config: { ...vss, action: 'service.configure' },
       schema: {
         summary: 'Restore a version',
         description:
@@ -167,7 +167,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.delete(
     '/vss/api/scripts/:idOrSlug',
     {
-      config: vss,
+      config: { ...vss, action: 'service.configure' },
       schema: {
         summary: 'Delete a script',
         description: 'By id or name; its code goes with it. Needs allowVss.',
@@ -186,7 +186,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/scripts',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'keys.read' },
       schema: {
         summary: 'Visible scripts with loadstrings',
         description: "The service's scripts marked visible, each with the loadstring to give buyers (what the chat /script command shows).",

@@ -16,7 +16,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/service/info',
     {
-      config: read,
+      config: { ...read, action: 'keys.read' },
       schema: {
         summary: 'Service overview',
         description: 'The service and its settings (the webhook URL masked).',
@@ -33,7 +33,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/service/status',
     {
-      config: read,
+      config: { ...read, action: 'keys.read' },
       schema: {
         summary: 'Service status',
         description: 'Key, keyless HWID and ban counts of the service.',
@@ -51,7 +51,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/execution',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'Count an execution',
         description: 'Adds one execution to the service (and to the key when given), for loaders that do not fetch through Keyward.',
@@ -72,7 +72,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/execution',
     {
-      config: read,
+      config: { ...read, action: 'keys.insights' },
       schema: { summary: 'Execution count', description: 'Total executions of the service.', tags, response: Responses(Executions) },
     },
     async (request) => ({
@@ -84,7 +84,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/settings',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Change service settings',
         description:

@@ -48,6 +48,38 @@ export const findAccountService = (db: Db, accountId: string, ref: string) =>
     .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
     .executeTakeFirst();
 
+/**
+ * The service an account may use by reference: one it owns, or one it is a member of (contract §17), with the
+ * member's row (null for the owner). Read from the database on every request, so a removed member or a changed role
+ * counts on the next request on every instance.
+ */
+export async function findServiceAccess(db: Db, accountId: string, ref: string) {
+  const row = await db
+    .selectFrom('services')
+    .leftJoin('serviceMembers as m', (join) => join.onRef('m.serviceId', '=', 'services.id').on('m.accountId', '=', accountId))
+    .select(SERVICE_COLUMNS.map((column) => `services.${column}` as const))
+    .select([
+      'm.role as memberRole',
+      'm.keysLeft as memberKeysLeft',
+      'm.maxDays as memberMaxDays',
+      'm.allowLifetime as memberAllowLifetime',
+    ])
+    .where((eb) => eb.or([eb('services.id', '=', ref), eb('services.identifier', '=', ref)]))
+    .where((eb) => eb.or([eb('services.accountId', '=', accountId), eb('m.accountId', 'is not', null)]))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { memberRole, memberKeysLeft, memberMaxDays, memberAllowLifetime, ...service } = row;
+  const owner = service.accountId === accountId;
+  return {
+    service: service as ServiceRow,
+    role: owner || memberRole === null ? ('owner' as const) : memberRole,
+    quota:
+      owner || memberRole !== 'reseller'
+        ? null
+        : { keysLeft: memberKeysLeft ?? 0, maxDays: memberMaxDays, allowLifetime: memberAllowLifetime === 1 },
+  };
+}
+
 /** Only services of enabled accounts authenticate. */
 export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
   db

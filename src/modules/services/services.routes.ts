@@ -5,7 +5,6 @@ import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './services.schemas.ts';
 import * as services from './services.service.ts';
-import { listAccountServices } from './services.repository.ts';
 
 const config = { auth: 'account', limit: 'api' } as const;
 const tags = ['services'];
@@ -21,14 +20,14 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
       config,
       schema: {
         summary: 'List your services',
-        description: 'Every service of the calling account (account key or signed-in session).',
+        description:
+          'Every service the calling account (account key or signed-in session) owns or is a member of, each with its `role` (owner, manager, support, reseller).',
         tags,
         response: Responses(schemas.ServiceList),
       },
     },
     async (request) => {
-      const rows = await listAccountServices(ctx.db, accountIdOf(request));
-      return { success: true as const, data: { services: rows.map(services.toServiceView) } };
+      return { success: true as const, data: { services: await services.listServicesWithRole(ctx, accountIdOf(request)) } };
     },
   );
 
@@ -57,16 +56,17 @@ export default async function serviceRoutes(fastify: FastifyInstance) {
       config,
       schema: {
         summary: 'Get one service',
-        description: "`id` is the service id or identifier. 404 for another account's service.",
+        description:
+          "`id` is the service id or identifier; `role` is the caller's role on it. 404 for a service the account neither owns nor is a member of.",
         tags,
         params,
-        response: Responses(schemas.Service),
+        response: Responses(schemas.ServiceWithRole),
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: services.toServiceView(await services.getAccountService(ctx, accountIdOf(request), request.params.id)),
-    }),
+    async (request) => {
+      const access = await services.getServiceAccess(ctx, accountIdOf(request), request.params.id, 'keys.read');
+      return { success: true as const, data: services.withRole(access.service, access.role) };
+    },
   );
 
   app.patch(

@@ -25,4 +25,8 @@ export const AllowlistBody = Strict({
   entries: Type.Array(Type.String({ maxLength: 18 }), { maxItems: MAX_ALLOWLIST_ENTRIES }),
 });
 
-export const ServiceList = Type.Object({ services: Type.Array(Service) });
+/** Contract §17: the caller's role on the service. */
+export const ServiceRole = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('support'), Type.Literal('reseller')]);
+/** `actions`: what the role may do (contract §17's table), so the dashboard shows only those sections. */
+export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole, actions: Type.Array(Type.String()) });
+export const ServiceList = Type.Object({ services: Type.Array(ServiceWithRole) });

@@ -7,6 +7,8 @@ import { digest } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './services.repository.ts';
 import { forgetService } from './service-lookup.ts';
+import { memberServices } from './members.repository.ts';
+import { actionsOf, roleForbidden, roleMay, type ServiceAction, type ServiceRole } from './roles.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/actor.ts';
 import type { Db } from '../../db/database.ts';
@@ -29,7 +31,7 @@ const IDENTIFIER_PATTERN = /^[a-z0-9-]{3,48}$/;
 
 export const newServiceKey = () => `kws_${randomAlphanumeric(40)}`;
 
-export function toServiceView(row: ServiceRow) {
+export function toServiceView(row: Pick<ServiceRow, 'id' | 'identifier' | 'name' | 'createdAt'>) {
   return { id: row.id, identifier: row.identifier, name: row.name, createdAt: iso(row.createdAt)! };
 }
 
@@ -56,11 +58,37 @@ function identifierFromName(name: string): string {
   return `${base || 'service'}-${randomAlphanumeric(6).toLowerCase()}`;
 }
 
+/**
+ * A service the account owns, for the owner's own actions (service key, permissions, allowlist, members, deleting):
+ * another account's is a 404, and one the account is only a member of is a 403 ROLE_FORBIDDEN (contract §17).
+ */
 export async function getAccountService(ctx: AppContext, accountId: string, ref: string): Promise<ServiceRow> {
-  const service = await repo.findAccountService(ctx.db, accountId, ref);
-  if (!service) throw notFound('Service');
-  return service;
+  return (await getServiceAccess(ctx, accountId, ref, 'service.own')).service;
 }
+
+/**
+ * The service an account owns or is a member of, with its role, when that role may take `action`: 404 for a stranger
+ * (a removed member included), 403 ROLE_FORBIDDEN for a role the table refuses. Read from the database every time.
+ */
+export async function getServiceAccess(ctx: AppContext, accountId: string, ref: string, action: ServiceAction) {
+  const access = await repo.findServiceAccess(ctx.db, accountId, ref);
+  if (!access) throw notFound('Service');
+  if (!roleMay(access.role, action)) throw roleForbidden(access.role);
+  return access;
+}
+
+/** Every service the account owns or is a member of, each with its role (GET /services). */
+export async function listServicesWithRole(ctx: AppContext, accountId: string) {
+  const [owned, member] = await Promise.all([repo.listAccountServices(ctx.db, accountId), memberServices(ctx.db, accountId)]);
+  return [...owned.map((row) => withRole(row, 'owner')), ...member.map((row) => withRole(row, row.role))];
+}
+
+/** A service as its list shows it to one caller: with the caller's role and the actions the role table gives it. */
+export const withRole = (row: Pick<ServiceRow, 'id' | 'identifier' | 'name' | 'createdAt'>, role: ServiceRole) => ({
+  ...toServiceView(row),
+  role,
+  actions: actionsOf(role),
+});
 
 /** The actor defaults to the system for services made outside the API (the CLI, seeds). */
 export async function createService(
@@ -188,8 +216,16 @@ export async function replaceAllowlist(ctx: AppContext, accountId: string, ref: 
 export {
   countServiceExecution,
   findAccountService,
+  findServiceAccess,
   findServiceByKeyDigest,
   findServiceByRef,
   updateService,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';
+
+/**
+ * Teams (contract §17): the role table every service route is checked against (the auth hook reads it), and a
+ * reseller's quota, spent by the keys module in the transaction that creates the keys.
+ */
+export { actionsOf, MEMBER_ROLES, ROLE_TABLE, roleForbidden, roleMay, type ServiceAction, type ServiceRole } from './roles.ts';
+export { MAX_KEYS_LEFT, refundResellerKey, spendResellerQuota } from './quota.ts';

@@ -19,7 +19,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/products',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'List products',
         description: 'The products a shop sells, each with the delivery URLs to paste into Sellix, SellAuth or any other shop.',
@@ -34,7 +34,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/products',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Create a product',
         description:
@@ -53,7 +53,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/products/:id',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Edit a product',
         description: 'Changes only the fields sent; keys already delivered keep what they were made with. Needs allowManageKeys.',
@@ -72,7 +72,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.delete(
     '/keys/api/products/:id',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Delete a product',
         description: 'Its delivery URLs stop working (404); orders already delivered stay listed. Needs allowManageKeys.',
@@ -90,7 +90,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/shop',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'Shop secrets',
         description: 'Which shops are connected: each secret reads "****" when set, null when not; a secret is never shown.',
@@ -104,7 +104,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/shop',
     {
-      config: manage,
+      config: { ...manage, action: 'service.configure' },
       schema: {
         summary: 'Set shop secrets',
         description:
@@ -123,7 +123,7 @@ export default async function shopRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/orders',
     {
-      config: read,
+      config: { ...read, action: 'service.configure' },
       schema: {
         summary: 'List delivered orders',
         description: 'Newest first: the shop order id, the shop, the product, the keys delivered and when.',

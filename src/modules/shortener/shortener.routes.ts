@@ -19,7 +19,7 @@ export default async function shortenerRoutes(fastify: FastifyInstance) {
   app.post(
     '/public/shortener/create',
     {
-      config: flagged,
+      config: { ...flagged, action: 'service.configure' },
       schema: {
         summary: 'Shorten a URL',
         description: 'Answers the short link (`shortUrl`); `slug` is optional. Needs allowUrlShortener.',
@@ -35,7 +35,7 @@ export default async function shortenerRoutes(fastify: FastifyInstance) {
   app.get(
     '/public/shortener/links',
     {
-      config: flagged,
+      config: { ...flagged, action: 'service.configure' },
       schema: {
         summary: 'List short links',
         description: 'Paged, with click counts; `search` filters.',
@@ -53,7 +53,7 @@ export default async function shortenerRoutes(fastify: FastifyInstance) {
   app.delete(
     '/public/shortener/links',
     {
-      config: flagged,
+      config: { ...flagged, action: 'service.configure' },
       schema: {
         summary: 'Delete a short link',
         description: "`slug` in the query or a JSON body. 404 when it is not this service's.",

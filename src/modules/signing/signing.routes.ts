@@ -35,7 +35,7 @@ export default async function signingRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/signing-key/rotate',
     {
-      config: { auth: 'service', limit: 'api', permission: 'allowManageKeys' },
+      config: { auth: 'service', limit: 'api', permission: 'allowManageKeys', action: 'service.configure' },
       schema: {
         summary: 'Rotate the signing key',
         description:

@@ -166,14 +166,15 @@ const redemption = (alone: boolean) =>
        ${alone ? 'and g.chat_id is null and not exists (select 1 from event_endpoints e where e.service_id = :serviceId)' : ''}
        and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid::text
          and (b.expires_at is null or b.expires_at > :now::bigint))
-     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids,
+     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids, g.created_by, g.created_by_username,
        -- a key whose time starts at redemption (contract §12.1) gets its expiry now
        case when g.duration_days is null then g.expires_at else :now::bigint + g.duration_days * 86400000::bigint end as expires_at),
    active as (
      insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
-       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count)
+       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count, created_by, created_by_username)
      select key, service_id, case when no_hwid_validation = 1 then null else :hwid::text end, note, is_premium, no_hwid_validation, status,
-       expires_at, chat_id, 0, created_at, :now::bigint, :now::bigint, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end
+       expires_at, chat_id, 0, created_at, :now::bigint, :now::bigint, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end,
+       created_by, created_by_username
      from taken
      returning key, service_id, is_premium, no_hwid_validation, expires_at, chat_id, hwid),
    bound as (
@@ -277,6 +278,8 @@ export async function redeemGeneratedKey(trx: Db, dialect: Dialect, input: Redee
       lastUsedAt: now,
       hwidResetAt: null,
       hwidResetCount: 0,
+      createdBy: taken.createdBy,
+      createdByUsername: taken.createdByUsername,
     })
     .execute();
   if (bind) await trx.insertInto('keyHwids').values({ key: taken.key, serviceId, hwid, position: 1 }).execute();

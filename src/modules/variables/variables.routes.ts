@@ -17,7 +17,7 @@ export default async function variablesRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/variables',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'service.configure' },
       schema: {
         summary: "The service's variables",
         description: 'Names and text values a script reads with api.variables() (valid keys only).',
@@ -31,7 +31,7 @@ export default async function variablesRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/variables',
     {
-      config: { auth: 'service', permission: 'allowManageKeys', limit: 'api' },
+      config: { auth: 'service', permission: 'allowManageKeys', limit: 'api', action: 'service.configure' },
       schema: {
         summary: "Replace the service's variables",
         description:

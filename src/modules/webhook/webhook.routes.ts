@@ -13,7 +13,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/webhook',
     {
-      config: { auth: 'service', permission: 'allowManageKeys', limit: 'api' },
+      config: { auth: 'service', permission: 'allowManageKeys', limit: 'api', action: 'service.configure' },
       schema: {
         summary: 'Post a message to the service webhook',
         description:
@@ -33,7 +33,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/webhook/outbox',
     {
-      config: { auth: 'service', limit: 'api' },
+      config: { auth: 'service', limit: 'api', action: 'service.configure' },
       schema: {
         tags: ['service'],
         summary: 'List webhook messages and what became of them',

@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * List your services
-         * @description Every service of the calling account (account key or signed-in session).
+         * @description Every service the calling account (account key or signed-in session) owns or is a member of, each with its `role` (owner, manager, support, reseller).
          */
         get: {
             parameters: {
@@ -279,6 +279,8 @@ export interface paths {
                                     name: string;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    role: "owner" | "manager" | "support" | "reseller";
+                                    actions: string[];
                                 }[];
                             };
                         };
@@ -411,7 +413,7 @@ export interface paths {
         };
         /**
          * Get one service
-         * @description `id` is the service id or identifier. 404 for another account's service.
+         * @description `id` is the service id or identifier; `role` is the caller's role on it. 404 for a service the account neither owns nor is a member of.
          */
         get: {
             parameters: {
@@ -439,6 +441,8 @@ export interface paths {
                                 name: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                role: "owner" | "manager" | "support" | "reseller";
+                                actions: string[];
                             };
                         };
                     };
@@ -1103,6 +1107,786 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/services/{id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open invites
+         * @description Owner only: the invites not yet used or expired.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    code: string;
+                                    url: string;
+                                    role: string;
+                                    quota: {
+                                        keysLeft: number;
+                                        maxDays: number | null;
+                                        allowLifetime: boolean;
+                                    } | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite a member
+         * @description Owner only. `role` manager, support or reseller; `quota` ({ keysLeft, maxDays, allowLifetime }) for a reseller only (without one it starts at 0 keys). The invite is single-use and lives 7 days; `url` is the link to send.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: "manager" | "support" | "reseller";
+                        quota?: {
+                            keysLeft?: number;
+                            maxDays?: number | null;
+                            allowLifetime?: boolean;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                code: string;
+                                url: string;
+                                role: string;
+                                quota: {
+                                    keysLeft: number;
+                                    maxDays: number | null;
+                                    allowLifetime: boolean;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}/invites/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invite
+         * @description Owner only; 404 for an unknown code.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                removed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invites/{code}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description Makes the signed-in account (or the account key’s) a member with the invite’s role and quota. 404 for an unknown, expired or used code; 409 for your own service or one you already belong to.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                service: {
+                                    id: string;
+                                    identifier: string;
+                                    name: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    role: "owner" | "manager" | "support" | "reseller";
+                                    actions: string[];
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Members
+         * @description Owner and managers: each member with its role, quota (resellers), keys created and redeemed, and when it joined.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    accountId: string;
+                                    username: string;
+                                    role: string;
+                                    quota: {
+                                        keysLeft: number;
+                                        maxDays: number | null;
+                                        allowLifetime: boolean;
+                                    } | null;
+                                    keysCreated: number;
+                                    keysRedeemed: number;
+                                    /** Format: date-time */
+                                    joinedAt: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}/members/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a service
+         * @description A member leaves; the owner cannot (409).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                left: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}/members/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Owner only; the member is a stranger from its next request on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                removed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a member
+         * @description Owner only: a new `role` and/or `quota` (resellers only), effective on the member’s next request.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role?: "manager" | "support" | "reseller";
+                        quota?: {
+                            keysLeft?: number;
+                            maxDays?: number | null;
+                            allowLifetime?: boolean;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                accountId: string;
+                                username: string;
+                                role: string;
+                                quota: {
+                                    keysLeft: number;
+                                    maxDays: number | null;
+                                    allowLifetime: boolean;
+                                } | null;
+                                keysCreated: number;
+                                keysRedeemed: number;
+                                /** Format: date-time */
+                                joinedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/keys/api/reseller": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your reseller quota
+         * @description For a reseller: keys left, the longest duration and whether lifetime keys are allowed, and the keys it created and that were redeemed. 404 for any other role.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                keysLeft: number;
+                                maxDays: number | null;
+                                allowLifetime: boolean;
+                                keysCreated: number;
+                                keysRedeemed: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys/api/keys": {
         parameters: {
             query?: never;
@@ -1112,7 +1896,7 @@ export interface paths {
         };
         /**
          * List keys
-         * @description One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id) and `sort`/`order`.
+         * @description One page of the service's active and generated keys, with filters `type`, `status`, `premium`, `bound`, `expired`, `search` (key, note, HWID, chat id), `createdBy` (an account id) and `sort`/`order`. A reseller sees only the keys it created.
          */
         get: {
             parameters: {
@@ -1123,6 +1907,7 @@ export interface paths {
                     bound?: "true" | "false";
                     expired?: "true" | "false";
                     search?: string;
+                    createdBy?: string;
                     sort?: "createdAt" | "expiresAt" | "lastUsedAt" | "executions";
                     order?: "desc" | "asc";
                     page?: string;
@@ -1158,6 +1943,10 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    createdBy: {
+                                        accountId: string;
+                                        username: string | null;
+                                    } | null;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1180,6 +1969,10 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    createdBy: {
+                                        accountId: string;
+                                        username: string | null;
+                                    } | null;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -1349,6 +2142,7 @@ export interface paths {
                     bound?: "true" | "false";
                     expired?: "true" | "false";
                     search?: string;
+                    createdBy?: string;
                     format?: "csv" | "json";
                 };
                 header?: never;
@@ -1554,6 +2348,10 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    createdBy: {
+                                        accountId: string;
+                                        username: string | null;
+                                    } | null;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -1651,6 +2449,10 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    createdBy: {
+                                        accountId: string;
+                                        username: string | null;
+                                    } | null;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1755,6 +2557,10 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                createdBy: {
+                                    accountId: string;
+                                    username: string | null;
+                                } | null;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1927,6 +2733,10 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                createdBy: {
+                                    accountId: string;
+                                    username: string | null;
+                                } | null;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1947,6 +2757,10 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                createdBy: {
+                                    accountId: string;
+                                    username: string | null;
+                                } | null;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -2040,6 +2854,10 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    createdBy: {
+                                        accountId: string;
+                                        username: string | null;
+                                    } | null;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -2138,6 +2956,10 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                createdBy: {
+                                    accountId: string;
+                                    username: string | null;
+                                } | null;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -7955,14 +8777,15 @@ export interface paths {
         };
         /**
          * The service’s audit log
-         * @description Newest first, paged; `action`, `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.
+         * @description Newest first, paged; `action`, `actor` (an account id: what that member did), `from` and `to` (ISO 8601 or epoch ms, inclusive) filter. Lists service actions and the account actions on this service.
          */
         get: {
             parameters: {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    actor?: string;
                     from?: string;
                     to?: string;
                 };
@@ -7990,6 +8813,7 @@ export interface paths {
                                     actor: {
                                         kind: string;
                                         accountId: string | null;
+                                        username: string | null;
                                     };
                                     ip: string | null;
                                     target: string | null;
@@ -8065,7 +8889,8 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    actor?: string;
                     from?: string;
                     to?: string;
                 };
@@ -8093,6 +8918,7 @@ export interface paths {
                                     actor: {
                                         kind: string;
                                         accountId: string | null;
+                                        username: string | null;
                                     };
                                     ip: string | null;
                                     target: string | null;

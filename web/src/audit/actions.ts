@@ -36,6 +36,13 @@ const LABELS: Record<AuditAction, string> = {
   'variables.update': 'Variables changed',
   'eventEndpoint.create': 'Event endpoint added',
   'eventEndpoint.delete': 'Event endpoint removed',
+  // Teams (contract §17).
+  'invite.create': 'Team member invited',
+  'invite.delete': 'Invite withdrawn',
+  'member.join': 'Team member joined',
+  'member.update': 'Team member’s role or quota changed',
+  'member.remove': 'Team member removed',
+  'member.leave': 'Team member left',
   'service.create': 'Service created',
   'service.update': 'Service changed',
   'service.delete': 'Service deleted',

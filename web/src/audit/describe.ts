@@ -3,7 +3,8 @@
 
 export interface AuditLike {
   action: string;
-  actor: { kind: string; accountId: string | null };
+  /** `username`: the acting account's (contract §17), so a team member's changes name them. */
+  actor: { kind: string; accountId: string | null; username?: string | null };
   target: string | null;
   details: Record<string, unknown> | null;
 }
@@ -128,6 +129,10 @@ export function describeAudit(entry: AuditLike): string {
 
 /** Who did it, in words: the seller in the dashboard, through the API, a buyer, or Keyward itself. */
 export function describeActor(actor: AuditLike['actor'], yourAccountId?: string | null): string {
+  // A team member (contract §17) is named: "by alice in the dashboard", "by alice through the API (account key)".
+  const someoneElse = actor.username && actor.accountId && yourAccountId && actor.accountId !== yourAccountId;
+  if (someoneElse && actor.kind === 'session') return `by ${actor.username} in the dashboard`;
+  if (someoneElse && actor.kind === 'account-key') return `by ${actor.username} through the API (account key)`;
   switch (actor.kind) {
     case 'session':
       return yourAccountId && actor.accountId && actor.accountId !== yourAccountId

@@ -62,6 +62,8 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
       ),
     onSuccess: (data) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
+      // A reseller's quota went down (contract §17).
+      void queryClient.invalidateQueries({ queryKey: ['reseller', serviceId] });
       setCreated(data.keys.map((k) => k.key));
       notifySuccess(`${data.keys.length} key${data.keys.length === 1 ? '' : 's'} generated`);
     },

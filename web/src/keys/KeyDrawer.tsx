@@ -12,12 +12,14 @@ import { keyState } from './KeysTable';
 import { BuyerFields, FormErrors } from './KeyFormParts';
 import { KEY_STATUS_OPTIONS } from '../lib/labels';
 import { formatTime } from './types';
+import { useServiceAccess } from '../services/access';
 
 /** A key's details and its edit form, opened from the key string in the table. */
 export function KeyDrawer({ record, onClose, serviceId }: { record: KeyRecord | null; onClose: () => void; serviceId: string }) {
+  const access = useServiceAccess(serviceId);
   return (
     <Drawer opened={record !== null} onClose={onClose} title={record ? `Key ${record.key}` : ''} position="right" size="md">
-      {record && <KeyEditor key={record.key} record={record} serviceId={serviceId} onSaved={onClose} />}
+      {record && <KeyEditor key={record.key} record={record} serviceId={serviceId} onSaved={onClose} manage={access.can('keys.manage')} />}
     </Drawer>
   );
 }
@@ -28,7 +30,8 @@ const toLocalInput = (iso: string | null) => {
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
-function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceId: string; onSaved: () => void }) {
+/** `manage`: the role may change the key's terms (contract §17); support staff and resellers edit only status, note, HWID and Discord user. */
+function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; serviceId: string; onSaved: () => void; manage: boolean }) {
   const queryClient = useQueryClient();
   const [note, setNote] = useState(record.note ?? '');
   const [status, setStatus] = useState(record.status);
@@ -51,16 +54,14 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
     : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
   const save = useMutation({
     mutationFn: async () => {
-      const shared = {
-        key: record.key,
-        note,
-        status,
-        isPremium,
-        noHwidValidation,
-        maxHwids: Number(maxHwids),
-        chatId: chatId.trim() || null,
-      };
       const headers = serviceHeaders(serviceId);
+      const support = { key: record.key, note, status, chatId: chatId.trim() || null };
+      if (!manage) {
+        const changedHwid = active && hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {};
+        if (active) return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body: { ...support, ...changedHwid } }));
+        return unwrap(await api.PUT('/api/v1/keys/api/generated-key', { headers, body: support }));
+      }
+      const shared = { ...support, isPremium, noHwidValidation, maxHwids: Number(maxHwids) };
       const newExpiry = expiryChanged && !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
       if (active) {
         const body = {
@@ -146,37 +147,49 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
           )}
-          <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
-          <Switch
-            label="Lifetime"
-            checked={lifetime}
-            onChange={(e) => setLifetime(e.currentTarget.checked)}
-            disabled={!active && record.expiresAt !== null}
-            description={
-              !active && record.expiresAt !== null
-                ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
-                : undefined
-            }
-          />
-          {!lifetime && (
+          {!manage && (
             <TextInput
-              label="Expires at"
-              type="datetime-local"
-              value={expiresAt}
-              onChange={(e) => setExpiresAt(e.currentTarget.value)}
-              required
-              error={pastExpiry ? 'This date is in the past.' : null}
+              label="Discord user"
+              description="The buyer's Discord user id (17–20 digits); empty unlinks"
+              value={chatId}
+              onChange={(e) => setChatId(e.currentTarget.value)}
             />
           )}
-          <BuyerFields
-            chatId={chatId}
-            onChatId={setChatId}
-            chatIdHint="The buyer's Discord user id (17–20 digits); empty unlinks"
-            isPremium={isPremium}
-            onPremium={setPremium}
-            noHwidValidation={noHwidValidation}
-            onNoHwid={setNoHwid}
-          />
+          {manage && (
+            <>
+              <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
+              <Switch
+                label="Lifetime"
+                checked={lifetime}
+                onChange={(e) => setLifetime(e.currentTarget.checked)}
+                disabled={!active && record.expiresAt !== null}
+                description={
+                  !active && record.expiresAt !== null
+                    ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
+                    : undefined
+                }
+              />
+              {!lifetime && (
+                <TextInput
+                  label="Expires at"
+                  type="datetime-local"
+                  value={expiresAt}
+                  onChange={(e) => setExpiresAt(e.currentTarget.value)}
+                  required
+                  error={pastExpiry ? 'This date is in the past.' : null}
+                />
+              )}
+              <BuyerFields
+                chatId={chatId}
+                onChatId={setChatId}
+                chatIdHint="The buyer's Discord user id (17–20 digits); empty unlinks"
+                isPremium={isPremium}
+                onPremium={setPremium}
+                noHwidValidation={noHwidValidation}
+                onNoHwid={setNoHwid}
+              />
+            </>
+          )}
           <FormErrors problem={tried ? problem : null} error={save.error} />
           <Group justify="flex-end">
             <Button type="submit" loading={save.isPending}>

@@ -5,6 +5,7 @@ import { api, serviceHeaders, unwrap } from '../api/client';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
+import { useServiceAccess } from '../services/access';
 import { BulkBar, BulkDialogs, type Pending } from './BulkBar';
 import { DaysDialog } from './DaysDialog';
 import { downloadExport } from './exportKeys';
@@ -19,6 +20,13 @@ import type { KeyRecord } from './records';
 /** The Keys section of a service: list, filters, generate, import, export, compensate and the actions. */
 export default function KeysPage() {
   const serviceId = useServiceId();
+  // Contract §21: only what the role allows is shown; a reseller sees its quota beside "Generate keys".
+  const access = useServiceAccess(serviceId);
+  const reseller = useQuery({
+    queryKey: ['reseller', serviceId],
+    enabled: access.role === 'reseller',
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/reseller', { headers: serviceHeaders(serviceId) })),
+  });
   const [filters, setFilters] = useKeyFilters();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [generating, setGenerating] = useState(false);
@@ -73,30 +81,39 @@ export default function KeysPage() {
   return (
     <>
       <PageHeader title="Keys">
-        <Button onClick={() => setGenerating(true)}>Generate keys</Button>
-        <Menu position="bottom-end">
-          <Menu.Target>
-            <Button variant="default" loading={exporting}>
-              Export
+        {reseller.data && (
+          <Text size="sm" c="dimmed" aria-label="Keys left">
+            {reseller.data.keysLeft.toLocaleString()} key{reseller.data.keysLeft === 1 ? '' : 's'} left
+          </Text>
+        )}
+        {access.can('keys.generate') && <Button onClick={() => setGenerating(true)}>Generate keys</Button>}
+        {access.can('keys.manage') && (
+          <>
+            <Menu position="bottom-end">
+              <Menu.Target>
+                <Button variant="default" loading={exporting}>
+                  Export
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => void runExport('csv')}>CSV</Menu.Item>
+                <Menu.Item onClick={() => void runExport('json')}>JSON</Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+            <Button variant="default" onClick={() => setImporting(true)}>
+              Import
             </Button>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item onClick={() => void runExport('csv')}>CSV</Menu.Item>
-            <Menu.Item onClick={() => void runExport('json')}>JSON</Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
-        <Button variant="default" onClick={() => setImporting(true)}>
-          Import
-        </Button>
-        <Button variant="default" onClick={() => setCompensating(true)}>
-          Compensate
-        </Button>
+            <Button variant="default" onClick={() => setCompensating(true)}>
+              Compensate
+            </Button>
+          </>
+        )}
       </PageHeader>
 
       <Stack gap="sm">
         <KeyFiltersBar filters={filters} setFilters={setFilters} />
 
-        <BulkBar selection={selection} setPending={setPending} onClear={() => setSelected(new Set())} />
+        {access.can('keys.manage') && <BulkBar selection={selection} setPending={setPending} onClear={() => setSelected(new Set())} />}
 
         {list.isPending ? (
           <Loading label="Loading keys" />
@@ -116,6 +133,7 @@ export default function KeysPage() {
             toggleAll={toggleAll}
             setPending={setPending}
             openDetail={setDetail}
+            can={access.can}
           />
         )}
 

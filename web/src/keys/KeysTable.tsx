@@ -4,6 +4,7 @@ import type { Pending } from './BulkBar';
 import type { KeyRecord } from './records';
 import { describeExpiry } from './types';
 import classes from './KeysTable.module.css';
+import type { ServiceAction } from '../services/access';
 
 const icon = (path: ReactNode) => (
   <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
@@ -71,6 +72,7 @@ export function KeysTable({
   toggleAll,
   setPending,
   openDetail,
+  can = () => true,
 }: {
   items: KeyRecord[];
   selected: Set<string>;
@@ -78,6 +80,8 @@ export function KeysTable({
   toggleAll: () => void;
   setPending: (pending: Pending) => void;
   openDetail: (record: KeyRecord) => void;
+  /** What the caller's role allows (contract §21): the row actions it may not use are not shown. */
+  can?: (action: ServiceAction) => boolean;
 }) {
   const pageKeys = items.map((k) => k.key);
   const allSelected = pageKeys.length > 0 && pageKeys.every((k) => selected.has(k));
@@ -173,18 +177,26 @@ export function KeysTable({
               </Table.Td>
               <Table.Td role="cell">
                 <Group gap={2} wrap="nowrap">
-                  <RowAction label="Reset HWID" onClick={() => setPending({ action: 'resetHwid', keys })}>
-                    {ICONS.resetHwid}
-                  </RowAction>
-                  <RowAction label="Extend" onClick={() => setPending({ action: 'extend', keys })}>
-                    {ICONS.extend}
-                  </RowAction>
-                  <RowAction label="Ban" color="orange" onClick={() => setPending({ action: 'ban', keys })}>
-                    {ICONS.ban}
-                  </RowAction>
-                  <RowAction label="Delete" color="red" onClick={() => setPending({ action: 'delete', keys })}>
-                    {ICONS.delete}
-                  </RowAction>
+                  {can('keys.support') && (
+                    <RowAction label="Reset HWID" onClick={() => setPending({ action: 'resetHwid', keys })}>
+                      {ICONS.resetHwid}
+                    </RowAction>
+                  )}
+                  {can('keys.manage') && (
+                    <RowAction label="Extend" onClick={() => setPending({ action: 'extend', keys })}>
+                      {ICONS.extend}
+                    </RowAction>
+                  )}
+                  {can('keys.support') && (
+                    <RowAction label="Ban" color="orange" onClick={() => setPending({ action: 'ban', keys })}>
+                      {ICONS.ban}
+                    </RowAction>
+                  )}
+                  {can('keys.manage') && (
+                    <RowAction label="Delete" color="red" onClick={() => setPending({ action: 'delete', keys })}>
+                      {ICONS.delete}
+                    </RowAction>
+                  )}
                   <Menu position="bottom-end" withinPortal>
                     <Menu.Target>
                       <ActionIcon variant="subtle" color="gray" aria-label={`More actions for ${record.key}`}>
@@ -193,12 +205,13 @@ export function KeysTable({
                     </Menu.Target>
                     <Menu.Dropdown>
                       <Menu.Item onClick={() => openDetail(record)}>Details and edit</Menu.Item>
-                      {record.status === 'active' ? (
-                        <Menu.Item onClick={() => setPending({ action: 'pause', keys })}>Pause</Menu.Item>
-                      ) : (
-                        <Menu.Item onClick={() => setPending({ action: 'activate', keys })}>Activate</Menu.Item>
-                      )}
-                      <Menu.Item onClick={() => setPending({ action: 'setNote', keys })}>Set note</Menu.Item>
+                      {can('keys.support') &&
+                        (record.status === 'active' ? (
+                          <Menu.Item onClick={() => setPending({ action: 'pause', keys })}>Pause</Menu.Item>
+                        ) : (
+                          <Menu.Item onClick={() => setPending({ action: 'activate', keys })}>Activate</Menu.Item>
+                        ))}
+                      {can('keys.support') && <Menu.Item onClick={() => setPending({ action: 'setNote', keys })}>Set note</Menu.Item>}
                     </Menu.Dropdown>
                   </Menu>
                 </Group>

@@ -18,7 +18,8 @@ import { useDisclosure } from '@mantine/hooks';
 import { useSession, useSignOut } from '../auth/session';
 import { useServices } from '../services/queries';
 import { Loading } from '../components/states';
-import { SECTIONS, sectionPath } from './sections';
+import { sectionPath, visibleSections } from './sections';
+import { accessOf, useServiceAccess } from '../services/access';
 import { BaseUrlWarning } from './BaseUrlWarning';
 
 function ThemeToggle() {
@@ -46,7 +47,12 @@ function ServiceSwitcher() {
       placeholder={services.isLoading ? 'Loading…' : 'Choose a service'}
       data={data}
       value={current}
-      onChange={(value) => value && navigate(`/services/${value}/${section}`)}
+      onChange={(value) => {
+        if (!value) return;
+        // The same section on the other service when the role there allows it, else where that service opens.
+        const allowed = visibleSections(accessOf(services.data?.find((s) => s.id === value))).some((v) => v.slug === section);
+        navigate(allowed ? `/services/${value}/${section}` : `/services/${value}`);
+      }}
       w={{ base: 150, sm: 240 }}
       size="sm"
       allowDeselect={false}
@@ -105,6 +111,7 @@ export function Shell() {
   const { serviceId } = useParams();
   const location = useLocation();
   useEffect(close, [location.pathname, close]);
+  const access = useServiceAccess(serviceId);
 
   return (
     <AppShell
@@ -131,7 +138,7 @@ export function Shell() {
         <AppShell.Navbar p="xs" aria-label="Service sections">
           <ScrollArea>
             <nav>
-              {SECTIONS.map((section) => (
+              {visibleSections(access).map((section) => (
                 <MantineNavLink
                   key={section.slug}
                   component={NavLink}

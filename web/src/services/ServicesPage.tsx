@@ -1,12 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { ActionIcon, Anchor, Button, Group, Menu, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Group, Menu, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { SERVICES_KEY, useServices, type Service } from './queries';
+
+/** Contract §17's roles, as the services list shows them. */
+export const ROLE_WORDS: Record<Service['role'], string> = { owner: 'Owner', manager: 'Manager', support: 'Support', reseller: 'Reseller' };
 
 function NewServiceDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
@@ -131,6 +134,7 @@ export function ServicesPage() {
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th visibleFrom="sm">Identifier</Table.Th>
+                <Table.Th>Role</Table.Th>
                 <Table.Th visibleFrom="sm">Created</Table.Th>
                 <Table.Th>
                   <span className="visually-hidden">Actions</span>
@@ -141,7 +145,7 @@ export function ServicesPage() {
               {services.data.map((service) => (
                 <Table.Tr key={service.id}>
                   <Table.Td>
-                    <Anchor component={Link} to={`/services/${service.id}/overview`}>
+                    <Anchor component={Link} to={`/services/${service.id}`}>
                       {service.name}
                     </Anchor>
                     <Text ff="monospace" size="xs" c="dimmed" hiddenFrom="sm" style={{ overflowWrap: 'anywhere' }}>
@@ -153,22 +157,30 @@ export function ServicesPage() {
                       {service.identifier}
                     </Text>
                   </Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" color={service.role === 'owner' ? 'blue' : 'gray'}>
+                      {ROLE_WORDS[service.role]}
+                    </Badge>
+                  </Table.Td>
                   <Table.Td visibleFrom="sm">{new Date(service.createdAt).toLocaleDateString()}</Table.Td>
                   <Table.Td>
+                    {/* Renaming and deleting are the owner's (contract §17): a member's row has no menu. */}
                     <Group justify="flex-end">
-                      <Menu position="bottom-end">
-                        <Menu.Target>
-                          <ActionIcon variant="subtle" aria-label={`Actions for ${service.name}`}>
-                            <span aria-hidden="true">⋯</span>
-                          </ActionIcon>
-                        </Menu.Target>
-                        <Menu.Dropdown>
-                          <Menu.Item onClick={() => setRenaming(service)}>Rename</Menu.Item>
-                          <Menu.Item color="red" onClick={() => setDeleting(service)}>
-                            Delete
-                          </Menu.Item>
-                        </Menu.Dropdown>
-                      </Menu>
+                      {service.role === 'owner' && (
+                        <Menu position="bottom-end">
+                          <Menu.Target>
+                            <ActionIcon variant="subtle" aria-label={`Actions for ${service.name}`}>
+                              <span aria-hidden="true">⋯</span>
+                            </ActionIcon>
+                          </Menu.Target>
+                          <Menu.Dropdown>
+                            <Menu.Item onClick={() => setRenaming(service)}>Rename</Menu.Item>
+                            <Menu.Item color="red" onClick={() => setDeleting(service)}>
+                              Delete
+                            </Menu.Item>
+                          </Menu.Dropdown>
+                        </Menu>
+                      )}
                     </Group>
                   </Table.Td>
                 </Table.Tr>

@@ -1,0 +1,30 @@
+import type { ColumnType } from 'kysely';
+import type { Flag } from './accounts-keys.ts';
+
+// Table shapes: teams and resellers (contract §17, migration 0025).
+
+export type MemberRole = 'manager' | 'support' | 'reseller';
+
+/** An account that may use a service it does not own, in a role; the quota columns are set for resellers only. */
+export interface ServiceMembersTable {
+  serviceId: string;
+  accountId: string;
+  role: MemberRole;
+  keysLeft: number | null;
+  /** null: any duration. */
+  maxDays: number | null;
+  allowLifetime: ColumnType<Flag, Flag | undefined, Flag>;
+  joinedAt: number;
+}
+
+/** A single-use invite: accepting it deletes the row. */
+export interface ServiceInvitesTable {
+  code: string;
+  serviceId: string;
+  role: MemberRole;
+  keysLeft: number | null;
+  maxDays: number | null;
+  allowLifetime: ColumnType<Flag, Flag | undefined, Flag>;
+  createdAt: number;
+  expiresAt: number;
+}
