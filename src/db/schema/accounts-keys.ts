@@ -76,6 +76,11 @@ export interface GeneratedKeysTable {
   maxHwids: Generated<number>;
   /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
   durationDays: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Contract §19: the ban's reason and end (null = permanent); a ban past its end is no ban. Migration 0024. */
+  banReason: ColumnType<string | null, string | null | undefined, string | null>;
+  banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The current ban's Luarmor unban token (contract §16.2), or null. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ActiveKeysTable {
@@ -98,6 +103,11 @@ export interface ActiveKeysTable {
   hwidResetCount: number;
   maxHwids: Generated<number>;
   hwidCount: Generated<number>;
+  /** Contract §19: the ban's reason and end (null = permanent); a ban past its end is no ban. Migration 0024. */
+  banReason: ColumnType<string | null, string | null | undefined, string | null>;
+  banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The current ban's Luarmor unban token (contract §16.2), or null. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */
@@ -122,6 +132,8 @@ export interface BlacklistTable {
   reason: string | null;
   expiresAt: number | null;
   createdAt: number;
+  /** Set when a key's ban made this entry (Luarmor's blacklist, contract §16.2): its unban removes it. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // ---- Sign-in: sessions, the captcha replay guard, lockouts of unknown names (migrations 0002, 0006) ----

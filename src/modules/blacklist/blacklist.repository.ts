@@ -5,7 +5,7 @@ import { containsIgnoringCase } from '../../db/search.ts';
 
 const BLACKLIST_COLUMNS = ['serviceId', 'hwid', 'reason', 'expiresAt', 'createdAt'] as const satisfies readonly (keyof BlacklistTable)[];
 
-export type BlacklistRow = Selectable<BlacklistTable>;
+export type BlacklistRow = Omit<Selectable<BlacklistTable>, 'unbanToken'>;
 
 /** The entry only if it is in force at `now`. */
 export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: number) =>

@@ -62,8 +62,8 @@ export async function listKeys(
     repo.generatedRowsByKey(ctx.db, serviceId, generatedKeys),
   ]);
   const views = new Map<string, ListedKey>();
-  for (const row of active) views.set(row.key, { type: 'active', ...toActiveKeyView(row) });
-  for (const row of generated) views.set(row.key, { type: 'generated', ...toGeneratedKeyView(row) });
+  for (const row of active) views.set(row.key, { type: 'active', ...toActiveKeyView(row, filter.now) });
+  for (const row of generated) views.set(row.key, { type: 'generated', ...toGeneratedKeyView(row, filter.now) });
   // A key deleted between the two reads simply drops out of this page.
   const items = entries.map((e) => views.get(e.key)).filter((v) => v !== undefined);
   return pageOf(items, total, request);

@@ -51,7 +51,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
-      return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
+      return reply.status(201).send({ success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())) } });
     },
   );
 
@@ -70,7 +70,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { rows, truncated } = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
-      return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView), ...(truncated && { truncated }) } };
+      return { success: true as const, data: { keys: rows.map((row) => keys.toActiveKeyView(row, ctx.clock())), ...(truncated && { truncated }) } };
     },
   );
 
@@ -91,7 +91,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       const { key, ...edit } = request.body;
       return {
         success: true as const,
-        data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+        data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),
       };
     },
   );
@@ -148,7 +148,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { rows, truncated } = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
-      return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView), ...(truncated && { truncated }) } };
+      return { success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())), ...(truncated && { truncated }) } };
     },
   );
 
@@ -169,7 +169,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       const { key, ...edit } = request.body;
       return {
         success: true as const,
-        data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+        data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),
       };
     },
   );

@@ -11,6 +11,7 @@ import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
+import { banNow, banPatch, statusNow } from './key-bans.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
@@ -20,25 +21,28 @@ export type KeyStatus = 'active' | 'paused' | 'banned';
 export type ExpirationType = 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
 type TimeInput = string | number;
 
-/** The fields active and generated keys share, as the API shows them. */
-function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow) {
+/** The fields active and generated keys share, as the API shows them at `now` (a ban past its end is no ban, §19). */
+function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow, now: number) {
   return {
     note: row.note,
     isPremium: row.isPremium === 1,
     noHwidValidation: row.noHwidValidation === 1,
-    status: row.status,
+    status: statusNow(row, now),
     expiresAt: iso(row.expiresAt),
     chatId: row.chatId,
     maxHwids: row.maxHwids,
   };
 }
 
-export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
+export function toActiveKeyView(row: repo.ActiveKeyWithHwids, now: number) {
+  const ban = banNow(row, now);
   return {
     key: row.key,
     hwid: row.hwids[0] ?? null,
     hwids: row.hwids,
-    ...keyFieldsView(row),
+    ...keyFieldsView(row, now),
+    banReason: ban.banReason,
+    banExpiresAt: iso(ban.banExpiresAt),
     executions: row.executions,
     createdAt: iso(row.createdAt)!,
     activatedAt: iso(row.activatedAt)!,
@@ -48,10 +52,10 @@ export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
   };
 }
 
-export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
+export function toGeneratedKeyView(row: repo.GeneratedKeyRow, now: number) {
   return {
     key: row.key,
-    ...keyFieldsView(row),
+    ...keyFieldsView(row, now),
     expirationType: row.expirationType,
     durationDays: row.durationDays ?? null,
     createdAt: iso(row.createdAt)!,
@@ -114,6 +118,9 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
     createdAt: now,
     maxHwids: input.maxHwids ?? 1,
     durationDays,
+    banReason: null,
+    banExpiresAt: null,
+    unbanToken: null,
   }));
   await repo.insertGeneratedKeys(trx, rows);
   return rows;
@@ -157,14 +164,35 @@ export interface KeyEdit {
   expiresAt?: TimeInput | null;
   chatId?: string | null;
   maxHwids?: number;
+  /** With status banned only (contract §19): the ban's reason and end; an absent one is null (permanent). */
+  banReason?: string | null;
+  banExpiresAt?: TimeInput | null;
+  /** Set by the Luarmor blacklist (§16.2): the token its unban link spends. Not an API field. */
+  unbanToken?: string;
+}
+
+/** A ban's fields belong to a ban: sent with another status (or none) they would silently do nothing. */
+function checkBanFields(edit: KeyEdit) {
+  if (edit.status === 'banned') return;
+  for (const field of ['banReason', 'banExpiresAt'] as const) {
+    if (edit[field] !== undefined) throw invalid(field, `${field} is only used with status banned`);
+  }
 }
 
 function commonPatch(edit: KeyEdit, now: number) {
+  checkBanFields(edit);
   const patch: Updateable<ActiveKeysTable> & Updateable<GeneratedKeysTable> = {};
   if (edit.note !== undefined) patch.note = edit.note;
   if (edit.isPremium !== undefined) patch.isPremium = flag(edit.isPremium);
   if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
-  if (edit.status !== undefined) patch.status = edit.status;
+  if (edit.status !== undefined) {
+    patch.status = edit.status;
+    const expiresAt =
+      edit.banExpiresAt === undefined || edit.banExpiresAt === null
+        ? null
+        : parseFutureTime('banExpiresAt', edit.banExpiresAt, now, ' (omit it for a permanent ban)');
+    Object.assign(patch, banPatch(edit.status, { reason: edit.banReason, expiresAt, unbanToken: edit.unbanToken }));
+  }
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
   // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
   if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
@@ -175,7 +203,27 @@ function commonPatch(edit: KeyEdit, now: number) {
 
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute((trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+}
+
+/**
+ * The edit of an active key inside the caller's transaction, for a caller whose change is larger (the Luarmor blacklist
+ * bans the key and blacklists its HWIDs at once). `patch` is commonPatch's, checked before the transaction opened.
+ */
+export async function editActiveKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
+  return applyActiveKeyEdit(ctx, trx, serviceId, key, edit, commonPatch(edit, ctx.clock()), actor);
+}
+
+async function applyActiveKeyEdit(
+  ctx: AppContext,
+  trx: Db,
+  serviceId: string,
+  key: string,
+  edit: KeyEdit,
+  patch: Updateable<ActiveKeysTable>,
+  actor: Actor,
+) {
+  {
     // The chat id before the change: a key moved to another user may take the role from the first one.
     const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
     if (Object.keys(patch).length > 0) {
@@ -190,12 +238,13 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
     const now = ctx.clock();
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, now);
+    const { unbanToken: _token, ...audited } = edit;
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...audited }, now);
     const [withHwids] = await repo.withHwids(trx, [row]);
     await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], now);
     if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, row), now);
     return withHwids!;
-  });
+  }
 }
 
 export interface GeneratedKeyEdit extends Omit<KeyEdit, 'hwid'> {
@@ -218,7 +267,26 @@ function generatedExpiryPatch(edit: GeneratedKeyEdit): Updateable<GeneratedKeysT
 export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
   const { expirationType: _type, days: _days, ...common } = edit;
   const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute((trx) => applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+}
+
+/** editGeneratedKey inside the caller's transaction (see editActiveKeyIn). */
+export async function editGeneratedKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
+  const { expirationType: _type, days: _days, ...common } = edit;
+  const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
+  return applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor);
+}
+
+async function applyGeneratedKeyEdit(
+  ctx: AppContext,
+  trx: Db,
+  serviceId: string,
+  key: string,
+  edit: GeneratedKeyEdit,
+  patch: Updateable<GeneratedKeysTable>,
+  actor: Actor,
+) {
+  {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
@@ -227,9 +295,11 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
     if (edit.expiresAt !== undefined) await repo.endAfterRedeem(trx, serviceId, key);
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...edit }, ctx.clock());
+    const { unbanToken: _token, ...audited } = edit;
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...audited }, ctx.clock());
+    if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
     return row;
-  });
+  }
 }
 
 export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
@@ -286,7 +356,7 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = await extend(trx, 'activeKeys');
       const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
-      return { type: 'active' as const, view: toActiveKeyView(withHwids!) };
+      return { type: 'active' as const, view: toActiveKeyView(withHwids!, now) };
     }
     const generated = await repo.findGeneratedKey(trx, serviceId, key);
     if (!generated) throw notFound('Key');
@@ -296,11 +366,11 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       const durationDays = await repo.addDurationDays(trx, serviceId, key, days);
       if (durationDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
       await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, durationDays }, now);
-      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }) };
+      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }, now) };
     }
     if (generated.expiresAt === null) throw lifetime();
     const expiresAt = await extend(trx, 'generatedKeys');
-    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };
+    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }, now) };
   });
 }
 
@@ -315,9 +385,9 @@ export async function keyBinding(ctx: AppContext, serviceId: string, key: string
   return { key, type, bound: false, hwid: null };
 }
 
-/** A key is usable now when it is active, not expired, and (for generated keys) redeemable. */
-export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null }, now: number) =>
-  row.status === 'active' && (row.expiresAt === null || row.expiresAt > now);
+/** A key is usable now when it is active (or its ban has ended), not expired, and (for generated keys) redeemable. */
+export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null; banExpiresAt: number | null }, now: number) =>
+  statusNow(row, now) === 'active' && (row.expiresAt === null || row.expiresAt > now);
 
 export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string) {
   const [active, generated] = await Promise.all([
@@ -326,8 +396,8 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
   ]);
   const now = ctx.clock();
   const keys = [
-    ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
-    ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
+    ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row, now) })),
+    ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row, now) })),
   ];
   const usable = [...active, ...generated].find((row) => isUsableNow(row, now));
   return { keys, anyValid: usable !== undefined, usableKey: usable?.key ?? null };
