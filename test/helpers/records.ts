@@ -23,6 +23,9 @@ export const ACTIVE_KEY_FIELDS = [
   'lastUsedAt',
   'hwidResetAt',
   'hwidResetCount',
+  // Contract §19: the ban in force's reason and end; null when the key is not banned.
+  'banReason',
+  'banExpiresAt',
 ] as const;
 
 export const GENERATED_KEY_FIELDS = [

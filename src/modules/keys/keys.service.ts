@@ -126,6 +126,37 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
   return rows;
 }
 
+/**
+ * One new key made active and bound to `hwid` at once, in the caller's transaction: a Luarmor user created with an
+ * identifier (contract §16.2). Its expiry follows `input` as a generated key's would; the buyer role follows its chat id.
+ */
+export async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, hwid: string, now: number) {
+  const { expiresAt } = expiryFor(input, now);
+  const key = newLicenseKey();
+  await repo.insertActiveKey(trx, {
+    key,
+    serviceId,
+    hwid,
+    note: input.note ?? null,
+    isPremium: flag(input.isPremium),
+    noHwidValidation: 0,
+    status: 'active',
+    expiresAt,
+    chatId: input.chatId ?? null,
+    executions: 0,
+    createdAt: now,
+    activatedAt: now,
+    lastUsedAt: null,
+    hwidResetAt: null,
+    hwidResetCount: 0,
+    maxHwids: input.maxHwids ?? 1,
+    hwidCount: 1,
+  });
+  await repo.insertKeyHwids(trx, serviceId, key, [hwid]);
+  await syncChatRoles(trx, serviceId, [input.chatId ?? null], now);
+  return key;
+}
+
 export async function generateKeys(ctx: AppContext, serviceId: string, input: GenerateInput, actor: Actor) {
   const now = ctx.clock();
   // Checked before the transaction opens, so bad input never holds a connection.
@@ -422,14 +453,22 @@ export async function compensate(ctx: AppContext, serviceId: string, days: numbe
  * - the chat commands answer with the script loadstrings.
  */
 export {
+  activeKeysByChat,
   bindAnotherHwid,
   countKeyExecution,
   countKeys,
   findActiveKey,
   findGeneratedKey,
+  findKeyByUnbanToken,
+  generatedKeysByChat,
   insertGeneratedKeys,
   isHwidBound,
+  searchActiveKeys,
+  withHwids,
   type ActiveKeyRow,
+  type GeneratedKeyRow,
 } from './keys.repository.ts';
+// The Luarmor-compatible API (contract §16) reads keys in its own record shape.
+export { keyRowsOldestFirst, type KeyRowEntry } from './keys-list.service.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';

@@ -228,6 +228,11 @@ export async function deleteScript(ctx: AppContext, serviceId: string, idOrName:
   await scriptChanged(ctx, current.id);
 }
 
+/** Every script of the service as stored rows, newest first (the Luarmor-compatible API's project details, §16.2). */
+export async function allScripts(ctx: AppContext, serviceId: string) {
+  return (await repo.pageScripts(ctx.db, serviceId, { offset: 0, limit: 10_000 })).items;
+}
+
 export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
   const rows = await repo.visibleScripts(ctx.db, serviceId);
   return rows.map((row) => ({ id: row.id, name: row.name, loadstring: loadstringFor(ctx, row.id) }));

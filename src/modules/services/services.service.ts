@@ -190,6 +190,7 @@ export {
   findAccountService,
   findServiceByKeyDigest,
   findServiceByRef,
+  listAccountServices,
   updateService,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';
