@@ -117,6 +117,8 @@ describe('GET /api/v1/keys/api/key', () => {
         lastUsedAt: iso(now),
         hwidResetAt: null,
         hwidResetCount: 0,
+        banReason: null,
+        banExpiresAt: null,
       });
     }
   });

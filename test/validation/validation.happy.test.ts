@@ -87,6 +87,8 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
       lastUsedAt: iso(activatedAt),
       hwidResetAt: null,
       hwidResetCount: 0,
+      banReason: null,
+      banExpiresAt: null,
     });
   });
 

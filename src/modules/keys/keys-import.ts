@@ -47,6 +47,9 @@ export interface ImportedKey {
   expirationType?: 'byDays' | 'byDate';
   /** A generated key whose time starts at redemption (contract §12.1): its length in days; else null. */
   durationDays: number | null;
+  /** Contract §19: a JSON export's ban reason and end (absent: none). */
+  banReason?: string | null;
+  banExpiresAt?: number | null;
 }
 
 class RecordInvalid extends Error {
@@ -125,7 +128,7 @@ function fromKeyward(record: unknown): ImportedKey {
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
     // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields.
-    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount'].includes(name))
+    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'banReason', 'banExpiresAt'].includes(name))
       throw bad(name, 'is not a known field');
   }
   if (r.type !== undefined && r.type !== 'active' && r.type !== 'generated') throw bad('type', 'must be active or generated');
@@ -196,6 +199,9 @@ function fromKeyward(record: unknown): ImportedKey {
     lastUsedAt,
     hwidResetAt,
     hwidResetCount,
+    // A ban's reason and end belong to a ban in force (contract §19); any other status carries none.
+    banReason: status === 'banned' ? checkNote(r.banReason, 'banReason') : null,
+    banExpiresAt: status === 'banned' ? checkTime(r.banExpiresAt, 'banExpiresAt') : null,
   };
 }
 
