@@ -40,7 +40,11 @@ describe('PUT /keys/api/key with status banned (§19)', () => {
     expect((await validate(t().app, s, key)).body.data.message).toBe('The key is banned');
     await edit(s, { key, status: 'banned', banReason: 'x', banExpiresAt: t().clock.now + DAY_MS });
     expect((await edit(s, { key, status: 'paused' })).body.data).toMatchObject({ status: 'paused', banReason: null, banExpiresAt: null });
-    const row = await t().ctx.db.selectFrom('activeKeys').select(['banReason', 'banExpiresAt']).where('key', '=', key).executeTakeFirstOrThrow();
+    const row = await t()
+      .ctx.db.selectFrom('activeKeys')
+      .select(['banReason', 'banExpiresAt'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ banReason: null, banExpiresAt: null });
   });
 
@@ -80,8 +84,8 @@ describe('a ban that ends (§19)', () => {
   it('lets an unredeemed key whose ban ended be redeemed', async () => {
     const s = await newService();
     const [key] = await generateKeys(t().app, s.serviceKey);
-    await t().ctx.db
-      .updateTable('generatedKeys')
+    await t()
+      .ctx.db.updateTable('generatedKeys')
       .set({ status: 'banned', banReason: 'wait', banExpiresAt: t().clock.now + 1000 })
       .where('key', '=', key!)
       .execute();

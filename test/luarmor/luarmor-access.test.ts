@@ -19,7 +19,13 @@ describe('GET /luarmor/status', () => {
   it('answers exactly as Luarmor, without a key', async () => {
     const res = await client(null).status();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ version: 'v3', active: true, message: 'API is up and working!', warning: false, warning_message: 'No warning' });
+    expect(res.body).toEqual({
+      version: 'v3',
+      active: true,
+      message: 'API is up and working!',
+      warning: false,
+      warning_message: 'No warning',
+    });
   });
 });
 
@@ -55,14 +61,20 @@ describe('authentication (§16.1)', () => {
     const stranger = await seedService(t().ctx);
     expect((await client(s.account.accountKey).createUser(s.identifier)).status).toBe(200);
     expect((await client(s.account.accountKey).createUser(second.id)).status).toBe(200);
-    expect(await client(s.account.accountKey).getUsers(stranger.identifier)).toMatchObject({ status: 404, body: { message: 'Project not found!' } });
+    expect(await client(s.account.accountKey).getUsers(stranger.identifier)).toMatchObject({
+      status: 404,
+      body: { message: 'Project not found!' },
+    });
   });
 
   it('applies the flags: allowManageKeys for user mutations, allowVss for scripts', async () => {
     const s = await newService();
     const key = (await client(s.serviceKey).createUser(s.identifier)).body.user_key;
     await setPermissions(s, { allowManageKeys: false, allowVss: false });
-    const denied = (flag: string) => ({ status: 403, body: { success: false, message: `This API key is not permitted for this action (${flag})` } });
+    const denied = (flag: string) => ({
+      status: 403,
+      body: { success: false, message: `This API key is not permitted for this action (${flag})` },
+    });
     expect(await client(s.serviceKey).createUser(s.identifier)).toMatchObject(denied('allowManageKeys'));
     expect(await client(s.serviceKey).blacklist(s.identifier, key)).toMatchObject(denied('allowManageKeys'));
     expect(await client(s.serviceKey).resetHwid(s.identifier, key)).toMatchObject(denied('allowManageKeys'));
@@ -89,7 +101,15 @@ describe('key details and stats (§16.2)', () => {
     const script = await client(s.serviceKey).createScript(s.identifier, { name: 'main script', script: 'print(1)', ffa: true });
     const details = await client(s.account.accountKey).keyDetails();
     expect(details.status, JSON.stringify(details.body)).toBe(200);
-    expect(details.body).toMatchObject({ success: true, message: 'Success!', email: '', discord_id: '', expires_at: -1, plan: 'r', enabled: 1 });
+    expect(details.body).toMatchObject({
+      success: true,
+      message: 'Success!',
+      email: '',
+      discord_id: '',
+      expires_at: -1,
+      plan: 'r',
+      enabled: 1,
+    });
     expect(typeof details.body.registered_at).toBe('number');
     const ids = details.body.projects.map((p: { id: string }) => p.id);
     expect(ids).toEqual(expect.arrayContaining([s.id, second.id]));
@@ -119,7 +139,11 @@ describe('key details and stats (§16.2)', () => {
 
   it('never logs the key it carries in the path', () => {
     const key = 'kws_abcdefghijklmnopqrstuvwxyz0123456789ABCD';
-    for (const url of [`/luarmor/v3/keys/${key}/details`, `/luarmor//v3//keys/${key}/stats?noUsers=true`, `/luarmor/v3/keys/${encodeURIComponent(key)}/x`]) {
+    for (const url of [
+      `/luarmor/v3/keys/${key}/details`,
+      `/luarmor//v3//keys/${key}/stats?noUsers=true`,
+      `/luarmor/v3/keys/${encodeURIComponent(key)}/x`,
+    ]) {
       expect(redactUrl(url)).not.toContain('abcdefghij');
     }
   });
@@ -128,7 +152,12 @@ describe('key details and stats (§16.2)', () => {
 describe('scripts (§16.2, §16.3)', () => {
   it('creates with ffa and silent and answers the buyer snippet; an update makes a new version', async () => {
     const s = await newService();
-    const created = await client(s.serviceKey).createScript(s.identifier, { name: 'hub', script: 'print("v1")', silent: true, heartbeat: true });
+    const created = await client(s.serviceKey).createScript(s.identifier, {
+      name: 'hub',
+      script: 'print("v1")',
+      silent: true,
+      heartbeat: true,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toEqual({
       success: true,

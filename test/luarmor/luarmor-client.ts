@@ -62,7 +62,10 @@ export class LuarmorClient {
     return this.request('DELETE', `/v3/projects/${project}/users?user_key=${encodeURIComponent(userKey)}`);
   }
   resetHwid(project: string, userKey: string, force?: boolean) {
-    return this.request('POST', `/v3/projects/${project}/users/resethwid`, { user_key: userKey, ...(force === undefined ? {} : { force }) });
+    return this.request('POST', `/v3/projects/${project}/users/resethwid`, {
+      user_key: userKey,
+      ...(force === undefined ? {} : { force }),
+    });
   }
   linkDiscord(project: string, userKey: string, discordId: string, force?: boolean) {
     return this.request('POST', `/v3/projects/${project}/users/linkdiscord`, {

@@ -73,7 +73,13 @@ describe('Luarmor user records (§16.1)', () => {
     expect(await userRecord(s, created.body.user_key)).toMatchObject({ auth_expire: -1, key_days: 30, status: 'reset' });
     const [paused] = await generateKeys(t().app, s.serviceKey);
     await call(t().app, 'PUT', '/api/v1/keys/api/generated-key', { key: s.serviceKey, body: { key: paused, status: 'paused' } });
-    expect(await userRecord(s, paused!)).toMatchObject({ status: 'banned', banned: 1, ban_reason: 'Paused', ban_expire: -1, unban_token: '' });
+    expect(await userRecord(s, paused!)).toMatchObject({
+      status: 'banned',
+      banned: 1,
+      ban_reason: 'Paused',
+      ban_expire: -1,
+      unban_token: '',
+    });
   });
 });
 
@@ -95,7 +101,11 @@ describe('GET /v3/projects/{pid}/users (§16.2)', () => {
     expect((await luarmor(s).getUsers(s.identifier, { discord_id: CHAT_ID })).body.users[0].user_key).toBe(keys[3]);
     const bound = (await luarmor(s).createUser(s.identifier, { identifier: 'hw-list' })).body.user_key;
     expect((await luarmor(s).getUsers(s.identifier, { identifier: 'hw-list' })).body.users[0].user_key).toBe(bound);
-    expect((await luarmor(s).getUsers(s.identifier, { user_key: 'nope-nope-nope' })).body).toEqual({ success: true, message: 'Success!', users: [] });
+    expect((await luarmor(s).getUsers(s.identifier, { user_key: 'nope-nope-nope' })).body).toEqual({
+      success: true,
+      message: 'Success!',
+      users: [],
+    });
     const tooWide = await luarmor(s).getUsers(s.identifier, { from: 0, until: 1001 });
     expect(tooWide.status).toBe(400);
     expect(tooWide.body.success).toBe(false);
@@ -174,7 +184,10 @@ describe('resethwid and linkdiscord (§16.2)', () => {
     const key = (await luarmor(s).createUser(s.identifier, { identifier: 'pc-r' })).body.user_key;
     expect((await luarmor(s).resetHwid(s.identifier, key)).status).toBe(200);
     await redeem(t().app, s.identifier, key, 'pc-r2');
-    expect(await luarmor(s).resetHwid(s.identifier, key)).toMatchObject({ status: 400, body: { success: false, message: 'User is on cooldown.' } });
+    expect(await luarmor(s).resetHwid(s.identifier, key)).toMatchObject({
+      status: 400,
+      body: { success: false, message: 'User is on cooldown.' },
+    });
     expect((await luarmor(s).resetHwid(s.identifier, key, true)).body).toEqual({ success: true, message: 'Successfully reset!' });
     await luarmor(s).blacklist(s.identifier, key);
     expect(await luarmor(s).resetHwid(s.identifier, key, true)).toMatchObject({ status: 400, body: { message: 'User is banned.' } });
@@ -188,7 +201,10 @@ describe('resethwid and linkdiscord (§16.2)', () => {
     const s = await newService();
     const a = (await luarmor(s).createUser(s.identifier)).body.user_key;
     const b = (await luarmor(s).createUser(s.identifier)).body.user_key;
-    expect((await luarmor(s).linkDiscord(s.identifier, a, CHAT_ID)).body).toEqual({ success: true, message: 'Discord ID successfully linked!' });
+    expect((await luarmor(s).linkDiscord(s.identifier, a, CHAT_ID)).body).toEqual({
+      success: true,
+      message: 'Discord ID successfully linked!',
+    });
     expect((await luarmor(s).linkDiscord(s.identifier, a, '12345')).body.message).toBe('Invalid discord_id');
     expect((await luarmor(s).linkDiscord(s.identifier, a, '223456789012345678')).body.message).toBe(
       'This key already has a discord linked to it',
@@ -208,7 +224,11 @@ describe('blacklist and unban (§16.2, §19)', () => {
     await call(t().app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'pc-other', reason: 'own' } });
     const end = sec(t().clock.now + 2 * DAY_MS);
     const res = await luarmor(s).blacklist(s.identifier, key, { ban_reason: 'chargeback', ban_expire: end });
-    expect(res.body).toEqual({ success: true, message: 'User has been blacklisted!', unban_token: expect.stringMatching(/^[A-Za-z0-9]{32}$/) });
+    expect(res.body).toEqual({
+      success: true,
+      message: 'User has been blacklisted!',
+      unban_token: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+    });
     expect(await userRecord(s, key)).toMatchObject({
       status: 'banned',
       banned: 1,
@@ -229,7 +249,10 @@ describe('blacklist and unban (§16.2, §19)', () => {
     expect(after.body.data.blacklisted).toBe(false);
     const own = await call(t().app, 'GET', '/api/v1/keys/api/blacklist/check?hwid=pc-other', { key: s.serviceKey });
     expect(own.body.data.blacklisted).toBe(true);
-    expect(await anonymous.unban(s.identifier, res.body.unban_token)).toMatchObject({ status: 404, body: { success: false, message: 'Key not found' } });
+    expect(await anonymous.unban(s.identifier, res.body.unban_token)).toMatchObject({
+      status: 404,
+      body: { success: false, message: 'Key not found' },
+    });
     // Also as a POST with the token in the body.
     const again = await luarmor(s).blacklist(s.identifier, key);
     const post = await anonymous.request('POST', `/v3/projects/${s.identifier}/users/unban`, { unban_token: again.body.unban_token });

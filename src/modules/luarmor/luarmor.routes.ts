@@ -48,13 +48,25 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/status',
-    { config: { limit: 'client' }, schema: { summary: 'Luarmor: API status', tags } },
+    {
+      config: { limit: 'client' },
+      schema: { summary: 'Luarmor: API status', description: "Luarmor's status answer, exactly; no key needed (contract §16.2).", tags },
+    },
     async () => ({ version: 'v3', active: true, message: 'API is up and working!', warning: false, warning_message: 'No warning' }),
   );
 
   app.get(
     '/v3/keys/:api_key/details',
-    { config: read, schema: { summary: "Luarmor: the key's account and projects", tags, params: schemas.ApiKeyParams } },
+    {
+      config: read,
+      schema: {
+        summary: "Luarmor: the key's account and projects",
+        description:
+          "The key in the path (as Luarmor's clients send it): its account and projects (services) with their scripts. A service key lists its own service only.",
+        tags,
+        params: schemas.ApiKeyParams,
+      },
+    },
     async (request) => {
       const principal = request.principal!;
       const account = principal.kind === 'service-key' ? await findAccountById(ctx.db, principal.accountId) : principal.account;
@@ -91,7 +103,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/keys/:api_key/stats',
     {
       config: read,
-      schema: { summary: "Luarmor: the last day's counts", tags, params: schemas.ApiKeyParams, querystring: schemas.StatsQuery },
+      schema: {
+        summary: "Luarmor: the last day's counts",
+        description:
+          '24 hourly execution counts (oldest first) and the counts of scripts, users (keys; absent with noUsers=true), obfuscated scripts and refused verdicts of the last day.',
+        tags,
+        params: schemas.ApiKeyParams,
+        querystring: schemas.StatsQuery,
+      },
     },
     async (request) => {
       const now = ctx.clock();
@@ -129,13 +148,24 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/v3/projects/:project_id/users',
-    { config: read, schema: { summary: 'Luarmor: list users', tags, params: schemas.ProjectParams, querystring: schemas.UsersQuery } },
+    {
+      config: read,
+      schema: {
+        summary: 'Luarmor: list users',
+        description:
+          "The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search; from/until (at most 1,000 apart) pick the slice.",
+        tags,
+        params: schemas.ProjectParams,
+        querystring: schemas.UsersQuery,
+      },
+    },
     async (request) => {
       const { from: fromText, until: untilText, ...filters } = request.query;
       const from = fromText === undefined ? 0 : Number(fromText);
       const until = untilText === undefined ? from + MAX_USERS_PER_CALL : Number(untilText);
       if (until < from) throw new AppError('VALIDATION_ERROR', 'until must not be before from');
-      if (until - from > MAX_USERS_PER_CALL) throw new AppError('VALIDATION_ERROR', `until may be at most ${MAX_USERS_PER_CALL} after from`);
+      if (until - from > MAX_USERS_PER_CALL)
+        throw new AppError('VALIDATION_ERROR', `until may be at most ${MAX_USERS_PER_CALL} after from`);
       const users = await luarmor.listUsers(ctx, serviceOf(request).id, { ...filters, from, until });
       return ok('Success!', { users });
     },
@@ -145,7 +175,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/projects/:project_id/users',
     {
       config: { ...manage, action: 'keys.generate' },
-      schema: { summary: 'Luarmor: create a user (a key)', tags, params: schemas.ProjectParams, body: schemas.CreateUserBody },
+      schema: {
+        summary: 'Luarmor: create a user (a key)',
+        description:
+          'A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from redemption). Needs allowManageKeys.',
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.CreateUserBody,
+      },
     },
     async (request) => {
       const userKey = await luarmor.createUser(ctx, serviceOf(request).id, request.body, actorOf(request));
@@ -157,7 +194,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/projects/:project_id/users',
     {
       config: { ...manage, action: 'keys.support' },
-      schema: { summary: 'Luarmor: edit a user', tags, params: schemas.ProjectParams, body: schemas.EditUserBody },
+      schema: {
+        summary: 'Luarmor: edit a user',
+        description:
+          'Changes identifier ("" unbinds), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.',
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.EditUserBody,
+      },
     },
     async (request) => {
       await luarmor.editUser(ctx, serviceOf(request).id, request.body, actorOf(request));
@@ -168,7 +212,16 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
   const deleteConfig = { ...manage, action: 'keys.delete' } as const;
   app.delete(
     '/v3/projects/:project_id/users',
-    { config: deleteConfig, schema: { summary: 'Luarmor: delete a user', tags, params: schemas.ProjectParams, querystring: schemas.UserKeyQuery } },
+    {
+      config: deleteConfig,
+      schema: {
+        summary: 'Luarmor: delete a user',
+        description: 'Deletes the key `user_key` (query or path), as DELETE /keys/api/key does. Needs allowManageKeys.',
+        tags,
+        params: schemas.ProjectParams,
+        querystring: schemas.UserKeyQuery,
+      },
+    },
     async (request) => {
       await luarmor.deleteUser(ctx, serviceOf(request).id, request.query.user_key, actorOf(request));
       return ok('User has been deleted!');
@@ -176,7 +229,15 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
   );
   app.delete(
     '/v3/projects/:project_id/users/:user_key',
-    { config: deleteConfig, schema: { summary: 'Luarmor: delete a user', tags, params: schemas.UserParams } },
+    {
+      config: deleteConfig,
+      schema: {
+        summary: 'Luarmor: delete a user',
+        description: 'Deletes the key `user_key` (query or path), as DELETE /keys/api/key does. Needs allowManageKeys.',
+        tags,
+        params: schemas.UserParams,
+      },
+    },
     async (request) => {
       await luarmor.deleteUser(ctx, serviceOf(request).id, request.params.user_key, actorOf(request));
       return ok('User has been deleted!');
@@ -187,7 +248,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/projects/:project_id/users/resethwid',
     {
       config: { ...manage, action: 'keys.support', luarmorKeyNotFound: USER_KEY_MISSING },
-      schema: { summary: "Luarmor: reset a user's HWID", tags, params: schemas.ProjectParams, body: schemas.ResetBody },
+      schema: {
+        summary: "Luarmor: reset a user's HWID",
+        description:
+          "Keyward's HWID reset with the key's cooldown; `force` skips the cooldown. A banned key is refused. Needs allowManageKeys.",
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.ResetBody,
+      },
     },
     async (request) => {
       const { user_key: key, force } = request.body;
@@ -200,7 +268,13 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/projects/:project_id/users/linkdiscord',
     {
       config: { ...manage, action: 'keys.support' },
-      schema: { summary: 'Luarmor: link a Discord user', tags, params: schemas.ProjectParams, body: schemas.LinkDiscordBody },
+      schema: {
+        summary: 'Luarmor: link a Discord user',
+        description: "Sets the key's Discord user; a key already linked needs `force`. Needs allowManageKeys.",
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.LinkDiscordBody,
+      },
     },
     async (request) => {
       const { user_key: key, discord_id: discordId, force } = request.body;
@@ -213,7 +287,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     '/v3/projects/:project_id/users/blacklist',
     {
       config: { ...manage, action: 'keys.support' },
-      schema: { summary: 'Luarmor: blacklist a user', tags, params: schemas.ProjectParams, body: schemas.BlacklistBody },
+      schema: {
+        summary: 'Luarmor: blacklist a user',
+        description:
+          'Bans the key with ban_reason and ban_expire (contract §19) and blacklists its HWIDs alike; answers the unban_token that undoes it. Needs allowManageKeys.',
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.BlacklistBody,
+      },
     },
     async (request) => {
       const token = await luarmor.blacklistUser(ctx, serviceOf(request).id, request.body, actorOf(request));
@@ -226,7 +307,13 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     await luarmor.unbanByToken(ctx, projectId, token, actorOf(request));
     return ok('User has been unbanned!');
   };
-  const unbanSchema = { summary: 'Luarmor: unban by token', tags, params: schemas.ProjectParams };
+  const unbanSchema = {
+    summary: 'Luarmor: unban by token',
+    description:
+      "Public, as Luarmor's unban link is: the key is active again and the blacklist entries its ban made are removed; the token works once.",
+    tags,
+    params: schemas.ProjectParams,
+  };
   app.get(
     '/v3/projects/:project_id/users/unban',
     { config: { limit: 'client' }, schema: { ...unbanSchema, querystring: schemas.UnbanInput } },
@@ -245,7 +332,14 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     {
       config: vss,
       bodyLimit,
-      schema: { summary: 'Luarmor: create a script', tags, params: schemas.ProjectParams, body: schemas.CreateScriptBody },
+      schema: {
+        summary: 'Luarmor: create a script',
+        description:
+          "Uploads `script` under `name` with ffa and silent (contract §16.3); answers the buyer's loader snippet. Needs allowVss.",
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.CreateScriptBody,
+      },
     },
     async (request) => {
       const { name, script, ffa, silent } = request.body;
@@ -272,7 +366,13 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     {
       config: vss,
       bodyLimit,
-      schema: { summary: 'Luarmor: update a script', tags, params: schemas.ScriptParams, body: schemas.UpdateScriptBody },
+      schema: {
+        summary: 'Luarmor: update a script',
+        description: 'New code (a new version, live at once) and the ffa/silent options of the script. Needs allowVss.',
+        tags,
+        params: schemas.ScriptParams,
+        body: schemas.UpdateScriptBody,
+      },
     },
     async (request) => {
       const { script, ffa, silent } = request.body;

@@ -6,7 +6,12 @@ import { Type, type TProperties } from 'typebox';
 const Open = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: true });
 
 const NoNul = '^[^\\x00]*$';
-const UserKey = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', errorMessage: 'must be a key: letters, digits, _ and -' });
+const UserKey = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  errorMessage: 'must be a key: letters, digits, _ and -',
+});
 const Identifier = Type.String({ maxLength: 256, pattern: '^[\\x20-\\x7E]*$', errorMessage: 'must be up to 256 printable characters' });
 const DiscordId = Type.String({ maxLength: 20, pattern: '^[0-9]*$', errorMessage: 'must be a Discord user id (17 to 20 digits)' });
 const Note = Type.String({ maxLength: 256, pattern: NoNul, errorMessage: 'must be at most 256 characters' });
@@ -16,7 +21,10 @@ const Index = Type.String({ pattern: '^(0|[1-9][0-9]{0,8})$', errorMessage: 'mus
 export const ProjectParams = Open({ project_id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const ApiKeyParams = Open({ api_key: Type.String({ minLength: 1, maxLength: 128 }) });
 export const UserParams = Open({ project_id: Type.String({ minLength: 1, maxLength: 64 }), user_key: UserKey });
-export const ScriptParams = Open({ project_id: Type.String({ minLength: 1, maxLength: 64 }), script_id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ScriptParams = Open({
+  project_id: Type.String({ minLength: 1, maxLength: 64 }),
+  script_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 export const StatsQuery = Open({ noUsers: Type.Optional(Type.String()) });
 
@@ -47,7 +55,11 @@ export const EditUserBody = Open({
 
 export const UserKeyQuery = Open({ user_key: UserKey });
 export const ResetBody = Open({ user_key: UserKey, force: Type.Optional(Type.Boolean()) });
-export const LinkDiscordBody = Open({ user_key: UserKey, discord_id: Type.String({ maxLength: 64 }), force: Type.Optional(Type.Boolean()) });
+export const LinkDiscordBody = Open({
+  user_key: UserKey,
+  discord_id: Type.String({ maxLength: 64 }),
+  force: Type.Optional(Type.Boolean()),
+});
 export const BlacklistBody = Open({
   user_key: UserKey,
   ban_reason: Type.Optional(Type.String({ maxLength: 256, pattern: NoNul, errorMessage: 'must be at most 256 characters' })),

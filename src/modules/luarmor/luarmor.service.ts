@@ -164,8 +164,7 @@ export async function editUser(ctx: AppContext, serviceId: string, input: EditUs
     await keys.editActiveKey(ctx, serviceId, user.row.key, edit, actor);
     return;
   }
-  if (input.identifier)
-    throw invalid('identifier', 'This key has not been redeemed yet; its identifier is set when it is first used');
+  if (input.identifier) throw invalid('identifier', 'This key has not been redeemed yet; its identifier is set when it is first used');
   await keys.editGeneratedKey(ctx, serviceId, user.row.key, edit as keys.GeneratedKeyEdit, actor);
 }
 
