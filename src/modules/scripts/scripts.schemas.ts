@@ -45,7 +45,10 @@ export const UpdateBody = Strict(
     ffa: Type.Optional(Ffa),
     silent: Type.Optional(Silent),
   },
-  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent' },
+  {
+    minProperties: 1,
+    errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent',
+  },
 );
 
 export const ScriptParams = Strict({ idOrSlug: Type.String({ minLength: 1, maxLength: 64 }) });
