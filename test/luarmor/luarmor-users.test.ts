@@ -272,3 +272,38 @@ describe('blacklist and unban (§16.2, §19)', () => {
     expect(v.body.data).toMatchObject({ valid: false, code: 'KEY_BANNED', message: 'This key is banned: spam' });
   });
 });
+
+describe('moving in (§16.4, §7.4)', () => {
+  it('imports a Luarmor export with its keys, HWIDs, Discord links and bans, and shows them back as the same records', async () => {
+    const s = await newService();
+    const end = sec(t().clock.now + 3 * DAY_MS);
+    const exported = [
+      {
+        user_key: 'LuarmorUserKey000000000000000001',
+        identifier: 'hw-imp',
+        discord_id: CHAT_ID,
+        note: 'n',
+        auth_expire: -1,
+        banned: 0,
+        total_executions: 4,
+        total_resets: 2,
+      },
+      { user_key: 'LuarmorUserKey000000000000000002', identifier: '', banned: 1, ban_reason: 'leak', ban_expire: end, status: 'banned' },
+    ];
+    const res = await call(t().app, 'POST', '/api/v1/keys/api/keys/import', {
+      key: s.serviceKey,
+      body: { format: 'luarmor', data: exported },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await userRecord(s, exported[0]!.user_key)).toMatchObject({
+      identifier: 'hw-imp',
+      discord_id: CHAT_ID,
+      note: 'n',
+      auth_expire: -1,
+      total_executions: 4,
+      total_resets: 2,
+      status: 'active',
+    });
+    expect(await userRecord(s, exported[1]!.user_key)).toMatchObject({ status: 'banned', banned: 1, ban_reason: 'leak', ban_expire: end });
+  });
+});

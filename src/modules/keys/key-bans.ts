@@ -1,6 +1,7 @@
 // Bans with a reason and an end (contract §19): the one place that says whether a key's ban is in force and what a
 // change of status writes about the ban.
-import type { KeyStatus } from './keys.service.ts';
+// keys.service.ts's KeyStatus, spelled here so this file imports nothing of the module that uses it.
+type KeyStatus = 'active' | 'paused' | 'banned';
 
 export const BAN_REASON_MAX = 256;
 
@@ -20,7 +21,9 @@ export function statusNow(row: Pick<BanFields, 'status' | 'banExpiresAt'>, now: 
 
 /** The ban as a record shows it: reason and end while a ban is in force, else null. */
 export function banNow(row: BanFields, now: number): { banReason: string | null; banExpiresAt: number | null } {
-  return statusNow(row, now) === 'banned' ? { banReason: row.banReason, banExpiresAt: row.banExpiresAt } : { banReason: null, banExpiresAt: null };
+  return statusNow(row, now) === 'banned'
+    ? { banReason: row.banReason, banExpiresAt: row.banExpiresAt }
+    : { banReason: null, banExpiresAt: null };
 }
 
 /**

@@ -292,7 +292,18 @@ function fromLuarmor(record: unknown): ImportedKey {
     lastUsedAt: null,
     hwidResetAt: null,
     hwidResetCount: r.total_resets === undefined || r.total_resets === null ? 0 : checkCount(r.total_resets, 'total_resets'),
+    // A banned user's ban_reason and ban_expire (Unix s; -1 permanent) become the ban's reason and end (contract §19).
+    ...(r.banned === 1 || r.banned === true ? luarmorBan(r) : {}),
   };
+}
+
+function luarmorBan(r: Record<string, unknown>): { banReason: string | null; banExpiresAt: number | null } {
+  const banReason = typeof r.ban_reason === 'string' ? checkNote(r.ban_reason, 'ban_reason') : null;
+  const seconds = r.ban_expire;
+  if (seconds === undefined || seconds === null || (typeof seconds === 'number' && seconds <= 0)) return { banReason, banExpiresAt: null };
+  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds * 1000 > LATEST_TIME_MS)
+    throw bad('ban_expire', 'must be Unix seconds, or -1 for a permanent ban');
+  return { banReason, banExpiresAt: seconds * 1000 };
 }
 
 /**

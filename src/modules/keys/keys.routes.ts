@@ -51,7 +51,9 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
-      return reply.status(201).send({ success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())) } });
+      return reply
+        .status(201)
+        .send({ success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())) } });
     },
   );
 
@@ -70,7 +72,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { rows, truncated } = await keys.findActiveKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'hwid', 'note']));
-      return { success: true as const, data: { keys: rows.map((row) => keys.toActiveKeyView(row, ctx.clock())), ...(truncated && { truncated }) } };
+      return {
+        success: true as const,
+        data: { keys: rows.map((row) => keys.toActiveKeyView(row, ctx.clock())), ...(truncated && { truncated }) },
+      };
     },
   );
 
@@ -148,7 +153,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { rows, truncated } = await keys.findGeneratedKeys(ctx, serviceOf(request).id, exactlyOne(request.query, ['key', 'note']));
-      return { success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())), ...(truncated && { truncated }) } };
+      return {
+        success: true as const,
+        data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())), ...(truncated && { truncated }) },
+      };
     },
   );
 

@@ -328,7 +328,8 @@ async function applyGeneratedKeyEdit(
     if (!row) throw notFound('Generated key');
     const { unbanToken: _token, ...audited } = edit;
     await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...audited }, ctx.clock());
-    if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
+    if (edit.status === 'banned')
+      await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
     return row;
   }
 }
@@ -468,7 +469,5 @@ export {
   type ActiveKeyRow,
   type GeneratedKeyRow,
 } from './keys.repository.ts';
-// The Luarmor-compatible API (contract §16) reads keys in its own record shape.
-export { keyRowsOldestFirst, type KeyRowEntry } from './keys-list.service.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';

@@ -9,13 +9,14 @@ import { recordServiceAudit } from '../audit/audit.service.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
 import { statusNow } from '../keys/key-bans.ts';
 import * as keys from '../keys/keys.service.ts';
+import { keyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
 import type { ServiceRow } from '../services/services.service.ts';
 import { analyticsOf } from '../analytics/analytics.service.ts';
 import { findServiceByRef } from '../services/services.service.ts';
 import { KEY_NOT_FOUND, PROJECT_NOT_FOUND, LuarmorRefusal, refuse, toLuarmorUser } from './luarmor.translate.ts';
 
 /** A key of the service as a Luarmor user: the active key if redeemed, else the generated one, else undefined. */
-export async function findUser(ctx: AppContext, serviceId: string, key: string): Promise<keys.KeyRowEntry | undefined> {
+export async function findUser(ctx: AppContext, serviceId: string, key: string): Promise<KeyRowEntry | undefined> {
   const active = await keys.findActiveKey(ctx.db, serviceId, key);
   if (active) return { type: 'active', row: (await keys.withHwids(ctx.db, [active]))[0]! };
   const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
@@ -37,10 +38,10 @@ export interface UserQuery {
   until: number;
 }
 
-const byAge = (a: keys.KeyRowEntry, b: keys.KeyRowEntry) => a.row.createdAt - b.row.createdAt || (a.row.key < b.row.key ? -1 : 1);
+const byAge = (a: KeyRowEntry, b: KeyRowEntry) => a.row.createdAt - b.row.createdAt || (a.row.key < b.row.key ? -1 : 1);
 
 /** Whether a user matches every filter given (the list's own lookups pick the candidates; this checks the rest). */
-function matches(entry: keys.KeyRowEntry, query: UserQuery) {
+function matches(entry: KeyRowEntry, query: UserQuery) {
   const hwids = entry.type === 'active' ? entry.row.hwids : [];
   if (query.user_key !== undefined && entry.row.key !== query.user_key) return false;
   if (query.discord_id !== undefined && entry.row.chatId !== query.discord_id) return false;
@@ -56,7 +57,7 @@ function matches(entry: keys.KeyRowEntry, query: UserQuery) {
 /** GET /users: oldest first, `from`…`until` of the matches. */
 export async function listUsers(ctx: AppContext, serviceId: string, query: UserQuery) {
   const now = ctx.clock();
-  let entries: keys.KeyRowEntry[];
+  let entries: KeyRowEntry[];
   if (query.user_key !== undefined) {
     const user = await findUser(ctx, serviceId, query.user_key);
     entries = user ? [user] : [];
@@ -74,7 +75,7 @@ export async function listUsers(ctx: AppContext, serviceId: string, query: UserQ
     ];
   } else {
     // The list's own search (key, note, any HWID, chat id) pages in the database.
-    const page = await keys.keyRowsOldestFirst(ctx, serviceId, query.search, query.from, query.until - query.from);
+    const page = await keyRowsOldestFirst(ctx, serviceId, query.search, query.from, query.until - query.from);
     return page.map((entry) => toLuarmorUser(entry, now));
   }
   return entries
