@@ -32,6 +32,10 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   const queryClient = useQueryClient();
   const [note, setNote] = useState(record.note ?? '');
   const [status, setStatus] = useState(record.status);
+  // Contract §19: a ban's reason (shown to the buyer) and end (empty = for good), for active keys.
+  const recordBan = record.type === 'active' ? record : null;
+  const [banReason, setBanReason] = useState(recordBan?.banReason ?? '');
+  const [banEnd, setBanEnd] = useState(toLocalInput(recordBan?.banExpiresAt ?? null));
   const [isPremium, setPremium] = useState(record.isPremium);
   const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
   const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
@@ -51,10 +55,15 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
     : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
   const save = useMutation({
     mutationFn: async () => {
+      // The status goes only when it (or the ban's reason or end) changed: a ban is written whole, so re-sending it
+      // without its reason would clear the reason.
+      const banChanged =
+        status === 'banned' && (banReason !== (recordBan?.banReason ?? '') || banEnd !== toLocalInput(recordBan?.banExpiresAt ?? null));
+      const statusChanged = status !== record.status || (active && banChanged);
       const shared = {
         key: record.key,
         note,
-        status,
+        ...(statusChanged ? { status } : {}),
         isPremium,
         noHwidValidation,
         maxHwids: Number(maxHwids),
@@ -63,8 +72,13 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
       const headers = serviceHeaders(serviceId);
       const newExpiry = expiryChanged && !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
       if (active) {
+        const ban =
+          statusChanged && status === 'banned'
+            ? { banReason: banReason.trim() || null, banExpiresAt: banEnd ? new Date(banEnd).toISOString() : null }
+            : {};
         const body = {
           ...shared,
+          ...ban,
           ...(expiryChanged && lifetime ? { expiresAt: null } : newExpiry),
           ...(hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {}),
         };
@@ -143,6 +157,24 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
             onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
             data={KEY_STATUS_OPTIONS}
           />
+          {active && status === 'banned' && (
+            <>
+              <TextInput
+                label="Ban reason"
+                description="Shown to the buyer when the key is refused"
+                maxLength={256}
+                value={banReason}
+                onChange={(e) => setBanReason(e.currentTarget.value)}
+              />
+              <TextInput
+                type="datetime-local"
+                label="Ban ends"
+                description="Empty bans for good; at this time the key works again by itself"
+                value={banEnd}
+                onChange={(e) => setBanEnd(e.currentTarget.value)}
+              />
+            </>
+          )}
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
           )}
