@@ -26,14 +26,7 @@ export const describeKeys = (keys: string[]) => (keys.length === 1 ? `key ${keys
 export function useBulk(serviceId: string, onDone?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (input: {
-      action: BulkAction;
-      keys: string[];
-      days?: number;
-      note?: string;
-      toService?: string;
-      reason?: string;
-    }) =>
+    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string; toService?: string; reason?: string }) =>
       unwrap(await api.POST('/api/v1/keys/api/keys/bulk', { headers: serviceHeaders(serviceId), body: input })),
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });

@@ -14,8 +14,7 @@ export function LuarmorSwitchSection({ serviceId, serviceKey }: { serviceId: str
   return (
     <Section title="Switching from Luarmor">
       <Text size="sm" mb="xs">
-        A Discord bot, deploy action or panel made for Luarmor works here unchanged: give it these three values instead of
-        Luarmor&apos;s.
+        A Discord bot, deploy action or panel made for Luarmor works here unchanged: give it these three values instead of Luarmor&apos;s.
       </Text>
       <List size="sm" spacing="xs">
         <List.Item>
