@@ -15,8 +15,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema.createIndex(`${table}_unban_token_idx`).on(table).columns(['service_id', 'unban_token']).execute();
   }
   await db.schema.alterTable('blacklist').addColumn('unban_token', 'text').execute();
-  await db.schema.alterTable('scripts').addColumn('ffa', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('scripts').addColumn('silent', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('scripts')
+    .addColumn('ffa', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('scripts')
+    .addColumn('silent', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

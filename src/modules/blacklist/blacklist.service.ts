@@ -76,7 +76,8 @@ export async function blacklistForBan(
       createdAt: now,
       unbanToken: ban.unbanToken,
     });
-    if (added) await recordServiceAudit(trx, actor, serviceId, 'blacklist.add', hwid, { reason: ban.reason, expiresAt: iso(ban.expiresAt) }, now);
+    if (added)
+      await recordServiceAudit(trx, actor, serviceId, 'blacklist.add', hwid, { reason: ban.reason, expiresAt: iso(ban.expiresAt) }, now);
   }
 }
 

@@ -470,4 +470,6 @@ export {
   type GeneratedKeyRow,
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
+// Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
+export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';

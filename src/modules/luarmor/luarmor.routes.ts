@@ -7,8 +7,16 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from '../accounts/accounts.service.ts';
 import { countKeys } from '../keys/keys.service.ts';
-import { CODE_LIMIT_BYTES, ScriptCode } from '../scripts/code.ts';
-import { allScripts, buyerSnippet, createScript, findScript, loadstringFor, updateScript } from '../scripts/scripts.service.ts';
+import {
+  allScripts,
+  buyerSnippet,
+  CODE_LIMIT_BYTES,
+  createScript,
+  findScript,
+  loadstringFor,
+  ScriptCode,
+  updateScript,
+} from '../scripts/scripts.service.ts';
 import { listAccountServices, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
 import * as schemas from './luarmor.schemas.ts';

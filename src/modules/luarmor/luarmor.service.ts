@@ -7,7 +7,6 @@ import { HOUR_MS } from '../../lib/time.ts';
 import type { Actor } from '../audit/actor.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
-import { statusNow } from '../keys/key-bans.ts';
 import * as keys from '../keys/keys.service.ts';
 import { keyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
 import type { ServiceRow } from '../services/services.service.ts';
@@ -178,7 +177,7 @@ export async function deleteUser(ctx: AppContext, serviceId: string, key: string
 /** POST /users/resethwid: Keyward's reset with its cooldown, which `force` skips; a banned key is never reset. */
 export async function resetUserHwid(ctx: AppContext, service: ServiceRow, key: string, force: boolean, actor: Actor) {
   const user = await requireUser(ctx, service.id, key, "User key doesn't exist");
-  if (statusNow(user.row, ctx.clock()) !== 'active') throw refuse('User is banned.');
+  if (keys.statusNow(user.row, ctx.clock()) !== 'active') throw refuse('User is banned.');
   const outcome = await keys.resetHwid(ctx, service, key, actor, { force });
   if (outcome.kind === 'cooldown') throw refuse('User is on cooldown.');
   if (outcome.kind === 'not-found') throw new LuarmorRefusal(404, "User key doesn't exist");

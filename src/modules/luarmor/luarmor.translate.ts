@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../../errors.ts';
 import { describeValidationError } from '../../plugins/validation.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../plugins/errors.ts';
-import { banNow, statusNow } from '../keys/key-bans.ts';
+import { banNow, statusNow } from '../keys/keys.service.ts';
 import type { KeyRowEntry } from '../keys/keys-list.service.ts';
 
 declare module 'fastify' {

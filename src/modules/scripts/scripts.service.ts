@@ -244,6 +244,8 @@ export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
  */
 export { findScript } from './scripts.repository.ts';
 export { readBlob, SCRIPT_TOPIC } from './code-store.ts';
+/** Script code as the upload routes hold it, for a module that takes code in its own body shape (the Luarmor API). */
+export { CODE_LIMIT_BYTES, ScriptCode } from './code.ts';
 
 /** GET /vss/api/scripts/:idOrSlug/versions: the kept versions, newest first. */
 export async function listVersions(ctx: AppContext, serviceId: string, idOrName: string) {

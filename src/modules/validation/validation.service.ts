@@ -6,7 +6,6 @@ import { iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan, findActiveKeyAndBanNow, NOT_NOW, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
-import { bannedMessage, statusNow } from '../keys/key-bans.ts';
 import { liftLapsedGeneratedBan } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
@@ -61,7 +60,7 @@ type JudgedKey = Pick<
 /** KEY_BANNED with the ban's reason when it has one (contract §19). */
 const banned = (row: { isPremium: number; expiresAt: number | null; banReason: string | null }): Verdict => ({
   ...verdict('KEY_BANNED', row),
-  message: bannedMessage(row.banReason),
+  message: keys.bannedMessage(row.banReason),
 });
 
 /**
@@ -69,7 +68,7 @@ const banned = (row: { isPremium: number; expiresAt: number | null; banReason: s
  * judged at `now`: a ban past its end is no ban, so a cached copy of the row never outlives the ban (§19).
  */
 function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict | 'bind' {
-  const status = statusNow(row, now);
+  const status = keys.statusNow(row, now);
   if (status === 'banned') return banned(row);
   if (status === 'paused') return verdict('KEY_PAUSED', row);
   if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
@@ -190,7 +189,7 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
   // Not an active key when the query above ran, and not redeemed: a generated key says why.
   const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
   if (generated) {
-    const status = statusNow(generated, now);
+    const status = keys.statusNow(generated, now);
     if (status === 'banned') return banned(generated);
     // A ban that has ended leaves nothing in the way: lifted in the row, so the redemption below can take the key.
     if (status !== generated.status) await liftLapsedGeneratedBan(ctx.db, serviceId, key, now);
