@@ -38,6 +38,16 @@ describe('authentication (§16.1)', () => {
     }
   });
 
+  it('refuses an unknown key in the path of the key routes, and names an unknown project on the unban route', async () => {
+    const unknown = 'kw_unknownunknownunknownunknownunknownunkn';
+    expect(await client(unknown).keyDetails()).toMatchObject({ status: 403, body: { success: false, message: 'Wrong API key' } });
+    expect(await client(unknown).keyStats()).toMatchObject({ status: 403, body: { success: false, message: 'Wrong API key' } });
+    expect(await client(null).unban('no-such-project', 'A'.repeat(32))).toMatchObject({
+      status: 404,
+      body: { success: false, message: 'Project not found!' },
+    });
+  });
+
   it('takes the key raw, as Bearer, or in X-API-Key', async () => {
     const s = await newService();
     for (const auth of [undefined, (k: string) => ({ authorization: `Bearer ${k}` }), (k: string) => ({ 'x-api-key': k })]) {
