@@ -151,6 +151,17 @@ for (const interpreter of ['lua5.1', 'luajit']) {
       }
     });
 
+    it('sets them for api.load_script() of the Lua library too', async () => {
+      const [key] = await generateKeys(t().app, s.serviceKey);
+      const program = `${shim(false)}
+local api = loadstring(game:HttpGet("${t().ctx.config.baseUrl}/api/v1/lua/library.lua"))()
+api.script_id = "${keyed.id}"
+api.load_script("${key}")`;
+      const out = await run(interpreter, program, { KW_HWID: `${interpreter}-pc-l` });
+      expect(out.stderr).toBe('');
+      expect(parse(out.stdout)).toMatchObject({ LRM_IsUserPremium: 'boolean:true', LRM_ScriptName: bytes('lrm-reader'), where: '_G' });
+    });
+
     it('shows the ban reason when a banned key runs', async () => {
       const [key] = await generateKeys(t().app, s.serviceKey);
       await run(interpreter, `${shim(false)}\nscript_key = "${key}"\n${keyed.loadstring}`, { KW_HWID: `${interpreter}-pc-b` });
