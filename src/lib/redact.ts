@@ -36,7 +36,7 @@ function isSecretName(raw: string): boolean {
  */
 export function redactUrl(url: string): string {
   const mark = url.indexOf('?');
-  if (mark === -1) return url;
+  if (mark === -1) return redactPath(url);
   const query = url
     .slice(mark + 1)
     .split(/([&;])/)
@@ -48,7 +48,18 @@ export function redactUrl(url: string): string {
       return isSecretName(rawName) ? `${rawName}=${REDACTED}` : pair;
     })
     .join('');
-  return `${url.slice(0, mark)}?${query}`;
+  return `${redactPath(url.slice(0, mark))}?${query}`;
+}
+
+// Luarmor's clients put the API key in the path (`/luarmor/v3/keys/<api_key>/details`, contract §20): that segment is
+// hidden however the slashes are doubled, and so is anything shaped like a Keyward key (or its percent-encoding)
+// wherever in the path it stands.
+const LUARMOR_KEY_SEGMENT = /(\/v3\/+keys\/+)[^/]+/gi;
+const KEYWARD_KEY = /kws?(_|%5f)[A-Za-z0-9%]+/gi;
+
+/** The path with API keys in it hidden, for logs. */
+export function redactPath(path: string): string {
+  return path.replace(LUARMOR_KEY_SEGMENT, `$1${REDACTED}`).replace(KEYWARD_KEY, REDACTED);
 }
 
 /** Fastify's request log value, with the URL redacted: every request line passes through here. */

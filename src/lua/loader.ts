@@ -3,7 +3,9 @@ import { luaString } from './quote.ts';
 /**
  * The loader every loadstring runs. It reads the global `script_key`, takes the HWID from gethwid()
  * when the executor has it (otherwise the executor's own fingerprint header identifies the machine),
- * fetches the script and runs it. Lua 5.1, nothing but game:HttpGet.
+ * fetches the script and runs it. Lua 5.1, nothing but game:HttpGet. The key line may be written any way Luarmor's
+ * buyers write it (`script_key = "KEY";`, `script_key="KEY"`, `getgenv().script_key = "KEY"`): each sets the global
+ * or getgenv()'s field, and both are read.
  */
 export function loaderSource(baseUrl: string, scriptId: string): string {
   return `-- Keyward loader
@@ -18,7 +20,8 @@ end
 local function encode(s)
   return (string.gsub(tostring(s), "[^%w%-_%.~]", function(c) return string.format("%%%02X", string.byte(c)) end))
 end
-local url = fetch_url .. "?key=" .. encode(key)
+-- globals=1: the answer sets Luarmor's LRM_ globals before the script runs (contract §16.3).
+local url = fetch_url .. "?globals=1&key=" .. encode(key)
 if hwid ~= "" then url = url .. "&hwid=" .. encode(hwid) end
 local source = game:HttpGet(url)
 local chunk, problem = loadstring(source)

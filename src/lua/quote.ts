@@ -4,7 +4,8 @@ export function luaString(text: string): string {
   for (const byte of Buffer.from(text, 'utf8')) {
     if (byte === 0x22) out += '\\"';
     else if (byte === 0x5c) out += '\\\\';
-    else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte}`;
+    // Always three digits: `\\10` followed by the text's own "2" would read back as `\\102` ("f").
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\${String(byte).padStart(3, '0')}`;
     else out += String.fromCharCode(byte);
   }
   return out + '"';

@@ -24,7 +24,7 @@ import { roleForbidden, roleMay, type ServiceAction, type ServiceRole } from '..
  * account-key: the account key only. session / staff: a signed-in session (staff: moderator or admin).
  * vault: a vault bearer token.
  */
-export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault';
+export type AuthMode = 'service' | 'account' | 'account-key' | 'session' | 'staff' | 'vault' | 'luarmor';
 
 /** What a service route does (contract §17): declared as `config.action`, decided by the role table of teams/roles.ts. */
 export type { ServiceAction, ServiceRole } from '../modules/services/services.service.ts';
@@ -68,6 +68,61 @@ export function presentedKey(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * The key of a Luarmor-compatible call (contract §16.1): Luarmor's clients send it raw in `Authorization`; Bearer and
+ * X-API-Key work too. The two `/v3/keys/{api_key}/…` routes carry it in the path, where Luarmor's clients put it.
+ */
+export function presentedLuarmorKey(request: FastifyRequest): string | null {
+  const inPath = (request.params as { api_key?: unknown } | undefined)?.api_key;
+  if (typeof inPath === 'string' && inPath) return inPath;
+  const key = presentedKey(request);
+  if (key) return key;
+  const raw = request.headers.authorization;
+  return typeof raw === 'string' && raw.trim() && !/\s/.test(raw.trim()) ? raw.trim() : null;
+}
+
+/**
+ * "luarmor" auth: the same keys with the same rules as service routes (§2), resolved against Luarmor's project in the
+ * path (`project_id`: a service's id or identifier) instead of X-Service-Id. A service key acts on its own service only
+ * (another project is not found, as another account's is), with its allowlist and flags; an account key on any service
+ * of its account, as the owner. Without a project in the path (the key's details and stats), the principal names the
+ * service key's service, or no service for an account key.
+ */
+async function authenticateLuarmor(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  const key = presentedLuarmorKey(request);
+  const project = (request.params as { project_id?: unknown } | undefined)?.project_id;
+  const ref = typeof project === 'string' ? project : null;
+  if (key?.startsWith('kws_')) {
+    const principal = await serviceKeyPrincipal(ctx, request, key);
+    if (ref !== null && (await findServiceAccess(ctx.db, principal.accountId, ref))?.service.id !== principal.service.id) {
+      throw notFound('Project');
+    }
+    return principal;
+  }
+  if (key?.startsWith('kw_')) {
+    const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
+    if (!account) throw unauthorized('The API key is not valid');
+    if (ref === null) return { kind: 'account-key', account, service: null };
+    // A member's account key reaches the services it is a member of, with its role's rights (contract §16.1, §17).
+    const access = await findServiceAccess(ctx.db, account.id, ref);
+    if (!access) throw notFound('Project');
+    return { kind: 'account-key', account, ...access };
+  }
+  throw unauthorized(key ? 'The API key is not valid' : 'An API key is required in the Authorization header');
+}
+
+/** A service key's principal: its own service, with its IP allowlist and the route's permission flag (contract §2). */
+async function serviceKeyPrincipal(ctx: AppContext, request: FastifyRequest, key: string) {
+  const service = await findServiceByKeyDigest(ctx.db, digest(key));
+  if (!service) throw unauthorized('The API key is not valid');
+  if (!ipAllowed(request.ip, allowlistOf(service))) {
+    throw new AppError('IP_NOT_ALLOWED', 'This address is not in the API key’s IP allowlist');
+  }
+  const flag = request.routeOptions.config.permission;
+  if (flag && service[flag] !== 1) throw permissionDenied(flag);
+  return { kind: 'service-key' as const, accountId: service.accountId, service };
+}
+
 async function authenticateService(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
   const key = presentedKey(request);
   if (!key) {
@@ -82,16 +137,7 @@ async function authenticateService(ctx: AppContext, request: FastifyRequest): Pr
     if (!access) throw notFound('Service');
     return { ...session, ...access };
   }
-  if (key.startsWith('kws_')) {
-    const service = await findServiceByKeyDigest(ctx.db, digest(key));
-    if (!service) throw unauthorized('The API key is not valid');
-    if (!ipAllowed(request.ip, allowlistOf(service))) {
-      throw new AppError('IP_NOT_ALLOWED', 'This address is not in the API key’s IP allowlist');
-    }
-    const flag = request.routeOptions.config.permission;
-    if (flag && service[flag] !== 1) throw permissionDenied(flag);
-    return { kind: 'service-key', accountId: service.accountId, service };
-  }
+  if (key.startsWith('kws_')) return serviceKeyPrincipal(ctx, request, key);
   if (key.startsWith('kw_')) {
     const account = await findEnabledAccountByKeyDigest(ctx.db, digest(key));
     if (!account) throw unauthorized('The API key is not valid');
@@ -215,6 +261,7 @@ const AUTHENTICATORS: Record<AuthMode, (ctx: AppContext, request: FastifyRequest
   account: authenticateAccount,
   'account-key': authenticateAccountKey,
   vault: authenticateVault,
+  luarmor: authenticateLuarmor,
   session: (ctx, request) => authenticateSignedIn(ctx, request, false),
   staff: (ctx, request) => authenticateSignedIn(ctx, request, true),
 };

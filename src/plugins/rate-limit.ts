@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
-import { presentedKey } from './auth.ts';
+import { presentedKey, presentedLuarmorKey } from './auth.ts';
 import { serviceForClient } from '../modules/services/services.service.ts';
 import { deliverableScript } from '../modules/loader/loader.service.ts';
 
@@ -51,7 +51,8 @@ const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequ
   // Per address and service: one busy game server must not starve another seller's users.
   client: async (request) => `client:${addressKey(request.ip)}:${await clientTarget(ctx, request)}`,
   api: (request) => {
-    const key = presentedKey(request);
+    // The Luarmor-compatible routes spend the same budget per key as Keyward's own (contract §20).
+    const key = request.routeOptions.config.auth === 'luarmor' ? presentedLuarmorKey(request) : presentedKey(request);
     return key ? `api:${digest(key)}` : `api-ip:${addressKey(request.ip)}`;
   },
   login: (request) => `login:${addressKey(request.ip)}`,

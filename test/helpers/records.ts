@@ -25,6 +25,9 @@ export const ACTIVE_KEY_FIELDS = [
   'hwidResetCount',
   // Contract §17: who made the key ({ accountId, username } or null).
   'createdBy',
+  // Contract §19: the ban in force's reason and end; null when the key is not banned.
+  'banReason',
+  'banExpiresAt',
 ] as const;
 
 export const GENERATED_KEY_FIELDS = [

@@ -164,7 +164,8 @@ describe('POST /keys/api/keys/bulk', () => {
     ['days', { action: 'extend', keys: ['SomeKey0001'] }],
     ['days', { action: 'extend', keys: ['SomeKey0001'], days: 0 }],
     ['days', { action: 'extend', keys: ['SomeKey0001'], days: '5' }],
-    ['days', { action: 'ban', keys: ['SomeKey0001'], days: 5 }],
+    // Contract §19: a ban takes days (its end); a pause does not.
+    ['days', { action: 'pause', keys: ['SomeKey0001'], days: 5 }],
     ['note', { action: 'setNote', keys: ['SomeKey0001'] }],
     ['note', { action: 'setNote', keys: ['SomeKey0001'], note: 'x'.repeat(257) }],
     ['colour', { action: 'ban', keys: ['SomeKey0001'], colour: 'red' }],

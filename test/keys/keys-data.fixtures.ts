@@ -21,6 +21,8 @@ export interface SeedKey {
   activatedAt?: number;
   hwidResetAt?: number | null;
   hwidResetCount?: number;
+  banReason?: string | null;
+  banExpiresAt?: number | null;
 }
 
 export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey[]) {
@@ -36,6 +38,8 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
       chatId: k.chatId ?? null,
       createdAt: k.createdAt,
       maxHwids: k.maxHwids ?? Math.max(1, k.hwids?.length ?? 0),
+      banReason: k.banReason ?? null,
+      banExpiresAt: k.banExpiresAt ?? null,
     };
     if (k.type === 'generated') {
       await ctx.db

@@ -96,6 +96,9 @@ async function richKeys(s: SeededService) {
       type: 'active',
       createdAt: now - 6 * DAY_MS,
       status: 'banned',
+      // Contract §19: the ban's reason and end travel through an export and back.
+      banReason: 'chargeback, "twice"',
+      banExpiresAt: now + 20 * DAY_MS,
       hwidResetAt: now - 2 * DAY_MS,
       hwidResetCount: 7,
     },

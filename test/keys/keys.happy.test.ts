@@ -119,6 +119,8 @@ describe('GET /api/v1/keys/api/key', () => {
         hwidResetCount: 0,
         // Contract §17: redemption keeps who made the key.
         createdBy: { accountId: s.account.id, username: s.account.username },
+        banReason: null,
+        banExpiresAt: null,
       });
     }
   });

@@ -89,6 +89,8 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
       hwidResetCount: 0,
       // Contract §17: redemption keeps who made the key (the service key generates as its owner).
       createdBy: { accountId: s.account.id, username: s.account.username },
+      banReason: null,
+      banExpiresAt: null,
     });
   });
 

@@ -79,6 +79,11 @@ export interface GeneratedKeysTable {
   /** The account (owner or member) that generated it; null for shops, the key system, imports (contract §17). */
   createdBy: ColumnType<string | null, string | null | undefined, string | null>;
   createdByUsername: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Contract §19: the ban's reason and end (null = permanent); a ban past its end is no ban. Migration 0024. */
+  banReason: ColumnType<string | null, string | null | undefined, string | null>;
+  banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The current ban's Luarmor unban token (contract §16.2), or null. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ActiveKeysTable {
@@ -104,6 +109,11 @@ export interface ActiveKeysTable {
   /** Carried over from the generated key on redemption (contract §17). */
   createdBy: ColumnType<string | null, string | null | undefined, string | null>;
   createdByUsername: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Contract §19: the ban's reason and end (null = permanent); a ban past its end is no ban. Migration 0024. */
+  banReason: ColumnType<string | null, string | null | undefined, string | null>;
+  banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The current ban's Luarmor unban token (contract §16.2), or null. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */
@@ -128,6 +138,8 @@ export interface BlacklistTable {
   reason: string | null;
   expiresAt: number | null;
   createdAt: number;
+  /** Set when a key's ban made this entry (Luarmor's blacklist, contract §16.2): its unban removes it. */
+  unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // ---- Sign-in: sessions, the captcha replay guard, lockouts of unknown names (migrations 0002, 0006) ----

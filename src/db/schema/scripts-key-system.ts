@@ -36,6 +36,9 @@ export interface ScriptsTable {
   currentVersion: Generated<number>;
   /** Hex SHA-256 of outputBlob (what fetch serves); null while there is none. */
   outputSha256: string | null;
+  /** Contract §16.3: free for all (runs without a key) and silent (the loader prints nothing). Migration 0024. */
+  ffa: Generated<Flag>;
+  silent: Generated<Flag>;
 }
 
 /** Script code is stored as ordered chunks of at most CHUNK_BYTES so nothing ever needs it whole in memory. */

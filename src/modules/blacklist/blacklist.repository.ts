@@ -5,7 +5,7 @@ import { containsIgnoringCase } from '../../db/search.ts';
 
 const BLACKLIST_COLUMNS = ['serviceId', 'hwid', 'reason', 'expiresAt', 'createdAt'] as const satisfies readonly (keyof BlacklistTable)[];
 
-export type BlacklistRow = Selectable<BlacklistTable>;
+export type BlacklistRow = Omit<Selectable<BlacklistTable>, 'unbanToken'>;
 
 /** The entry only if it is in force at `now`. */
 export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: number) =>
@@ -18,6 +18,28 @@ export const findBanInForce = (db: Db, serviceId: string, hwid: string, now: num
     .executeTakeFirst();
 
 export const insertBlacklistEntry = (db: Db, row: Insertable<BlacklistTable>) => db.insertInto('blacklist').values(row).execute();
+
+/** Inserts the entry unless the HWID has one; whether it was inserted. */
+export async function insertBlacklistEntryIfAbsent(db: Db, row: Insertable<BlacklistTable>) {
+  const inserted = await db
+    .insertInto('blacklist')
+    .values(row)
+    .onConflict((oc) => oc.columns(['serviceId', 'hwid']).doNothing())
+    .returning('hwid')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Deletes the entries a key's ban made; their HWIDs. */
+export async function deleteEntriesOfBan(db: Db, serviceId: string, unbanToken: string) {
+  const rows = await db
+    .deleteFrom('blacklist')
+    .where('serviceId', '=', serviceId)
+    .where('unbanToken', '=', unbanToken)
+    .returning('hwid')
+    .execute();
+  return rows.map((r) => r.hwid);
+}
 
 export const deleteBlacklistEntry = (db: Db, serviceId: string, hwid: string) =>
   db.deleteFrom('blacklist').where('serviceId', '=', serviceId).where('hwid', '=', hwid).executeTakeFirst();

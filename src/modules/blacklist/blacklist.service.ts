@@ -6,6 +6,7 @@ import { iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './blacklist.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
+import type { Db } from '../../db/database.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
   hwid: row.hwid,
@@ -50,6 +51,41 @@ export async function removeFromBlacklist(ctx: AppContext, serviceId: string, hw
     if (Number(result.numDeletedRows) === 0) throw notFound('Blacklist entry');
     await recordServiceAudit(trx, actor, serviceId, 'blacklist.delete', hwid, {}, ctx.clock());
   });
+}
+
+/**
+ * A key's ban blacklists its HWIDs (Luarmor's blacklist, contract §16.2), in the caller's transaction: each entry carries
+ * the ban's reason, end and unban token, so the unban removes exactly these. An HWID already under a ban in force keeps
+ * the entry it has (the seller's own, which this ban must not take over).
+ */
+export async function blacklistForBan(
+  trx: Db,
+  serviceId: string,
+  hwids: readonly string[],
+  ban: { reason: string | null; expiresAt: number | null; unbanToken: string },
+  actor: Actor,
+  now: number,
+) {
+  for (const hwid of hwids) {
+    await repo.deleteLapsedBlacklistEntry(trx, serviceId, hwid, now);
+    const added = await repo.insertBlacklistEntryIfAbsent(trx, {
+      serviceId,
+      hwid,
+      reason: ban.reason,
+      expiresAt: ban.expiresAt,
+      createdAt: now,
+      unbanToken: ban.unbanToken,
+    });
+    if (added)
+      await recordServiceAudit(trx, actor, serviceId, 'blacklist.add', hwid, { reason: ban.reason, expiresAt: iso(ban.expiresAt) }, now);
+  }
+}
+
+/** The unban of a key's ban: the entries that ban made go (each audited as blacklist.delete). */
+export async function removeBanEntries(trx: Db, serviceId: string, unbanToken: string, actor: Actor, now: number) {
+  for (const hwid of await repo.deleteEntriesOfBan(trx, serviceId, unbanToken)) {
+    await recordServiceAudit(trx, actor, serviceId, 'blacklist.delete', hwid, {}, now);
+  }
 }
 
 export async function checkBlacklist(ctx: AppContext, serviceId: string, hwid: string) {

@@ -152,7 +152,9 @@ async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId: string
 async function scriptFor(ctx: AppContext, service: ServiceRow, userId: string): Promise<InteractionResponse> {
   const { keys } = await keysByChat(ctx, service.id, userId);
   const now = ctx.clock();
-  const usable = keys.find((k) => isUsableNow({ status: k.status, expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt) }, now));
+  const usable = keys.find((k) =>
+    isUsableNow({ status: k.status, banExpiresAt: null, expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt) }, now),
+  );
   if (!usable) return reply('You need a valid key linked to your account first: `/redeem key:<your key>`.');
   const scripts = await scriptLoadstrings(ctx, service.id);
   if (scripts.length === 0) return reply('This service has no scripts available yet.');

@@ -51,7 +51,7 @@ export async function patchKeys(
   serviceId: string,
   active: string[],
   generated: string[],
-  patch: { status?: KeyStatus; note?: string | null },
+  patch: { status?: KeyStatus; note?: string | null; banReason?: string | null; banExpiresAt?: number | null; unbanToken?: string | null },
 ) {
   if (active.length > 0)
     await trx.updateTable('activeKeys').set(patch).where('serviceId', '=', serviceId).where('key', 'in', active).execute();

@@ -16,6 +16,10 @@ export const BulkBody = Strict({
   keys: Type.Array(AnyKey, { minItems: 1, maxItems: 1000, uniqueItems: true, errorMessage: 'must be 1 to 1000 distinct keys' }),
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, errorMessage: 'must be a whole number from 1 to 3650' })),
   note: Type.Optional(Note),
+  /** `ban` (contract §19): the ban's reason; its `days` end it (absent: permanent). */
+  reason: Type.Optional(
+    Type.String({ maxLength: 256, pattern: '^[^\\x00]*$', errorMessage: 'must be a reason of at most 256 characters' }),
+  ),
   /** `move`: another service of the same account (id or identifier) that takes the keys. */
   toService: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the id or identifier of one of your services' }),

@@ -12,6 +12,7 @@ import { findActiveKey, findGeneratedKey } from './keys.repository.ts';
 import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, hasEventEndpoints, keyEventData, type EventType } from '../events/events.service.ts';
 import type { Db } from '../../db/database.ts';
+import { banPatch } from './key-bans.ts';
 
 const EVENT_OF: Partial<Record<BulkAction, EventType>> = { ban: 'key.banned', delete: 'key.deleted', resetHwid: 'key.hwidReset' };
 
@@ -43,6 +44,8 @@ export interface BulkInput {
   days?: number;
   note?: string;
   toService?: string;
+  /** `ban`: the reason; `days` then ends the ban (contract §19). */
+  reason?: string;
 }
 
 /** As a single extension: an afterRedeem key runs at most this long once redeemed (about 100 years). */
@@ -52,7 +55,9 @@ const STATUS_OF: Partial<Record<BulkAction, KeyStatus>> = { ban: 'banned', pause
 
 function checkBulkInput(input: BulkInput) {
   if (input.action === 'extend' && input.days === undefined) throw invalid('days', 'days is required when action is extend');
-  if (input.action !== 'extend' && input.days !== undefined) throw invalid('days', 'days is only used when action is extend');
+  if (input.action !== 'extend' && input.action !== 'ban' && input.days !== undefined)
+    throw invalid('days', 'days is only used when action is extend or ban');
+  if (input.action !== 'ban' && input.reason !== undefined) throw invalid('reason', 'reason is only used when action is ban');
   if (input.action === 'setNote' && input.note === undefined) throw invalid('note', 'note is required when action is setNote');
   if (input.action !== 'setNote' && input.note !== undefined) throw invalid('note', 'note is only used when action is setNote');
   if (input.action === 'move' && input.toService === undefined) throw invalid('toService', 'toService is required when action is move');
@@ -89,7 +94,14 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
       case 'ban':
       case 'pause':
       case 'activate':
-        await repo.patchKeys(trx, serviceId, active, generated, { status: STATUS_OF[input.action] });
+        await repo.patchKeys(trx, serviceId, active, generated, {
+          status: STATUS_OF[input.action],
+          // A ban writes its reason and end; any other status clears them (contract §19).
+          ...banPatch(STATUS_OF[input.action]!, {
+            reason: input.reason,
+            expiresAt: input.days === undefined ? null : now + input.days * DAY_MS,
+          }),
+        });
         break;
       case 'setNote':
         // An empty note clears it, as a null note would.
@@ -153,6 +165,7 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     const details: Record<string, unknown> = { action: input.action, updated, notFound: notFound.length, skipped: skipped.length };
     if (input.days !== undefined) details.days = input.days;
     if (input.note !== undefined) details.note = input.note;
+    if (input.reason !== undefined) details.reason = input.reason;
     if (destination) {
       details.toService = destination.identifier;
       // The receiving service's log says where its new keys came from.

@@ -28,7 +28,7 @@ export async function* exportKeys(db: Db, serviceId: string, filter: repo.KeyFil
         db,
         rows.filter((r) => r.hwidCount > 0).map((r) => r.key),
       );
-      yield rows.map((row) => ({ type: 'active' as const, ...toActiveKeyView({ ...row, hwids: hwids.get(row.key) ?? [] }) }));
+      yield rows.map((row) => ({ type: 'active' as const, ...toActiveKeyView({ ...row, hwids: hwids.get(row.key) ?? [] }, filter.now) }));
       if (rows.length < EXPORT_BATCH) break;
       after = rows[rows.length - 1]!.key;
     }
@@ -37,7 +37,7 @@ export async function* exportKeys(db: Db, serviceId: string, filter: repo.KeyFil
     for (let after: string | null = null; ;) {
       const rows = await repo.generatedBatchAfter(db, serviceId, filter, after, EXPORT_BATCH);
       if (rows.length === 0) break;
-      yield rows.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) }));
+      yield rows.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row, filter.now) }));
       if (rows.length < EXPORT_BATCH) break;
       after = rows[rows.length - 1]!.key;
     }

@@ -50,6 +50,8 @@ export async function importKeys(
         chatId: k.chatId,
         createdAt: k.createdAt ?? now,
         maxHwids: k.maxHwids,
+        banReason: k.banReason ?? null,
+        banExpiresAt: k.banExpiresAt ?? null,
       };
       if (k.active) {
         active.push({

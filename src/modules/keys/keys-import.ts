@@ -47,6 +47,9 @@ export interface ImportedKey {
   expirationType?: 'byDays' | 'byDate';
   /** A generated key whose time starts at redemption (contract §12.1): its length in days; else null. */
   durationDays: number | null;
+  /** Contract §19: a JSON export's ban reason and end (absent: none). */
+  banReason?: string | null;
+  banExpiresAt?: number | null;
 }
 
 class RecordInvalid extends Error {
@@ -126,7 +129,10 @@ function fromKeyward(record: unknown): ImportedKey {
   for (const name of Object.keys(r)) {
     // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, and createdBy, which an
     // import does not keep (contract §17: imported keys have none).
-    if (!FIELD_NAMES.has(name) && !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy'].includes(name))
+    if (
+      !FIELD_NAMES.has(name) &&
+      !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy', 'banReason', 'banExpiresAt'].includes(name)
+    )
       throw bad(name, 'is not a known field');
   }
   if (r.type !== undefined && r.type !== 'active' && r.type !== 'generated') throw bad('type', 'must be active or generated');
@@ -197,6 +203,9 @@ function fromKeyward(record: unknown): ImportedKey {
     lastUsedAt,
     hwidResetAt,
     hwidResetCount,
+    // A ban's reason and end belong to a ban in force (contract §19); any other status carries none.
+    banReason: status === 'banned' ? checkNote(r.banReason, 'banReason') : null,
+    banExpiresAt: status === 'banned' ? checkTime(r.banExpiresAt, 'banExpiresAt') : null,
   };
 }
 
@@ -287,7 +296,18 @@ function fromLuarmor(record: unknown): ImportedKey {
     lastUsedAt: null,
     hwidResetAt: null,
     hwidResetCount: r.total_resets === undefined || r.total_resets === null ? 0 : checkCount(r.total_resets, 'total_resets'),
+    // A banned user's ban_reason and ban_expire (Unix s; -1 permanent) become the ban's reason and end (contract §19).
+    ...(r.banned === 1 || r.banned === true ? luarmorBan(r) : {}),
   };
+}
+
+function luarmorBan(r: Record<string, unknown>): { banReason: string | null; banExpiresAt: number | null } {
+  const banReason = typeof r.ban_reason === 'string' ? checkNote(r.ban_reason, 'ban_reason') : null;
+  const seconds = r.ban_expire;
+  if (seconds === undefined || seconds === null || (typeof seconds === 'number' && seconds <= 0)) return { banReason, banExpiresAt: null };
+  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds * 1000 > LATEST_TIME_MS)
+    throw bad('ban_expire', 'must be Unix seconds, or -1 for a permanent ban');
+  return { banReason, banExpiresAt: seconds * 1000 };
 }
 
 /**

@@ -38,10 +38,18 @@ export interface KeySort {
 
 type KeyTable = 'activeKeys' | 'generatedKeys';
 
+/** The status a key has now (contract §19): a ban past its end counts as active (key-bans.ts says the same in code). */
+function statusIs(eb: ExpressionBuilder<Database, KeyTable>, status: KeyStatus, now: number): Expression<SqlBool> {
+  const lapsed = eb.and([eb('status', '=', 'banned'), eb('banExpiresAt', 'is not', null), eb('banExpiresAt', '<=', now)]);
+  if (status === 'active') return eb.or([eb('status', '=', 'active'), lapsed]);
+  if (status === 'banned') return eb.and([eb('status', '=', 'banned'), eb.not(lapsed)]);
+  return eb('status', '=', status);
+}
+
 /** Conditions both tables share; the HWID parts differ and are added by the callers. */
 function sharedConditions(eb: ExpressionBuilder<Database, KeyTable>, filter: KeyFilter): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [];
-  if (filter.status !== undefined) where.push(eb('status', '=', filter.status));
+  if (filter.status !== undefined) where.push(statusIs(eb, filter.status, filter.now));
   if (filter.premium !== undefined) where.push(eb('isPremium', '=', filter.premium ? 1 : 0));
   if (filter.createdBy !== undefined) where.push(eb('createdBy', '=', filter.createdBy));
   if (filter.scope !== undefined) where.push(eb('createdBy', '=', filter.scope));

@@ -68,11 +68,42 @@ export async function listKeys(
     repo.generatedRowsByKey(ctx.db, serviceId, generatedKeys),
   ]);
   const views = new Map<string, ListedKey>();
-  for (const row of active) views.set(row.key, { type: 'active', ...toActiveKeyView(row) });
-  for (const row of generated) views.set(row.key, { type: 'generated', ...toGeneratedKeyView(row) });
+  for (const row of active) views.set(row.key, { type: 'active', ...toActiveKeyView(row, filter.now) });
+  for (const row of generated) views.set(row.key, { type: 'generated', ...toGeneratedKeyView(row, filter.now) });
   // A key deleted between the two reads simply drops out of this page.
   const items = entries.map((e) => views.get(e.key)).filter((v) => v !== undefined);
   return pageOf(items, total, request);
+}
+
+export type KeyRowEntry =
+  | { type: 'active'; row: Awaited<ReturnType<typeof withHwids>>[number] }
+  | { type: 'generated'; row: Awaited<ReturnType<typeof repo.generatedRowsByKey>>[number] };
+
+/**
+ * The rows (not the views) of keys `offset`…`offset + limit`, oldest first, with the list's `search`: for callers that
+ * show keys in another shape (the Luarmor-compatible API's user records, contract §16.1).
+ */
+export async function keyRowsOldestFirst(ctx: AppContext, serviceId: string, search: string | undefined, offset: number, limit: number) {
+  const filter = filterOf({ search }, ctx.clock());
+  const entries = await repo.pageOfKeys(ctx.db, serviceId, filter, { sort: 'createdAt', order: 'asc' }, limit, offset);
+  const [active, generated] = await Promise.all([
+    repo
+      .activeRowsByKey(
+        ctx.db,
+        serviceId,
+        entries.filter((e) => e.type === 'active').map((e) => e.key),
+      )
+      .then((rows) => withHwids(ctx.db, rows)),
+    repo.generatedRowsByKey(
+      ctx.db,
+      serviceId,
+      entries.filter((e) => e.type === 'generated').map((e) => e.key),
+    ),
+  ]);
+  const rows = new Map<string, KeyRowEntry>();
+  for (const row of active) rows.set(row.key, { type: 'active', row });
+  for (const row of generated) rows.set(row.key, { type: 'generated', row });
+  return entries.map((e) => rows.get(e.key)).filter((r) => r !== undefined);
 }
 
 /** How many keys a filter matches (the CLI's export progress). */

@@ -25,6 +25,8 @@ export async function resetHwid(
   service: { id: string; hwidResetCooldownFreeHours: number; hwidResetCooldownPremiumHours: number },
   key: string,
   actor: Actor,
+  /** force: the seller's own reset, not held to the end-user cooldown (Luarmor's `force`, contract §16.2). */
+  options: { force?: boolean } = {},
 ): Promise<ResetOutcome> {
   const now = ctx.clock();
   const row = await repo.findActiveKey(ctx.db, service.id, key);
@@ -36,10 +38,10 @@ export async function resetHwid(
   if (!row) return { kind: (await repo.findGeneratedKey(ctx.db, service.id, key)) ? 'not-bound' : 'not-found' };
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
   const reset = await ctx.db.transaction().execute(async (trx) => {
-    const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, now - cooldownMs);
+    const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, options.force ? now : now - cooldownMs);
     if (Number(result.numUpdatedRows) !== 1) return false;
     await repo.replaceHwids(trx, service.id, key, []);
-    await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, {}, now);
+    await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, options.force ? { force: true } : {}, now);
     await emitEvent(trx, service.id, 'key.hwidReset', keyEventData(service.id, { ...row, hwid: null }), now);
     return true;
   });

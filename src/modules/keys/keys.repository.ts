@@ -26,6 +26,9 @@ export const ACTIVE_KEY_COLUMNS = [
   'hwidCount',
   'createdBy',
   'createdByUsername',
+  'banReason',
+  'banExpiresAt',
+  'unbanToken',
 ] as const satisfies readonly (keyof ActiveKeysTable)[];
 export const GENERATED_KEY_COLUMNS = [
   'key',
@@ -42,6 +45,9 @@ export const GENERATED_KEY_COLUMNS = [
   'durationDays',
   'createdBy',
   'createdByUsername',
+  'banReason',
+  'banExpiresAt',
+  'unbanToken',
 ] as const satisfies readonly (keyof GeneratedKeysTable)[];
 
 /** A key's row as the code reads it: lastUsedHour only orders the list (migration 0022). */
@@ -69,6 +75,24 @@ export const insertActiveKey = (db: Db, row: Insertable<ActiveKeysTable>) => db.
 
 export const findActiveKey = (db: Db, serviceId: string, key: string) =>
   db.selectFrom('activeKeys').select(ACTIVE_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
+
+/** The key whose current ban carries this unban token (Luarmor's unban link, contract §16.2). */
+export async function findKeyByUnbanToken(db: Db, serviceId: string, token: string) {
+  const active = await db
+    .selectFrom('activeKeys')
+    .select('key')
+    .where('serviceId', '=', serviceId)
+    .where('unbanToken', '=', token)
+    .executeTakeFirst();
+  if (active) return { type: 'active' as const, key: active.key };
+  const generated = await db
+    .selectFrom('generatedKeys')
+    .select('key')
+    .where('serviceId', '=', serviceId)
+    .where('unbanToken', '=', token)
+    .executeTakeFirst();
+  return generated ? { type: 'generated' as const, key: generated.key } : undefined;
+}
 
 export const findGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.selectFrom('generatedKeys').select(GENERATED_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();

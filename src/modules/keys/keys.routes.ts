@@ -56,7 +56,9 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const rows = await keys.generateKeys(ctx, serviceOf(request).id, request.body, actorOf(request));
-      return reply.status(201).send({ success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView) } });
+      return reply
+        .status(201)
+        .send({ success: true as const, data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())) } });
     },
   );
 
@@ -80,7 +82,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
         exactlyOne(request.query, ['key', 'hwid', 'note']),
         actorOf(request),
       );
-      return { success: true as const, data: { keys: rows.map(keys.toActiveKeyView), ...(truncated && { truncated }) } };
+      return {
+        success: true as const,
+        data: { keys: rows.map((row) => keys.toActiveKeyView(row, ctx.clock())), ...(truncated && { truncated }) },
+      };
     },
   );
 
@@ -102,7 +107,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
-        data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+        data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),
       };
     },
   );
@@ -164,7 +169,10 @@ export default async function keyRoutes(fastify: FastifyInstance) {
         exactlyOne(request.query, ['key', 'note']),
         actorOf(request),
       );
-      return { success: true as const, data: { keys: rows.map(keys.toGeneratedKeyView), ...(truncated && { truncated }) } };
+      return {
+        success: true as const,
+        data: { keys: rows.map((row) => keys.toGeneratedKeyView(row, ctx.clock())), ...(truncated && { truncated }) },
+      };
     },
   );
 
@@ -186,7 +194,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
-        data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request))),
+        data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),
       };
     },
   );

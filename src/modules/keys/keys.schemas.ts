@@ -39,6 +39,14 @@ export const ActiveKey = Type.Object({
   lastUsedAt: NullableTime,
   hwidResetAt: NullableTime,
   hwidResetCount: Type.Integer(),
+  /** Contract §19: the ban in force's reason and end (null = permanent); both null when the key is not banned. */
+  banReason: NullableString,
+  banExpiresAt: NullableTime,
+});
+
+/** A ban's reason (contract §19), with status banned only. */
+export const BanReason = Type.Union([Type.String({ maxLength: 256, pattern: '^[^\\x00]*$' }), Type.Null()], {
+  errorMessage: 'must be a reason of at most 256 characters, or null',
 });
 
 // durationDays: for afterRedeem keys, the days the key runs from its redemption (contract §12.1); null otherwise.
@@ -87,6 +95,9 @@ const editFields = {
 };
 export const EditActiveKeyBody = Strict({
   ...editFields,
+  // With status banned only: the ban's reason and end (absent = null: no reason, permanent).
+  banReason: Type.Optional(BanReason),
+  banExpiresAt: Type.Optional(NullableTimeInput),
   hwid: Type.Optional(Type.Union([Hwid, Type.Null()], { errorMessage: 'must be 1 to 256 printable characters or null' })),
 });
 // expirationType afterRedeem with days makes the key's time start at redemption; an expiresAt makes it a dated key again.

@@ -12,6 +12,7 @@ import { resellerScope, type Actor } from '../audit/actor.ts';
 import { refundResellerKey, roleForbidden, spendResellerQuota, type ServiceAction } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
+import { banNow, banPatch, statusNow } from './key-bans.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
@@ -21,13 +22,13 @@ export type KeyStatus = 'active' | 'paused' | 'banned';
 export type ExpirationType = 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
 type TimeInput = string | number;
 
-/** The fields active and generated keys share, as the API shows them. */
-function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow) {
+/** The fields active and generated keys share, as the API shows them at `now` (a ban past its end is no ban, §19). */
+function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow, now: number) {
   return {
     note: row.note,
     isPremium: row.isPremium === 1,
     noHwidValidation: row.noHwidValidation === 1,
-    status: row.status,
+    status: statusNow(row, now),
     expiresAt: iso(row.expiresAt),
     chatId: row.chatId,
     maxHwids: row.maxHwids,
@@ -55,18 +56,21 @@ async function assertOwnKey(db: Db, serviceId: string, key: string, actor: Actor
 
 // The fields of a key edit that support staff may change (reset HWID, ban, pause, activate, note, Discord user); any
 // other field is an edit of the key's terms (contract §17: keys.manage).
-const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId']);
+const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId', 'banReason', 'banExpiresAt']);
 
 /** The role-table action a key edit needs: keys.support for status, note, HWID and Discord user, keys.manage beyond. */
 export const editAction = (edit: object): ServiceAction =>
   Object.keys(edit).every((field) => SUPPORT_EDIT_FIELDS.has(field)) ? 'keys.support' : 'keys.manage';
 
-export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
+export function toActiveKeyView(row: repo.ActiveKeyWithHwids, now: number) {
+  const ban = banNow(row, now);
   return {
     key: row.key,
     hwid: row.hwids[0] ?? null,
     hwids: row.hwids,
-    ...keyFieldsView(row),
+    ...keyFieldsView(row, now),
+    banReason: ban.banReason,
+    banExpiresAt: iso(ban.banExpiresAt),
     executions: row.executions,
     createdAt: iso(row.createdAt)!,
     activatedAt: iso(row.activatedAt)!,
@@ -76,10 +80,10 @@ export function toActiveKeyView(row: repo.ActiveKeyWithHwids) {
   };
 }
 
-export function toGeneratedKeyView(row: repo.GeneratedKeyRow) {
+export function toGeneratedKeyView(row: repo.GeneratedKeyRow, now: number) {
   return {
     key: row.key,
-    ...keyFieldsView(row),
+    ...keyFieldsView(row, now),
     expirationType: row.expirationType,
     durationDays: row.durationDays ?? null,
     createdAt: iso(row.createdAt)!,
@@ -144,15 +148,76 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
     durationDays,
     createdBy: createdBy?.accountId ?? null,
     createdByUsername: createdBy?.username ?? null,
+    banReason: null,
+    banExpiresAt: null,
+    unbanToken: null,
   }));
   await repo.insertGeneratedKeys(trx, rows);
   return rows;
 }
 
+/** One new key made active and bound to `hwid` at once: a Luarmor user created with an identifier (contract §16.2). */
+async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, hwid: string, now: number, createdBy: KeyCreator | null) {
+  const { expiresAt } = expiryFor(input, now);
+  const key = newLicenseKey();
+  await repo.insertActiveKey(trx, {
+    key,
+    serviceId,
+    hwid,
+    note: input.note ?? null,
+    isPremium: flag(input.isPremium),
+    noHwidValidation: 0,
+    status: 'active',
+    expiresAt,
+    chatId: input.chatId ?? null,
+    executions: 0,
+    createdAt: now,
+    activatedAt: now,
+    lastUsedAt: null,
+    hwidResetAt: null,
+    hwidResetCount: 0,
+    maxHwids: input.maxHwids ?? 1,
+    hwidCount: 1,
+    createdBy: createdBy?.accountId ?? null,
+    createdByUsername: createdBy?.username ?? null,
+  });
+  await repo.insertKeyHwids(trx, serviceId, key, [hwid]);
+  await syncChatRoles(trx, serviceId, [input.chatId ?? null], now);
+  return key;
+}
+
 /**
- * `anonymous`: the keys record no maker (contract §17: keys from the Luarmor API have `createdBy` null); by default
- * the acting account (a service key's owner) is recorded.
+ * The one way keys are made through the API: in one transaction, a reseller's quota is spent (too few left, and
+ * nothing is created), the keys are written and the generate is audited. `anonymous`: the keys record no maker
+ * (contract §17: keys from the Luarmor API have `createdBy` null); by default the acting account (a service key's
+ * owner) is recorded.
  */
+async function creatingKeys<T>(
+  ctx: AppContext,
+  serviceId: string,
+  input: GenerateInput,
+  actor: Actor,
+  anonymous: boolean,
+  create: (trx: Db, now: number, createdBy: KeyCreator | null) => Promise<{ result: T; key: string | null; details?: object }>,
+) {
+  const now = ctx.clock();
+  // Checked before the transaction opens, so bad input never holds a connection.
+  const { expiresAt } = expiryFor(input, now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const createdBy = anonymous ? null : await creatorOf(trx, actor);
+    const reseller = resellerScope(actor);
+    if (reseller !== null) {
+      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt };
+      await spendResellerQuota(trx, serviceId, reseller, request, now);
+    }
+    const { result, key, details } = await create(trx, now, createdBy);
+    const count = input.count ?? 1;
+    const audited = { count, expirationType: input.expirationType, isPremium: input.isPremium === true, ...details };
+    await recordServiceAudit(trx, actor, serviceId, 'key.generate', key, audited, now);
+    return result;
+  });
+}
+
 export async function generateKeys(
   ctx: AppContext,
   serviceId: string,
@@ -160,21 +225,25 @@ export async function generateKeys(
   actor: Actor,
   options: { anonymous?: boolean } = {},
 ) {
-  const now = ctx.clock();
-  // Checked before the transaction opens, so bad input never holds a connection.
-  const { expiresAt } = expiryFor(input, now);
-  return ctx.db.transaction().execute(async (trx) => {
-    const createdBy = options.anonymous ? null : await creatorOf(trx, actor);
-    // A reseller spends its quota in this transaction: too few left, and nothing below is created.
-    const reseller = resellerScope(actor);
-    if (reseller !== null) {
-      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt };
-      await spendResellerQuota(trx, serviceId, reseller, request, now);
-    }
+  return creatingKeys(ctx, serviceId, input, actor, options.anonymous === true, async (trx, now, createdBy) => {
     const rows = await insertNewKeys(trx, serviceId, input, now, createdBy);
-    const details = { count: rows.length, expirationType: input.expirationType, isPremium: input.isPremium === true };
-    await recordServiceAudit(trx, actor, serviceId, 'key.generate', rows.length === 1 ? rows[0]!.key : null, details, now);
-    return rows;
+    return { result: rows, key: rows.length === 1 ? rows[0]!.key : null };
+  });
+}
+
+/** One key, active and bound to `hwid` from the start (a Luarmor user with an identifier), made like generateKeys'. */
+export async function generateBoundKey(
+  ctx: AppContext,
+  serviceId: string,
+  input: GenerateInput,
+  hwid: string,
+  actor: Actor,
+  options: { anonymous?: boolean } = {},
+) {
+  const one = { ...input, count: 1 };
+  return creatingKeys(ctx, serviceId, one, actor, options.anonymous === true, async (trx, now, createdBy) => {
+    const key = await insertBoundKey(trx, serviceId, one, hwid, now, createdBy);
+    return { result: key, key, details: { boundTo: hwid } };
   });
 }
 
@@ -215,14 +284,35 @@ export interface KeyEdit {
   expiresAt?: TimeInput | null;
   chatId?: string | null;
   maxHwids?: number;
+  /** With status banned only (contract §19): the ban's reason and end; an absent one is null (permanent). */
+  banReason?: string | null;
+  banExpiresAt?: TimeInput | null;
+  /** Set by the Luarmor blacklist (§16.2): the token its unban link spends. Not an API field. */
+  unbanToken?: string;
+}
+
+/** A ban's fields belong to a ban: sent with another status (or none) they would silently do nothing. */
+function checkBanFields(edit: KeyEdit) {
+  if (edit.status === 'banned') return;
+  for (const field of ['banReason', 'banExpiresAt'] as const) {
+    if (edit[field] !== undefined) throw invalid(field, `${field} is only used with status banned`);
+  }
 }
 
 function commonPatch(edit: KeyEdit, now: number) {
+  checkBanFields(edit);
   const patch: Updateable<ActiveKeysTable> & Updateable<GeneratedKeysTable> = {};
   if (edit.note !== undefined) patch.note = edit.note;
   if (edit.isPremium !== undefined) patch.isPremium = flag(edit.isPremium);
   if (edit.noHwidValidation !== undefined) patch.noHwidValidation = flag(edit.noHwidValidation);
-  if (edit.status !== undefined) patch.status = edit.status;
+  if (edit.status !== undefined) {
+    patch.status = edit.status;
+    const expiresAt =
+      edit.banExpiresAt === undefined || edit.banExpiresAt === null
+        ? null
+        : parseFutureTime('banExpiresAt', edit.banExpiresAt, now, ' (omit it for a permanent ban)');
+    Object.assign(patch, banPatch(edit.status, { reason: edit.banReason, expiresAt, unbanToken: edit.unbanToken }));
+  }
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
   // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
   if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
@@ -234,7 +324,29 @@ function commonPatch(edit: KeyEdit, now: number) {
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   await assertOwnKey(ctx.db, serviceId, key, actor);
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute((trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+}
+
+/**
+ * The edit of an active key inside the caller's transaction, for a caller whose change is larger (the Luarmor blacklist
+ * bans the key and blacklists its HWIDs at once). `patch` is commonPatch's, checked before the transaction opened.
+ */
+export async function editActiveKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
+  const patch = commonPatch(edit, ctx.clock());
+  await assertOwnKey(trx, serviceId, key, actor);
+  return applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor);
+}
+
+async function applyActiveKeyEdit(
+  ctx: AppContext,
+  trx: Db,
+  serviceId: string,
+  key: string,
+  edit: KeyEdit,
+  patch: Updateable<ActiveKeysTable>,
+  actor: Actor,
+) {
+  {
     // The chat id before the change: a key moved to another user may take the role from the first one.
     const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
     if (Object.keys(patch).length > 0) {
@@ -249,12 +361,13 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
     const now = ctx.clock();
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, now);
+    const { unbanToken: _token, ...audited } = edit;
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...audited }, now);
     const [withHwids] = await repo.withHwids(trx, [row]);
     await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], now);
     if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, row), now);
     return withHwids!;
-  });
+  }
 }
 
 export interface GeneratedKeyEdit extends Omit<KeyEdit, 'hwid'> {
@@ -278,7 +391,27 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
   const { expirationType: _type, days: _days, ...common } = edit;
   const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
   await assertOwnKey(ctx.db, serviceId, key, actor, 'Generated key');
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute((trx) => applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+}
+
+/** editGeneratedKey inside the caller's transaction (see editActiveKeyIn). */
+export async function editGeneratedKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: GeneratedKeyEdit, actor: Actor) {
+  const { expirationType: _type, days: _days, ...common } = edit;
+  const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
+  await assertOwnKey(trx, serviceId, key, actor, 'Generated key');
+  return applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor);
+}
+
+async function applyGeneratedKeyEdit(
+  ctx: AppContext,
+  trx: Db,
+  serviceId: string,
+  key: string,
+  edit: GeneratedKeyEdit,
+  patch: Updateable<GeneratedKeysTable>,
+  actor: Actor,
+) {
+  {
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
@@ -287,9 +420,12 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
     if (edit.expiresAt !== undefined) await repo.endAfterRedeem(trx, serviceId, key);
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...edit }, ctx.clock());
+    const { unbanToken: _token, ...audited } = edit;
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...audited }, ctx.clock());
+    if (edit.status === 'banned')
+      await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
     return row;
-  });
+  }
 }
 
 export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
@@ -354,7 +490,7 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = await extend(trx, 'activeKeys');
       const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
-      return { type: 'active' as const, view: toActiveKeyView(withHwids!) };
+      return { type: 'active' as const, view: toActiveKeyView(withHwids!, now) };
     }
     const generated = await repo.findGeneratedKey(trx, serviceId, key);
     if (!generated) throw notFound('Key');
@@ -364,11 +500,11 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
       const durationDays = await repo.addDurationDays(trx, serviceId, key, days);
       if (durationDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
       await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, durationDays }, now);
-      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }) };
+      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }, now) };
     }
     if (generated.expiresAt === null) throw lifetime();
     const expiresAt = await extend(trx, 'generatedKeys');
-    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }) };
+    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }, now) };
   });
 }
 
@@ -384,9 +520,9 @@ export async function keyBinding(ctx: AppContext, serviceId: string, key: string
   return { key, type, bound: false, hwid: null };
 }
 
-/** A key is usable now when it is active, not expired, and (for generated keys) redeemable. */
-export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null }, now: number) =>
-  row.status === 'active' && (row.expiresAt === null || row.expiresAt > now);
+/** A key is usable now when it is active (or its ban has ended), not expired, and (for generated keys) redeemable. */
+export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null; banExpiresAt: number | null }, now: number) =>
+  statusNow(row, now) === 'active' && (row.expiresAt === null || row.expiresAt > now);
 
 export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string, actor?: Actor) {
   const scope = actor ? resellerScope(actor) : null;
@@ -397,8 +533,8 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
   ]);
   const now = ctx.clock();
   const keys = [
-    ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row) })),
-    ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row) })),
+    ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row, now) })),
+    ...generated.map((row) => ({ type: 'generated' as const, ...toGeneratedKeyView(row, now) })),
   ];
   const usable = [...active, ...generated].find((row) => isUsableNow(row, now));
   return { keys, anyValid: usable !== undefined, usableKey: usable?.key ?? null };
@@ -423,15 +559,23 @@ export async function compensate(ctx: AppContext, serviceId: string, days: numbe
  * - the chat commands answer with the script loadstrings.
  */
 export {
+  activeKeysByChat,
   bindAnotherHwid,
   countKeyExecution,
   countKeys,
   findActiveKey,
   findGeneratedKey,
+  findKeyByUnbanToken,
+  generatedKeysByChat,
   insertGeneratedKeys,
   isHwidBound,
+  searchActiveKeys,
+  withHwids,
   type ActiveKeyRow,
+  type GeneratedKeyRow,
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
+// Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
+export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
 export { assertOwnKey };

@@ -20,6 +20,9 @@ export interface DeliverableScript {
   version: number;
   enabled: boolean;
   disabledMessage: string | null;
+  /** Contract §16.3: the name and free-for-all flag the LRM_ globals and an ffa run need. */
+  name: string;
+  ffa: boolean;
 }
 
 export interface CachedCode {
@@ -68,6 +71,8 @@ export class DeliveryCache {
           version: row.currentVersion,
           enabled: row.enabled === 1,
           disabledMessage: row.disabledMessage,
+          name: row.name,
+          ffa: row.ffa === 1,
         }
       );
     });

@@ -24,6 +24,11 @@ export class ExecutionCounter {
     } else service.keys.set(key, { count: 1, lastAt: at });
   }
 
+  /** A key's executions counted here and not yet written (the fetch's LRM_TotalExecutions, contract §16.3). */
+  pendingFor(serviceId: string, key: string): number {
+    return this.pending.get(serviceId)?.keys.get(key)?.count ?? 0;
+  }
+
   /** Writes everything counted so far; flushes run one after another. */
   flush(db: Db): Promise<void> {
     const next = this.flushing.then(() => this.write(db));

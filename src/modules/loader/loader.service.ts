@@ -4,7 +4,9 @@ import { luaError } from '../../lua/quote.ts';
 import { UUID_PATTERN } from '../../lib/random.ts';
 import { readBlob } from '../scripts/scripts.service.ts';
 import { validateKey, type Verdict } from '../validation/validation.service.ts';
-import type { CachedCode } from './delivery-cache.ts';
+import type { CachedCode, DeliverableScript } from './delivery-cache.ts';
+import { lrmGlobalsPrefix } from '../../lua/lrm-globals.ts';
+import { findActiveKey } from '../keys/keys.service.ts';
 
 export type Delivery =
   | { kind: 'refused'; status: number; lua: string }
@@ -19,6 +21,8 @@ export type Delivery =
       /** The whole code from memory, or null for code too large to cache (then `stream`). */
       cached: CachedCode | null;
       stream: () => Readable;
+      /** With `globals=1` (contract §16.3): the Lua that sets the LRM_ globals, run before the code. */
+      globals?: string;
     };
 
 const NOT_FOUND = { kind: 'refused' as const, status: 404, lua: luaError('SCRIPT_NOT_FOUND', 'No script with this id') };
@@ -41,7 +45,12 @@ export async function checkForScript(ctx: AppContext, scriptId: string, input: {
  * that raises an error naming the code. A script that is not ready is never served, so unobfuscated
  * code cannot leak while the obfuscator runs or after it failed.
  */
-export async function deliver(ctx: AppContext, scriptId: string, input: { key?: string; hwid?: string }): Promise<Delivery> {
+export async function deliver(
+  ctx: AppContext,
+  scriptId: string,
+  input: { key?: string; hwid?: string },
+  options: { globals?: boolean } = {},
+): Promise<Delivery> {
   const script = await deliverableScript(ctx, scriptId);
   if (!script) return NOT_FOUND;
   // The kill switch comes before the key check: nothing is bound, validated or counted while it is off.
@@ -57,7 +66,8 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
     return { kind: 'refused', status: 200, lua: luaError(code, message) };
   }
   const verdict: Verdict = await validateKey(ctx, script.serviceId, input);
-  if (!verdict.valid) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
+  // A free-for-all script runs for anyone (contract §16.3); a valid key only makes the run premium.
+  if (!verdict.valid && !script.ffa) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
   ctx.executions.count(script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock());
   ctx.analytics.countExecution(script.serviceId, script.id);
   const { outputBlob: blobId, outputSize: size } = script;
@@ -69,5 +79,23 @@ export async function deliver(ctx: AppContext, scriptId: string, input: { key?: 
     sha256: script.outputSha256,
     cached: await ctx.delivery.code(blobId, size),
     stream: () => Readable.from(readBlob(ctx.db, blobId, size), { objectMode: false }),
+    ...(options.globals ? { globals: await globalsFor(ctx, script, verdict, input.key) } : {}),
   };
+}
+
+/** The LRM_ globals of this run (contract §16.3), from the verdict and the key's row as it stands. */
+async function globalsFor(ctx: AppContext, script: DeliverableScript, verdict: Verdict, key: string | undefined) {
+  const keyed = verdict.code === 'KEY_VALID' && key !== undefined;
+  const row = keyed ? await findActiveKey(ctx.db, script.serviceId, key) : undefined;
+  const expiresAt = verdict.expiresAt === null ? null : Date.parse(verdict.expiresAt);
+  return lrmGlobalsPrefix({
+    isUserPremium: verdict.valid,
+    linkedDiscordId: row?.chatId ?? '',
+    secondsLeft: !verdict.valid ? 0 : expiresAt === null ? null : Math.max(0, Math.floor((expiresAt - ctx.clock()) / 1000)),
+    // Written in batches: the stored count plus what this instance counted since, this run included.
+    totalExecutions: keyed ? (row?.executions ?? 0) + ctx.executions.pendingFor(script.serviceId, key) : 0,
+    userNote: row?.note ?? '',
+    scriptName: script.name,
+    scriptVersion: String(script.version),
+  });
 }

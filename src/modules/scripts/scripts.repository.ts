@@ -25,6 +25,8 @@ const SCRIPT_COLUMNS = [
   'disabledMessage',
   'currentVersion',
   'outputSha256',
+  'ffa',
+  'silent',
 ] as const satisfies readonly (keyof ScriptsTable)[];
 
 export type ScriptRow = Selectable<ScriptsTable>;

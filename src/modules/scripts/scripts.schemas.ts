@@ -19,6 +19,10 @@ const DisabledMessage = Type.Union([Type.String({ maxLength: 200, pattern: '^[^\
   errorMessage: 'must be a message of at most 200 characters, or null for the default sentence',
 });
 
+// Luarmor's script options (contract §16.3).
+const Ffa = Type.Boolean({ errorMessage: 'must be true (anyone may run it without a key) or false' });
+const Silent = Type.Boolean({ errorMessage: 'must be true (the loader prints nothing) or false' });
+
 export const CreateBody = Strict({
   name: ScriptName,
   code: Code,
@@ -26,6 +30,8 @@ export const CreateBody = Strict({
   visible: Type.Optional(Type.Boolean()),
   enabled: Type.Optional(Enabled),
   disabledMessage: Type.Optional(DisabledMessage),
+  ffa: Type.Optional(Ffa),
+  silent: Type.Optional(Silent),
 });
 
 export const UpdateBody = Strict(
@@ -36,8 +42,13 @@ export const UpdateBody = Strict(
     visible: Type.Optional(Type.Boolean()),
     enabled: Type.Optional(Enabled),
     disabledMessage: Type.Optional(DisabledMessage),
+    ffa: Type.Optional(Ffa),
+    silent: Type.Optional(Silent),
   },
-  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage' },
+  {
+    minProperties: 1,
+    errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent',
+  },
 );
 
 export const ScriptParams = Strict({ idOrSlug: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -52,6 +63,9 @@ export const Script = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   /** What a fetch raises while the script is off; absent means the default sentence. */
   disabledMessage: Type.Optional(Type.String()),
+  /** Contract §16.3: present (true) only when the script is free for all / silent; absent means false. */
+  ffa: Type.Optional(Type.Boolean()),
+  silent: Type.Optional(Type.Boolean()),
   size: Type.Integer(),
   status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
   /** Only when status is failed: why the obfuscator refused or failed. */

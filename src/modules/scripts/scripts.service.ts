@@ -34,6 +34,9 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     // part-one shape, so clients that compare records whole are not broken by the kill switch.
     ...(row.enabled === 0 ? { enabled: false } : {}),
     ...(row.disabledMessage !== null ? { disabledMessage: row.disabledMessage } : {}),
+    // Luarmor's script options (contract §16.3), shown like the kill switch: only when they change something.
+    ...(row.ffa === 1 ? { ffa: true } : {}),
+    ...(row.silent === 1 ? { silent: true } : {}),
     size: row.size,
     status: row.status,
     ...(row.status === 'failed' ? { failureReason: row.failureReason ?? 'unknown' } : {}),
@@ -64,6 +67,10 @@ export interface CreateInput {
   visible?: boolean;
   enabled?: boolean;
   disabledMessage?: string | null;
+  /** Free for all: runs without a key (contract §16.3). */
+  ffa?: boolean;
+  /** The loader prints nothing to the console. */
+  silent?: boolean;
 }
 
 export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
@@ -91,6 +98,8 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         enabled: input.enabled === false ? 0 : 1,
         disabledMessage: input.disabledMessage || null,
         currentVersion: 1,
+        ffa: input.ffa === true ? 1 : 0,
+        silent: input.silent === true ? 1 : 0,
       };
       await repo.insertScript(trx, row);
       await addVersion(trx, id, source, now);
@@ -99,6 +108,8 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         obfuscationType: type,
         visible: row.visible === 1,
         enabled: row.enabled === 1,
+        ...(row.ffa === 1 ? { ffa: true } : {}),
+        ...(row.silent === 1 ? { silent: true } : {}),
         size: source.size,
         version: 1,
       };
@@ -139,6 +150,8 @@ export interface UpdateInput {
   visible?: boolean;
   enabled?: boolean;
   disabledMessage?: string | null;
+  ffa?: boolean;
+  silent?: boolean;
 }
 
 export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
@@ -157,6 +170,8 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   if (input.visible !== undefined) patch.visible = input.visible ? 1 : 0;
   if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
   if (input.disabledMessage !== undefined) patch.disabledMessage = input.disabledMessage;
+  if (input.ffa !== undefined) patch.ffa = input.ffa ? 1 : 0;
+  if (input.silent !== undefined) patch.silent = input.silent ? 1 : 0;
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -183,6 +198,8 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
         visible: input.visible,
         enabled: input.enabled,
         disabledMessage: input.disabledMessage,
+        ffa: input.ffa,
+        silent: input.silent,
         codeChanged: input.code !== undefined,
         size: patch.size,
         version: patch.currentVersion,
@@ -211,6 +228,11 @@ export async function deleteScript(ctx: AppContext, serviceId: string, idOrName:
   await scriptChanged(ctx, current.id);
 }
 
+/** Every script of the service as stored rows, newest first (the Luarmor-compatible API's project details, §16.2). */
+export async function allScripts(ctx: AppContext, serviceId: string) {
+  return (await repo.pageScripts(ctx.db, serviceId, { offset: 0, limit: 10_000 })).items;
+}
+
 export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
   const rows = await repo.visibleScripts(ctx.db, serviceId);
   return rows.map((row) => ({ id: row.id, name: row.name, loadstring: loadstringFor(ctx, row.id) }));
@@ -222,6 +244,8 @@ export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
  */
 export { findScript } from './scripts.repository.ts';
 export { readBlob, SCRIPT_TOPIC } from './code-store.ts';
+/** Script code as the upload routes hold it, for a module that takes code in its own body shape (the Luarmor API). */
+export { CODE_LIMIT_BYTES, ScriptCode } from './code.ts';
 
 /** GET /vss/api/scripts/:idOrSlug/versions: the kept versions, newest first. */
 export async function listVersions(ctx: AppContext, serviceId: string, idOrName: string) {

@@ -219,6 +219,7 @@ export {
   findServiceAccess,
   findServiceByKeyDigest,
   findServiceByRef,
+  listAccountServices,
   updateService,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';

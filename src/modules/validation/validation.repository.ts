@@ -8,7 +8,7 @@ type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,
-  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'
+  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt'
 > & {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   hwidBound: number | boolean;
@@ -27,6 +27,7 @@ const ACTIVE_KEY_AND_BAN = fixedQuery(
   'active_key_and_ban',
   `select k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
+     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt",
      ${hwidBound(':hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
        and (b.expires_at is null or b.expires_at > :now)) as "hwidBanned"
@@ -40,6 +41,7 @@ const ACTIVE_KEYS_AND_BANS = fixedQuery(
   'active_keys_and_bans',
   `select t.i::int as "i", k.key, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
+     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt",
      ${hwidBound('t.hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = t.service_id and b.hwid = t.hwid
        and (b.expires_at is null or b.expires_at > t.now)) as "hwidBanned"
@@ -133,6 +135,20 @@ export async function touchKeys(db: Db, dialect: Dialect, serviceId: string, tou
     where active_keys.key = t.key and +active_keys.service_id = ${serviceId}
       and (active_keys.last_used_at is null or active_keys.last_used_at < t.at)`.execute(db);
 }
+
+/**
+ * A generated key whose ban has ended (contract §19) becomes active in its row, so it can be redeemed like any other;
+ * only a ban that has really ended is lifted, whoever races it.
+ */
+export const liftLapsedGeneratedBan = (db: Db, serviceId: string, key: string, now: number) =>
+  db
+    .updateTable('generatedKeys')
+    .set({ status: 'active', banReason: null, banExpiresAt: null, unbanToken: null })
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .where('status', '=', 'banned')
+    .where('banExpiresAt', '<=', now)
+    .execute();
 
 /** What a redemption answers with. */
 export interface RedeemedKey {

@@ -6,6 +6,7 @@ import { iso } from '../../lib/time.ts';
 import { findActiveKeyAndBan, findActiveKeyAndBanNow, NOT_NOW, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
+import { liftLapsedGeneratedBan } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -51,12 +52,25 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 }
 
 /** What judging an active key reads: the hot-path query selects exactly these. */
-type JudgedKey = Pick<keys.ActiveKeyRow, 'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount'>;
+type JudgedKey = Pick<
+  keys.ActiveKeyRow,
+  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt'
+>;
 
-/** The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. */
+/** KEY_BANNED with the ban's reason when it has one (contract §19). */
+const banned = (row: { isPremium: number; expiresAt: number | null; banReason: string | null }): Verdict => ({
+  ...verdict('KEY_BANNED', row),
+  message: keys.bannedMessage(row.banReason),
+});
+
+/**
+ * The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. The status is
+ * judged at `now`: a ban past its end is no ban, so a cached copy of the row never outlives the ban (§19).
+ */
 function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict | 'bind' {
-  if (row.status === 'banned') return verdict('KEY_BANNED', row);
-  if (row.status === 'paused') return verdict('KEY_PAUSED', row);
+  const status = keys.statusNow(row, now);
+  if (status === 'banned') return banned(row);
+  if (status === 'paused') return verdict('KEY_PAUSED', row);
   if (row.expiresAt !== null && row.expiresAt <= now) return verdict('KEY_EXPIRED', row);
   // Full as last read: refuse without a write. Otherwise the database decides who gets a free slot.
   if (row.noHwidValidation !== 1 && !hwidBound) return row.hwidCount >= row.maxHwids ? verdict('KEY_HWID_LOCKED', row) : 'bind';
@@ -175,7 +189,10 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
   // Not an active key when the query above ran, and not redeemed: a generated key says why.
   const generated = await keys.findGeneratedKey(ctx.db, serviceId, key);
   if (generated) {
-    if (generated.status === 'banned') return verdict('KEY_BANNED', generated);
+    const status = keys.statusNow(generated, now);
+    if (status === 'banned') return banned(generated);
+    // A ban that has ended leaves nothing in the way: lifted in the row, so the redemption below can take the key.
+    if (status !== generated.status) await liftLapsedGeneratedBan(ctx.db, serviceId, key, now);
     if (generated.status === 'paused') return verdict('KEY_PAUSED', generated);
     if (generated.expiresAt !== null && generated.expiresAt <= now) return verdict('KEY_EXPIRED', generated);
     // Redeemable now (generated again meanwhile, which imports can do): try once more.

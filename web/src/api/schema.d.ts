@@ -1957,6 +1957,9 @@ export interface paths {
                                     /** Format: date-time */
                                     hwidResetAt: string | null;
                                     hwidResetCount: number;
+                                    banReason: string | null;
+                                    /** Format: date-time */
+                                    banExpiresAt: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "generated";
@@ -2057,6 +2060,7 @@ export interface paths {
                         keys: string[];
                         days?: number;
                         note?: string;
+                        reason?: string;
                         toService?: string;
                     };
                 };
@@ -2463,6 +2467,9 @@ export interface paths {
                                     /** Format: date-time */
                                     hwidResetAt: string | null;
                                     hwidResetCount: number;
+                                    banReason: string | null;
+                                    /** Format: date-time */
+                                    banExpiresAt: string | null;
                                 }[];
                                 /**
                                  * @description present when more than 1,000 keys matched: only the oldest 1,000 are listed
@@ -2531,6 +2538,8 @@ export interface paths {
                         expiresAt?: (string | number) | (never | null);
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        banReason?: string | null;
+                        banExpiresAt?: (string | number) | (never | null);
                         hwid?: string | (never | null);
                     };
                 };
@@ -2571,6 +2580,9 @@ export interface paths {
                                 /** Format: date-time */
                                 hwidResetAt: string | null;
                                 hwidResetCount: number;
+                                banReason: string | null;
+                                /** Format: date-time */
+                                banExpiresAt: string | null;
                             };
                         };
                     };
@@ -2747,6 +2759,9 @@ export interface paths {
                                 /** Format: date-time */
                                 hwidResetAt: string | null;
                                 hwidResetCount: number;
+                                banReason: string | null;
+                                /** Format: date-time */
+                                banExpiresAt: string | null;
                             } | {
                                 key: string;
                                 note: string | null;
@@ -6783,6 +6798,8 @@ export interface paths {
                                     visible: boolean;
                                     enabled?: boolean;
                                     disabledMessage?: string;
+                                    ffa?: boolean;
+                                    silent?: boolean;
                                     size: number;
                                     status: "ready" | "processing" | "failed";
                                     failureReason?: string;
@@ -6857,6 +6874,8 @@ export interface paths {
                         visible?: boolean;
                         enabled?: boolean;
                         disabledMessage?: string | null;
+                        ffa?: boolean;
+                        silent?: boolean;
                     };
                 };
             };
@@ -6877,6 +6896,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                ffa?: boolean;
+                                silent?: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -6961,6 +6982,8 @@ export interface paths {
                         visible?: boolean;
                         enabled?: boolean;
                         disabledMessage?: string | null;
+                        ffa?: boolean;
+                        silent?: boolean;
                     };
                 };
             };
@@ -6981,6 +7004,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                ffa?: boolean;
+                                silent?: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7311,6 +7336,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                ffa?: boolean;
+                                silent?: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7496,13 +7523,14 @@ export interface paths {
         };
         /**
          * Fetch a script's code
-         * @description The stored (obfuscated) code for a valid key and HWID, counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported.
+         * @description The stored (obfuscated) code for a valid key and HWID (anyone, for a free-for-all script), counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported. With globals=1 the code is preceded by Lua that sets the LRM_ globals (never cached).
          */
         get: {
             parameters: {
                 query?: {
                     key?: string;
                     hwid?: string;
+                    globals?: string;
                 };
                 header?: never;
                 path: {
@@ -11125,6 +11153,624 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Luarmor: API status
+         * @description Luarmor's status answer, exactly; no key needed (contract §16.2).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/keys/{api_key}/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Luarmor: the key's account and projects
+         * @description The key in the path (as Luarmor's clients send it): its account and projects (services) with their scripts. A service key lists its own service only.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    api_key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/keys/{api_key}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Luarmor: the last day's counts
+         * @description 24 hourly execution counts (oldest first) and the counts of scripts, users (keys; absent with noUsers=true), obfuscated scripts and refused verdicts of the last day.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    noUsers?: string;
+                };
+                header?: never;
+                path: {
+                    api_key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Luarmor: list users
+         * @description The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search; from/until (at most 1,000 apart) pick the slice.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    user_key?: string;
+                    discord_id?: string;
+                    identifier?: string;
+                    search?: string;
+                    from?: string;
+                    until?: string;
+                };
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Luarmor: create a user (a key)
+         * @description A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from redemption). Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        identifier?: string;
+                        discord_id?: string;
+                        note?: string;
+                        auth_expire?: number;
+                        key_days?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * Luarmor: delete a user
+         * @description Deletes the key `user_key` (query or path), as DELETE /keys/api/key does. Needs allowManageKeys.
+         */
+        delete: {
+            parameters: {
+                query: {
+                    user_key: string;
+                };
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Luarmor: edit a user
+         * @description Changes identifier ("" unbinds), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_key: string;
+                        identifier?: string;
+                        discord_id?: string;
+                        note?: string;
+                        auth_expire?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/{user_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Luarmor: delete a user
+         * @description Deletes the key `user_key` (query or path), as DELETE /keys/api/key does. Needs allowManageKeys.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                    user_key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/resethwid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Luarmor: reset a user's HWID
+         * @description Keyward's HWID reset with the key's cooldown; `force` skips the cooldown. A banned key is refused. Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_key: string;
+                        force?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/linkdiscord": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Luarmor: link a Discord user
+         * @description Sets the key's Discord user; a key already linked needs `force`. Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_key: string;
+                        discord_id: string;
+                        force?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/blacklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Luarmor: blacklist a user
+         * @description Bans the key with ban_reason and ban_expire (contract §19) and blacklists its HWIDs alike; answers the unban_token that undoes it. Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_key: string;
+                        ban_reason?: string;
+                        ban_expire?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/unban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Luarmor: unban by token
+         * @description Public, as Luarmor's unban link is: the key is active again and the blacklist entries its ban made are removed; the token works once.
+         */
+        get: {
+            parameters: {
+                query: {
+                    unban_token: string;
+                };
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Luarmor: unban by token
+         * @description Public, as Luarmor's unban link is: the key is active again and the blacklist entries its ban made are removed; the token works once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        unban_token: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/scripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Luarmor: create a script
+         * @description Uploads `script` under `name` with ffa and silent (contract §16.3); answers the buyer's loader snippet. Needs allowVss.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        script: string;
+                        ffa?: boolean;
+                        silent?: boolean;
+                        heartbeat?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/scripts/{script_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Luarmor: update a script
+         * @description New code (a new version, live at once) and the ffa/silent options of the script. Needs allowVss.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                    script_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        script?: string;
+                        ffa?: boolean;
+                        silent?: boolean;
+                        heartbeat?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;

@@ -7,6 +7,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { notifyError, notifySuccess } from '../components/notify';
 import { describeBulkResult } from '../lib/outcomes';
 import { DaysDialog } from './DaysDialog';
+import { BanDialog } from './BanDialog';
 import type { BulkAction } from './records';
 
 /** An action waiting for its dialog (days, note or a confirmation), on one row's key or the selection. */
@@ -25,7 +26,7 @@ export const describeKeys = (keys: string[]) => (keys.length === 1 ? `key ${keys
 export function useBulk(serviceId: string, onDone?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string; toService?: string }) =>
+    mutationFn: async (input: { action: BulkAction; keys: string[]; days?: number; note?: string; toService?: string; reason?: string }) =>
       unwrap(await api.POST('/api/v1/keys/api/keys/bulk', { headers: serviceHeaders(serviceId), body: input })),
     onSuccess: (result) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
@@ -110,7 +111,7 @@ export function BulkDialogs({
     onDone();
   });
   const confirmText =
-    pending && pending.action !== 'extend' && pending.action !== 'setNote' && pending.action !== 'move'
+    pending && pending.action !== 'extend' && pending.action !== 'setNote' && pending.action !== 'move' && pending.action !== 'ban'
       ? ACTION_TEXT[pending.action]
       : null;
   return (
@@ -176,6 +177,13 @@ export function BulkDialogs({
           </form>
         )}
       </Modal>
+      <BanDialog
+        opened={pending?.action === 'ban'}
+        what={pending ? describeKeys(pending.keys) : ''}
+        busy={bulk.isPending}
+        onClose={() => setPending(null)}
+        onConfirm={(ban) => pending && bulk.mutate({ action: 'ban', keys: pending.keys, ...ban })}
+      />
       <ConfirmDialog
         opened={confirmText !== null}
         title={confirmText?.title ?? ''}

@@ -35,6 +35,10 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const queryClient = useQueryClient();
   const [note, setNote] = useState(record.note ?? '');
   const [status, setStatus] = useState(record.status);
+  // Contract §19: a ban's reason (shown to the buyer) and end (empty = for good), for active keys.
+  const recordBan = record.type === 'active' ? record : null;
+  const [banReason, setBanReason] = useState(recordBan?.banReason ?? '');
+  const [banEnd, setBanEnd] = useState(toLocalInput(recordBan?.banExpiresAt ?? null));
   const [isPremium, setPremium] = useState(record.isPremium);
   const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
   const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
@@ -54,11 +58,20 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
     : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
   const save = useMutation({
     mutationFn: async () => {
+      // The status goes only when it (or the ban's reason or end) changed: a ban is written whole, so re-sending it
+      // without its reason would clear the reason.
+      const banChanged =
+        status === 'banned' && (banReason !== (recordBan?.banReason ?? '') || banEnd !== toLocalInput(recordBan?.banExpiresAt ?? null));
+      const statusChanged = status !== record.status || (active && banChanged);
+      const ban =
+        active && statusChanged && status === 'banned'
+          ? { banReason: banReason.trim() || null, banExpiresAt: banEnd ? new Date(banEnd).toISOString() : null }
+          : {};
       const headers = serviceHeaders(serviceId);
-      const support = { key: record.key, note, status, chatId: chatId.trim() || null };
+      const support = { key: record.key, note, ...(statusChanged ? { status } : {}), chatId: chatId.trim() || null };
       if (!manage) {
         const changedHwid = active && hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {};
-        if (active) return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body: { ...support, ...changedHwid } }));
+        if (active) return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body: { ...support, ...ban, ...changedHwid } }));
         return unwrap(await api.PUT('/api/v1/keys/api/generated-key', { headers, body: support }));
       }
       const shared = { ...support, isPremium, noHwidValidation, maxHwids: Number(maxHwids) };
@@ -66,6 +79,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
       if (active) {
         const body = {
           ...shared,
+          ...ban,
           ...(expiryChanged && lifetime ? { expiresAt: null } : newExpiry),
           ...(hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {}),
         };
@@ -144,6 +158,24 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
             onChange={(e) => setStatus(e.currentTarget.value as KeyRecord['status'])}
             data={KEY_STATUS_OPTIONS}
           />
+          {active && status === 'banned' && (
+            <>
+              <TextInput
+                label="Ban reason"
+                description="Shown to the buyer when the key is refused"
+                maxLength={256}
+                value={banReason}
+                onChange={(e) => setBanReason(e.currentTarget.value)}
+              />
+              <TextInput
+                type="datetime-local"
+                label="Ban ends"
+                description="Empty bans for good; at this time the key works again by itself"
+                value={banEnd}
+                onChange={(e) => setBanEnd(e.currentTarget.value)}
+              />
+            </>
+          )}
           {active && (
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
           )}

@@ -30,7 +30,8 @@ export default function KeysPage() {
   const [filters, setFilters] = useKeyFilters();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [generating, setGenerating] = useState(false);
-  const [importing, setImporting] = useState(false);
+  // ?import=1 (the API access page's "Switching from Luarmor" link) opens the import at once.
+  const [importing, setImporting] = useState(() => new URLSearchParams(window.location.search).get('import') === '1');
   const [compensating, setCompensating] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
   const [detail, setDetail] = useState<KeyRecord | null>(null);

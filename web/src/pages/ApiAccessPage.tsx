@@ -11,6 +11,7 @@ import { ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import { parseAllowlist, validateAllowlist } from '../lib/allowlist';
 import type { ApiData } from '../api/types';
+import { LuarmorSwitchSection } from './LuarmorSwitchSection';
 
 type Permissions = ApiData<'/api/v1/services/{id}/permissions'>;
 
@@ -165,6 +166,8 @@ export default function ApiAccessPage() {
             </form>
           )}
         </Section>
+
+        <LuarmorSwitchSection serviceId={serviceId} serviceKey={apiKey} />
       </Stack>
       <ConfirmDialog
         opened={confirmRegenerate}

@@ -45,6 +45,9 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   const [file, setFile] = useState<File | null>(null);
   const [obfuscationType, setObfuscation] = useState('NONE');
   const [visible, setVisible] = useState(true);
+  // Luarmor's script options (contract §16.3), in plain words.
+  const [ffa, setFfa] = useState(false);
+  const [silent, setSilent] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const tooLarge = fileTooLarge(file);
   const upload = useMutation({
@@ -54,7 +57,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
       return uploadWithProgress<Script>(
         'POST',
         BASE,
-        { name: name.trim(), code: source, obfuscationType, visible },
+        { name: name.trim(), code: source, obfuscationType, visible, ffa, silent },
         serviceId,
         setProgress,
       );
@@ -112,6 +115,18 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             description="Listed to end users (chat /script, loadstrings by chat id)"
             checked={visible}
             onChange={(e) => setVisible(e.currentTarget.checked)}
+          />
+          <Switch
+            label="Free for everyone"
+            description="Anyone may run it without a key; a valid key only marks the run as premium"
+            checked={ffa}
+            onChange={(e) => setFfa(e.currentTarget.checked)}
+          />
+          <Switch
+            label="Quiet loader"
+            description="The loader prints nothing to the game's console"
+            checked={silent}
+            onChange={(e) => setSilent(e.currentTarget.checked)}
           />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
           {upload.error && !tooLarge && (

@@ -1,0 +1,128 @@
+// The edge of the Luarmor-compatible API (contract §16.1): Keyward's records and errors in Luarmor's words. Nothing here
+// decides anything about keys; it only says how Keyward's answer reads to a client written for api.luarmor.net.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import { describeValidationError } from '../../plugins/validation.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../plugins/errors.ts';
+import { banNow, statusNow } from '../keys/keys.service.ts';
+import type { KeyRowEntry } from '../keys/keys-list.service.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The sentence a Luarmor route answers when the key it names does not exist (§16.2 words it per route). */
+    luarmorKeyNotFound?: string;
+  }
+}
+
+/** A refusal in Luarmor's words: the route's status and exact message (§16.2). */
+export class LuarmorRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const refuse = (message: string) => new LuarmorRefusal(400, message);
+
+export const WRONG_API_KEY = 'Wrong API key';
+export const PROJECT_NOT_FOUND = 'Project not found!';
+export const KEY_NOT_FOUND = 'Key not found';
+export const USER_KEY_MISSING = "User key doesn't exist";
+
+/** Luarmor's times are Unix seconds; a time that never comes is -1. */
+export const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? -1 : Math.floor(ms / 1000));
+
+/** A Keyward key of the service as Luarmor's user record (§16.1's table, field for field). */
+export function toLuarmorUser(entry: KeyRowEntry, now: number) {
+  const { row } = entry;
+  const status = statusNow(row, now);
+  const ban = banNow(row, now);
+  const active = entry.type === 'active' ? entry.row : null;
+  const hwid = active?.hwids[0] ?? null;
+  const refused = status !== 'active';
+  return {
+    user_key: row.key,
+    identifier: hwid ?? '',
+    identifier_type: hwid ? 'HWID' : '',
+    discord_id: row.chatId ?? '',
+    status: refused ? 'banned' : hwid ? 'active' : 'reset',
+    last_reset: active?.hwidResetAt ? seconds(active.hwidResetAt) : 0,
+    total_resets: active?.hwidResetCount ?? 0,
+    // Time that starts at redemption has no end yet: Luarmor shows it as -1 beside key_days.
+    auth_expire: seconds(row.expiresAt),
+    ...(entry.type === 'generated' && entry.row.durationDays !== null ? { key_days: entry.row.durationDays } : {}),
+    banned: refused ? 1 : 0,
+    ban_reason: status === 'paused' ? 'Paused' : (ban.banReason ?? ''),
+    ban_expire: seconds(ban.banExpiresAt),
+    unban_token: status === 'banned' ? (row.unbanToken ?? '') : '',
+    total_executions: active?.executions ?? 0,
+    note: row.note ?? '',
+    ban_ip: '',
+  };
+}
+
+function send(reply: FastifyReply, status: number, message: string) {
+  return reply.status(status).type('application/json; charset=utf-8').send({ success: false, message });
+}
+
+/** Keyward's error codes as Luarmor's statuses: refusals of an action are 400s there, not 409/422/429s. */
+function fromAppError(request: FastifyRequest, error: AppError): [number, string] {
+  switch (error.code) {
+    case 'UNAUTHORIZED':
+      // The public unban route's unknown token is a failed authentication (it spends the budget) that Luarmor words
+      // as a missing key; everywhere else it is a wrong API key.
+      return request.routeOptions.config.auth ? [403, WRONG_API_KEY] : [404, KEY_NOT_FOUND];
+    case 'PERMISSION_DENIED':
+    case 'IP_NOT_ALLOWED':
+    case 'FORBIDDEN':
+      return [403, error.message];
+    case 'NOT_FOUND':
+      if (error.message.startsWith('Project')) return [404, PROJECT_NOT_FOUND];
+      return [404, request.routeOptions.config.luarmorKeyNotFound ?? KEY_NOT_FOUND];
+    case 'RATE_LIMITED':
+      return [429, error.message];
+    case 'PAYLOAD_TOO_LARGE':
+      return [413, error.message];
+    case 'HWID_RESET_COOLDOWN':
+      return [400, 'User is on cooldown.'];
+    case 'UNAVAILABLE':
+    case 'INTERNAL_ERROR':
+    case 'WEBHOOK_DELIVERY_FAILED':
+    case 'PROVIDER_UNAVAILABLE':
+      return [error.status, error.message];
+    default:
+      return [400, error.message];
+  }
+}
+
+/**
+ * Luarmor's envelope for every answer of the module, errors included (`{ success: false, message }`), with the same
+ * failure accounting as the rest of the server: the failed-authentication budget counts the 401 before this runs.
+ */
+export function installLuarmorErrors(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | LuarmorRefusal, request, reply) => {
+    if (error instanceof LuarmorRefusal) return send(reply, error.status, error.message);
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      if (error.extras.retryAfter !== undefined) reply.header('retry-after', String(error.extras.retryAfter));
+      const [status, message] = fromAppError(request, error);
+      return send(reply, status, message);
+    }
+    if (error.validation) {
+      const { message } = describeValidationError(error.validation, error.validationContext ?? 'body');
+      return send(reply, 400, message);
+    }
+    if (error.statusCode === 429) return send(reply, 429, 'Too many requests, slow down');
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, 413, 'The request body is too large');
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return send(reply, 400, 'The request is malformed');
+    if (isDatabaseUnavailable(error)) {
+      reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      return send(reply, 503, 'The service is briefly unavailable; try again shortly');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, 500, 'Something went wrong on our side; the request id identifies it in the logs');
+  });
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not found'));
+}
