@@ -5,7 +5,6 @@ import { invalid, unauthorized } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import { recordServiceAudit } from '../audit/audit.service.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { keyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
