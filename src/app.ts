@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import secureJson from 'secure-json-parse';
 import cookie from '@fastify/cookie';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -20,6 +19,7 @@ import { modules } from './modules/index.ts';
 import { createContext } from './modules/state.ts';
 import { jobs } from './jobs/registry.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { refuseForbiddenKeys } from './lib/forbidden-keys.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -155,11 +155,19 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      parsed = JSON.parse(text);
     } catch {
-      done(Object.assign(new Error('invalid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }), undefined);
+      return done(Object.assign(new Error('invalid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }), undefined);
     }
+    // __proto__, constructor, prototype: a 400 naming the field (contract §22), not removed in silence.
+    try {
+      refuseForbiddenKeys(text, parsed);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, parsed);
   });
 
   // DELETE routes take their parameters from the query string or a JSON body (contract §1);

@@ -103,6 +103,36 @@ export interface ContextOptions {
   role: 'server' | 'cli';
 }
 
+/** How often at most the server says that Redis does not answer (contract §22: one sentence, once a minute). */
+const REDIS_WARNING_EVERY_MS = 60_000;
+
+/**
+ * Redis is an add-on (contract §6): while it does not answer, limits and caches are per instance and the server
+ * serves anyway. ioredis reconnects by itself and reports each failed try as an error; instead of a bare line per
+ * try, the operator reads one sentence that names REDIS_URL, at most once a minute, and one when it answers again.
+ */
+function watchRedis(redis: Redis, log: Log, clock: () => number): void {
+  let warnedAt: number | null = null;
+  redis.on('error', (err: Error) => {
+    const now = clock();
+    if (warnedAt !== null && now - warnedAt < REDIS_WARNING_EVERY_MS) return;
+    warnedAt = now;
+    log.warn(
+      { reason: err.message },
+      'Redis at REDIS_URL does not answer; serving anyway with rate limits and caches kept per instance until it does',
+    );
+  });
+  redis.on('ready', () => {
+    if (warnedAt === null) return;
+    warnedAt = null;
+    log.info('Redis at REDIS_URL answers again; rate limits and caches are shared again');
+  });
+}
+
+/** Whether the configured Redis answers now: `null` when none is configured (for /healthz and keyward doctor). */
+export const redisState = (redis: Redis | null): 'ok' | 'unreachable' | null =>
+  redis === null ? null : redis.status === 'ready' ? 'ok' : 'unreachable';
+
 const derivedKey = (secret: string, purpose: string) => Buffer.from(hkdfSync('sha256', secret, 'keyward', `keyward:${purpose}:v1`, 32));
 
 /** Opens what every app instance needs before any module: Redis (servers only), the invalidation bus, derived keys. */
@@ -114,7 +144,7 @@ export async function openInfrastructure(options: ContextOptions): Promise<Infra
     server && config.redisUrl
       ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, lazyConnect: false })
       : null;
-  redis?.on('error', (err) => log.warn({ err }, 'redis error'));
+  if (redis) watchRedis(redis, log, clock);
   const bus = server ? await startInvalidationBus(config, database.db, redis, log) : publishingBus(database.db, database.dialect);
   return {
     config,

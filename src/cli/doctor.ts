@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, ping, type Db } from '../db/database.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { isLoopbackHost } from '../lib/ip.ts';
+import { checkDiscordRole, checkRedis } from './doctor-checks.ts';
 
 /**
  * `keyward doctor` (contract §11): what a seller gets wrong when going live, one line per finding, checked from the
@@ -209,6 +210,7 @@ async function checkServices(config: Config, db: Db, found: Findings) {
         found.add('warn', `${label}: ${count} Discord webhook message(s) failed; check the webhook URL on the service's Webhook page`);
       else found.add('ok', `${label}: the Discord webhook is set`);
     }
+    await checkDiscordRole(db, service.id, label, (level, message) => found.add(level, message));
     if (service.chatInteractionsPublicKey) {
       const url = `${config.baseUrl}/api/v1/chat/interactions/${service.identifier}`;
       if (https) found.add('ok', `${label}: Discord's Interactions Endpoint URL is ${url}`);
@@ -234,6 +236,7 @@ export async function doctorCommand(env: Env = process.env): Promise<number> {
   try {
     const response = await checkBaseUrl(config, db, found);
     checkTrustProxy(config, response, found);
+    await checkRedis(config, (level, message) => found.add(level, message));
     if (db) await checkServices(config, db, found);
   } finally {
     await db?.destroy();

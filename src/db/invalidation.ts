@@ -133,7 +133,8 @@ function redisBus(redis: Redis, log: Log): InvalidationBus {
   // Its own connection (a subscribed one can do nothing else); unlike the app's, it queues the
   // SUBSCRIBE until connected and re-subscribes after a reconnect.
   const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: true });
-  subscriber.on('error', (err) => log.warn({ err }, 'invalidation subscriber error'));
+  // Its failures are the app connection's too, which says so once a minute (context.ts watchRedis); not per retry.
+  subscriber.on('error', () => {});
   // A reconnect may have missed messages: everything cached is suspect.
   subscriber.on('ready', () => handlers.flushAll());
   subscriber.on('message', (channel: string, message: string) => {
@@ -145,6 +146,7 @@ function redisBus(redis: Redis, log: Log): InvalidationBus {
     publish: async (topic, key) => {
       handlers.deliver(encode(topic, key));
       // The change is committed whatever happens here; other instances' entries expire on their own.
+      if (redis.status !== 'ready') return;
       await redis.publish(CHANNEL, encode(topic, key)).catch((err: unknown) => log.warn({ err }, 'invalidation not published'));
     },
     subscribe: (topic, handler) => handlers.on(topic, handler),
@@ -155,12 +157,24 @@ function redisBus(redis: Redis, log: Log): InvalidationBus {
   } as InvalidationBus & { ready: Promise<void> };
 }
 
+const BUS_START_WAIT_MS = 3_000;
+
 /** The bus for this deployment; resolves once it listens, so nothing published after start is missed. */
 export async function startInvalidationBus(config: Config, db: Db, redis: Redis | null, log: Log): Promise<InvalidationBus> {
   const bus = redis ? redisBus(redis, log) : config.databaseUrl ? postgresBus(config.databaseUrl, db, log) : inProcessBus(db);
-  await ((bus as { ready?: Promise<void> }).ready ?? Promise.resolve()).catch((err: unknown) =>
-    log.warn({ err }, 'invalidation bus is not listening yet'),
-  );
+  // A bus whose server does not answer (Redis down at start) must not keep the server from opening its port: after
+  // a short wait it starts anyway, subscribes once the server answers and then drops every cached copy (contract §22).
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), BUS_START_WAIT_MS);
+    timer.unref();
+  });
+  const outcome = await Promise.race([
+    ((bus as { ready?: Promise<void> }).ready ?? Promise.resolve()).then(() => 'ready' as const),
+    waited,
+  ]).catch((err: unknown) => log.warn({ err }, 'invalidation bus is not listening yet'));
+  clearTimeout(timer);
+  if (outcome === 'late') log.warn({}, 'the invalidation bus is not listening yet; starting anyway, cached verdicts expire on their own');
   return bus;
 }
 

@@ -10,7 +10,7 @@ import { luaString } from './quote.ts';
  *   if status.code == "KEY_INCORRECT" then print("Get a key: " .. (api.get_key_link() or "ask the seller")) end
  * check_key never raises: a refused key, an unknown script or a network failure all come back as a code.
  * Lua 5.1 with only game:HttpGet (and gethwid when present), so it carries its own small JSON decoder.
- * With api.public_key set, check_key asks for a signed answer and refuses one it cannot verify (contract §13.1;
+ * With api.public_key set, check_key asks for a signed answer (v2, contract §22) and refuses one it cannot verify (contract §13.1;
  * the pure-Lua verifier is ed25519.lua.ts, loaded only then).
  */
 export function librarySource(baseUrl: string): string {
@@ -165,18 +165,21 @@ local function signature_holds(data, key, sent_hwid, nonce)
     or type(data.code) ~= "string" or type(data.valid) ~= "boolean" then
     return false
   end
+  if type(data.isPremium) ~= "boolean" then return false end
   if math.abs(data.serverTime / 1000 - os.time()) > MAX_CLOCK_SKEW_S then return false end
   local expires = data.expiresAt
   if expires ~= nil and type(expires) ~= "string" then return false end
-  local hwid_signed = sent_hwid
-  if hwid_signed == "" and type(data.hwid) == "string" then hwid_signed = data.hwid end
   crypto = crypto or load_crypto()
   local public_key = crypto.base64_decode(api.public_key)
   local signature = crypto.base64_decode(data.signature)
   if not public_key or #public_key ~= 32 or not signature or #signature ~= 64 then return false end
-  local text = table.concat({ "keyward-validate-v1", data.serviceId, tostring(key or ""), hwid_signed, nonce, data.code,
-    data.valid and "true" or "false", expires or "", string.format("%.0f", data.serverTime) }, "|")
-  return crypto.verify(public_key, text, signature)
+  -- keyward-validate-v2 (contract §22): isPremium is covered, every field percent-encoded (RFC 3986, as encode()
+  -- does), and the HWID is the one this script sent; never the one the answer reports, which a proxy could rewrite.
+  local fields = { "keyward-validate-v2", data.serviceId, tostring(key or ""), sent_hwid, nonce, data.code,
+    data.valid and "true" or "false", data.isPremium and "true" or "false", expires or "",
+    string.format("%.0f", data.serverTime) }
+  for i = 1, #fields do fields[i] = encode(fields[i]) end
+  return crypto.verify(public_key, table.concat(fields, "|"), signature)
 end
 
 function api.check_key(key)
@@ -185,9 +188,13 @@ function api.check_key(key)
   end
   local signed = type(api.public_key) == "string" and api.public_key ~= ""
   local nonce = signed and new_nonce() or nil
+  -- Without gethwid the HWID travels only in the executor's fingerprint header, which this script cannot read: the
+  -- signature then covers no HWID, and the answer says so (hwid_protected = false; docs/signed-checks.md).
+  local sent_hwid = hwid()
+  local hwid_protected = signed and sent_hwid ~= ""
   local ok, body = pcall(function()
     local url = api.base_url .. "/api/v1/lua/check/" .. encode(api.script_id) .. query(key)
-    if nonce then url = url .. "&nonce=" .. nonce end
+    if nonce then url = url .. "&nonce=" .. nonce .. "&sig=2" end
     return game:HttpGet(url)
   end)
   if not ok then
@@ -199,13 +206,13 @@ function api.check_key(key)
   end
   if answer.success and type(answer.data) == "table" then
     if nonce then
-      local checked, holds = pcall(signature_holds, answer.data, key, hwid(), nonce)
+      local checked, holds = pcall(signature_holds, answer.data, key, sent_hwid, nonce)
       if not checked or not holds then
         return { code = "SIGNATURE_INVALID", message = "The answer is not signed by this service's key, or is stale", data = nil }
       end
     end
     api.last_key = key
-    return { code = answer.data.code, message = answer.data.message, data = answer.data }
+    return { code = answer.data.code, message = answer.data.message, data = answer.data, hwid_protected = hwid_protected }
   end
   -- An error answer is never signed: with signed checks on, it may refuse but never pass a key.
   if nonce and (answer.code == "KEY_VALID" or answer.code == "KEYLESS") then

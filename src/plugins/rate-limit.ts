@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
 import { presentedKey, presentedLuarmorKey } from './auth.ts';
+import { sharedOrLocalStore } from './rate-limit-store.ts';
 import { serviceForClient } from '../modules/services/services.service.ts';
 import { deliverableScript } from '../modules/loader/loader.service.ts';
 
@@ -135,8 +136,8 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    redis: ctx.redis ?? undefined,
-    nameSpace: 'keyward:rl:',
+    // While Redis does not answer, each instance counts for itself (rate-limit-store.ts), never no limit at all.
+    ...(ctx.redis ? { store: sharedOrLocalStore(ctx.redis, 'keyward:rl:') } : {}),
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
@@ -173,8 +174,10 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
   const local = new WindowCounter();
   const counterKey = (ip: string) => `keyward:authfail:${ip}`;
 
+  // Shared while Redis answers; this instance's own count while it does not (contract §22).
+  const shared = () => ctx.redis?.status === 'ready';
   async function spent(ip: string): Promise<number> {
-    if (ctx.redis) {
+    if (ctx.redis && shared()) {
       try {
         const [count, ttl] = await Promise.all([ctx.redis.get(counterKey(ip)), ctx.redis.pttl(counterKey(ip))]);
         return Number(count) >= max ? Math.max(1, Math.ceil(ttl / 1000)) : 0;
@@ -188,7 +191,7 @@ function installAuthFailureBudget(app: FastifyInstance, ctx: AppContext, max: nu
   }
 
   async function count(ip: string): Promise<void> {
-    if (ctx.redis) {
+    if (ctx.redis && shared()) {
       try {
         if ((await ctx.redis.incr(counterKey(ip))) === 1) await ctx.redis.pexpire(counterKey(ip), WINDOW_MS);
       } catch {

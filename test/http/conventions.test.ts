@@ -67,10 +67,11 @@ describe('request bodies', () => {
     expectCleanError(res.body);
   });
 
-  it('drops __proto__ keys instead of polluting objects', async () => {
+  it('refuses __proto__ keys with a 400 naming them, polluting nothing (contract §22)', async () => {
     const a = await seedAccount(t().ctx);
     const res = await call(t().app, 'POST', '/api/v1/services', { key: a.accountKey, body: '{"name":"x","__proto__":{"admin":true}}' });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe('__proto__');
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 });

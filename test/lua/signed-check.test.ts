@@ -19,7 +19,10 @@ import { uploadScript } from '../scripts/script-helpers.ts';
 const SHIM = `
 game = {}
 function game:HttpGet(url)
-  local pipe = io.popen("curl -sS --max-time 20 '" .. (string.gsub(url, "'", "")) .. "'")
+  -- An executor without gethwid sends its HWID in a fingerprint header the script cannot read (KW_HEADER_HWID).
+  local header = os.getenv("KW_HEADER_HWID")
+  local extra = header and (" -H 'Syn-Fingerprint: " .. header .. "'") or ""
+  local pipe = io.popen("curl -sS --max-time 20" .. extra .. " '" .. (string.gsub(url, "'", "")) .. "'")
   local body = pipe:read("*a")
   pipe:close()
   return body
@@ -36,7 +39,7 @@ let s: SeededService;
 let scriptId: string;
 let publicKey: string;
 
-type Mode = 'proxy' | 'unsigned' | 'error-valid' | 'other-key' | 'replay' | 'stale';
+type Mode = 'proxy' | 'unsigned' | 'error-valid' | 'other-key' | 'replay' | 'stale' | 'flip-premium' | 'v1';
 let mode: Mode = 'proxy';
 const otherKey = generateKeyPairSync('ed25519').privateKey;
 
@@ -88,6 +91,13 @@ beforeAll(async () => {
           },
         };
       }
+      // Contract §22: the real v2 answer with isPremium flipped (a freemium script's premium features unlocked).
+      if (mode === 'flip-premium') {
+        const real = await realAnswer(url.pathname, query);
+        return { ...real, data: { ...real.data, isPremium: !real.data.isPremium } };
+      }
+      // A real answer signed with the v1 text (sig dropped on the way): the library reads only v2 now.
+      if (mode === 'v1') query.delete('sig');
       if (mode === 'replay') query.set('nonce', 'RecordedEarlier0123456789abcdef');
       if (mode === 'stale') {
         const now = t().clock.now;
@@ -113,14 +123,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function lua(interpreter: string, program: string, hwid: string) {
+function lua(interpreter: string, program: string, hwid: string, headerHwid?: string) {
   const file = join(dir, `run${++runs}.lua`);
   writeFileSync(file, SHIM + program);
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       interpreter,
       [file],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KW_HWID: hwid }, timeout: 60_000 },
+      {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KW_HWID: hwid, ...(headerHwid ? { KW_HEADER_HWID: headerHwid } : {}) },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -129,7 +142,8 @@ function lua(interpreter: string, program: string, hwid: string) {
 }
 
 /** Loads the library from the real server, then checks `key` against `checkUrl` (the real server or the spoof). */
-const program = (options: { key: string; checkUrl: string; publicKey?: string }) => `
+const program = (options: { key: string; checkUrl: string; publicKey?: string; showProtection?: boolean; noGethwid?: boolean }) => `
+${options.noGethwid ? 'gethwid = nil' : ''}
 local api = loadstring(game:HttpGet("${t().ctx.config.baseUrl}/api/v1/lua/library.lua"))()
 api.script_id = "${scriptId}"
 api.base_url = "${options.checkUrl}"
@@ -137,6 +151,7 @@ ${options.publicKey ? `api.public_key = "${options.publicKey}"` : ''}
 local ok, status = pcall(api.check_key, "${options.key}")
 if not ok then print("RAISED", status) return end
 print("CODE", status.code, type(status.data) == "table" and tostring(status.data.valid) or "nil")
+${options.showProtection ? 'print("PROTECTED", tostring(status.hwid_protected))' : ''}
 `;
 
 describe.each(['lua5.1', 'luajit'])('api.check_key with api.public_key in %s', (interpreter) => {
@@ -158,7 +173,7 @@ describe.each(['lua5.1', 'luajit'])('api.check_key with api.public_key in %s', (
     expect(wrong.stdout).toBe('CODE\tKEY_INCORRECT\tfalse\n');
   });
 
-  it.each<Mode>(['unsigned', 'error-valid', 'other-key', 'replay', 'stale'])(
+  it.each<Mode>(['unsigned', 'error-valid', 'other-key', 'replay', 'stale', 'flip-premium', 'v1'])(
     'refuses a spoofed answer (%s) as SIGNATURE_INVALID',
     async (spoofMode) => {
       const { key, hwid } = await freshKey();
@@ -176,6 +191,21 @@ describe.each(['lua5.1', 'luajit'])('api.check_key with api.public_key in %s', (
     );
     const run = await lua(interpreter, program({ key, checkUrl: t().ctx.config.baseUrl, publicKey: stale }), hwid);
     expect(run.stdout).toBe('CODE\tSIGNATURE_INVALID\tnil\n');
+  });
+
+  it('says hwid_protected = true with gethwid, and false for an executor without it (the HWID is then not signed)', async () => {
+    const { key, hwid } = await freshKey();
+    const withHwid = await lua(interpreter, program({ key, checkUrl: t().ctx.config.baseUrl, publicKey, showProtection: true }), hwid);
+    expect(withHwid.stdout).toBe('CODE\tKEY_VALID\ttrue\nPROTECTED\ttrue\n');
+    const other = await freshKey();
+    const headerOnly = await lua(
+      interpreter,
+      program({ key: other.key, checkUrl: t().ctx.config.baseUrl, publicKey, showProtection: true, noGethwid: true }),
+      other.hwid,
+      other.hwid,
+    );
+    expect(headerOnly.stderr).toBe('');
+    expect(headerOnly.stdout).toBe('CODE\tKEY_VALID\ttrue\nPROTECTED\tfalse\n');
   });
 
   it('without api.public_key takes the unsigned spoof at its word (what signing protects against)', async () => {

@@ -60,10 +60,11 @@ describe('ScriptBodyParser', () => {
     expect(parse('{"code": [1, 2], "name": "x"}', 5)).toEqual({ code: [1, 2], name: 'x' });
   });
 
-  it('answers undefined for an empty body and drops __proto__', () => {
+  it('answers undefined for an empty body and refuses __proto__ naming it (contract §22)', () => {
     expect(parse('  \n', 1)).toBeUndefined();
-    const body = parse('{"__proto__": {"polluted": true}, "name": "x"}', 3) as Record<string, unknown>;
-    expect(body).toEqual({ name: 'x' });
+    expect(() => parse('{"__proto__": {"polluted": true}, "name": "x"}', 3)).toThrow(
+      expect.objectContaining({ extras: { field: '__proto__' } }),
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

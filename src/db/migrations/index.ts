@@ -19,6 +19,7 @@ import * as dashboardRound3 from './0020_dashboard_round3.ts';
 import * as discordEvents from './0019_discord_events.ts';
 import * as backupRuns from './0021_backup_runs.ts';
 import * as lastUsedHour from './0022_last_used_hour.ts';
+import * as outbound from './0023_outbound.ts';
 import * as luarmorBans from './0024_luarmor_bans.ts';
 import * as teams from './0025_teams.ts';
 
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0019_discord_events': discordEvents,
   '0021_backup_runs': backupRuns,
   '0022_last_used_hour': lastUsedHour,
+  '0023_outbound': outbound,
   '0024_luarmor_bans': luarmorBans,
   '0025_teams': teams,
 };

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Flag } from './accounts-keys.ts';
 
 // Table shapes: Signed answers, selling (products, shop orders), script versions, variables, the relay, the Discord role and events.
@@ -91,6 +92,13 @@ export interface DiscordRoleMembersTable {
   serviceId: string;
   chatId: string;
   grantedAt: number;
+  /** When Discord last answered a grant with 2xx; null while none did (only these count as holding the role). */
+  confirmedAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Grants Discord refused (403, 404, 401) in a row; the sweep's delay grows with it. */
+  refusals: ColumnType<number, number | undefined, number>;
+  /** When the sweep sends a refused grant again; null when none is due. */
+  retryAt: ColumnType<number | null, number | null | undefined, number | null>;
+  lastError: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventEndpointsTable {

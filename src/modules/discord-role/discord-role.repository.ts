@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { isSqlite } from '../../db/search.ts';
 
 /** The service's role settings as they are now (the worker and every change read them fresh). */
 export const roleSettings = (db: Db, serviceId: string) =>
@@ -52,14 +53,96 @@ export async function isMember(db: Db, serviceId: string, chatId: string): Promi
 export const forgetMembers = (db: Db, serviceId: string) =>
   db.deleteFrom('discordRoleMembers').where('serviceId', '=', serviceId).execute();
 
+/**
+ * Holds the user's member row until the transaction ends, so that changes ending two of the user's keys at once
+ * decide one after the other (contract §22): the second reads the keys afresh once the first committed (READ
+ * COMMITTED reads anew per statement) and sees that no valid key is left. Without it each saw the other's key still
+ * valid and neither revoked. On SQLite the transaction's first write already holds the database's only write lock.
+ */
+export async function lockMember(trx: Db, serviceId: string, chatId: string): Promise<void> {
+  if (isSqlite(trx)) return;
+  await trx
+    .selectFrom('discordRoleMembers')
+    .select('chatId')
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .forUpdate()
+    .execute();
+}
+
+/** Users Discord confirmed holding the role (a refused or unanswered grant does not count). */
 export async function countMembers(db: Db, serviceId: string): Promise<number> {
   const row = await db
     .selectFrom('discordRoleMembers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('serviceId', '=', serviceId)
+    .where('confirmedAt', 'is not', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Discord answered a grant with 2xx. */
+export const markConfirmed = (db: Db, serviceId: string, chatId: string, now: number) =>
+  db
+    .updateTable('discordRoleMembers')
+    .set({ confirmedAt: now, refusals: 0, retryAt: null, lastError: null })
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .execute();
+
+/** Discord refused a grant: not held, and tried again at `retryAt`. */
+export async function markRefused(db: Db, serviceId: string, chatId: string, error: string, retryAt: (refusals: number) => number) {
+  const row = await db
+    .selectFrom('discordRoleMembers')
+    .select('refusals')
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .executeTakeFirst();
+  if (!row) return;
+  const refusals = row.refusals + 1;
+  await db
+    .updateTable('discordRoleMembers')
+    .set({ confirmedAt: null, refusals, retryAt: retryAt(refusals), lastError: error })
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .execute();
+}
+
+/** Refused grants whose next try is due (any service when serviceId is null; `now` null: all of them). */
+export const refusedDue = (db: Db, serviceId: string | null, now: number | null, limit: number) =>
+  db
+    .selectFrom('discordRoleMembers')
+    .select(['serviceId', 'chatId', 'retryAt'])
+    .where('retryAt', 'is not', null)
+    .where('confirmedAt', 'is', null)
+    .$if(serviceId !== null, (q) => q.where('serviceId', '=', serviceId!))
+    .$if(now !== null, (q) => q.where('retryAt', '<=', now!))
+    .orderBy('retryAt')
+    .limit(limit)
+    .execute();
+
+/** True for the one caller that takes this due retry (two sweeps, or a sweep and a settings save, queue one PUT). */
+export async function takeRetry(db: Db, serviceId: string, chatId: string, retryAt: number): Promise<boolean> {
+  const result = await db
+    .updateTable('discordRoleMembers')
+    .set({ retryAt: null })
+    .where('serviceId', '=', serviceId)
+    .where('chatId', '=', chatId)
+    .where('retryAt', '=', retryAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The service's grants Discord refused and not yet confirmed since, with the last reason (keyward doctor). */
+export const refusedMembers = (db: Db, serviceId: string) =>
+  db
+    .selectFrom('discordRoleMembers')
+    .select(['chatId', 'lastError', 'refusals'])
+    .where('serviceId', '=', serviceId)
+    .where('confirmedAt', 'is', null)
+    .where('refusals', '>', 0)
+    .orderBy('chatId')
+    .execute();
 
 /** The chat ids of some of a service's active keys (those a bulk action touched). */
 export async function chatIdsOfKeys(db: Db, serviceId: string, keys: readonly string[]): Promise<string[]> {

@@ -47,11 +47,13 @@ const rolePath = (call: Omit<RoleCall, 'method'>) => `/api/v10/guilds/${call.gui
  * change's time). Null ids (keys without a chat id) are ignored.
  */
 export async function syncChatRoles(trx: Db, serviceId: string, chatIds: ReadonlyArray<string | null>, now: number): Promise<number> {
-  const ids = [...new Set(chatIds.filter((id): id is string => typeof id === 'string' && id.length > 0))];
+  // In one order everywhere, so two changes locking several users' rows never wait on each other in a circle.
+  const ids = [...new Set(chatIds.filter((id): id is string => typeof id === 'string' && id.length > 0))].sort();
   if (ids.length === 0) return 0;
   const settings = await repo.roleSettings(trx, serviceId);
   let queued = 0;
   for (const userId of ids) {
+    await repo.lockMember(trx, serviceId, userId);
     const valid = configured(settings) && (await repo.holdsValidKey(trx, serviceId, userId, now));
     if (valid) {
       if (!(await repo.addMember(trx, serviceId, userId, now))) continue;
@@ -74,7 +76,45 @@ export const forgetRoleMembers = (db: Db, serviceId: string) => repo.forgetMembe
 
 const SWEEP_BATCH = 500;
 
-/** One sweep: grants missed and revocations due (keys that expired since); the job runs it every 30 s. */
+/** The wait before refused grant n is tried again: 1 min, doubling, never more than an hour apart (contract §22). */
+export const refusedRetryDelayMs = (refusals: number) => Math.min(3_600_000, 60_000 * 2 ** Math.max(0, refusals - 1));
+
+/**
+ * Queues the grant again for refused members whose try is due (all of the service's when `now` is null), each taken
+ * by one caller only. The sender checks membership before it sends, so a user who lost the key since gets nothing.
+ */
+async function retryRefused(db: Db, serviceId: string | null, now: number | null, at: number): Promise<number> {
+  let queued = 0;
+  for (const row of await repo.refusedDue(db, serviceId, now, SWEEP_BATCH)) {
+    queued += await db.transaction().execute(async (trx) => {
+      const settings = await repo.roleSettings(trx, row.serviceId);
+      if (!configured(settings) || !(await repo.takeRetry(trx, row.serviceId, row.chatId, row.retryAt!))) return 0;
+      const call: RoleCall = { method: 'PUT', guildId: settings.chatGuildId, userId: row.chatId, roleId: settings.chatRoleId };
+      await enqueueOutbox(trx, {
+        kind: 'discordRole',
+        serviceId: row.serviceId,
+        target: row.chatId,
+        url: rolePath(call),
+        payload: JSON.stringify(call),
+        now: at,
+      });
+      return 1;
+    });
+  }
+  return queued;
+}
+
+/**
+ * "Save Discord role": the seller fixed something in Discord or here, so every grant Discord refused is tried again
+ * at once, not at its next retry time. Called after the settings committed.
+ */
+export async function retryRefusedGrants(ctx: AppContext, serviceId: string): Promise<number> {
+  const queued = await retryRefused(ctx.db, serviceId, null, ctx.clock());
+  if (queued > 0) ctx.jobs.kick('webhook-delivery');
+  return queued;
+}
+
+/** One sweep: grants missed, refused grants due again, revocations due (keys that expired since); every 30 s. */
 export async function sweepChatRoles(ctx: AppContext): Promise<number> {
   const now = ctx.clock();
   const due = [...(await repo.staleMembers(ctx.db, now, SWEEP_BATCH)), ...(await repo.missingMembers(ctx.db, now, SWEEP_BATCH))];
@@ -82,6 +122,7 @@ export async function sweepChatRoles(ctx: AppContext): Promise<number> {
   for (const { serviceId, chatId } of due) {
     queued += await ctx.db.transaction().execute((trx) => syncChatRoles(trx, serviceId, [chatId], now));
   }
+  queued += await retryRefused(ctx.db, null, now, now);
   if (queued > 0) ctx.jobs.kick('webhook-delivery');
   return queued;
 }
@@ -130,13 +171,22 @@ export const discordRoleSender: OutboxSender = {
       if (error instanceof OutboundNetworkError) return { kind: 'transient', error: `Discord did not answer: ${error.message}` };
       throw error;
     }
-    if (response.status >= 200 && response.status < 300) return { kind: 'delivered' };
+    if (response.status >= 200 && response.status < 300) {
+      if (call.method === 'PUT') await repo.markConfirmed(ctx.db, row.serviceId, call.userId, ctx.clock());
+      return { kind: 'delivered' };
+    }
     if (response.status === 429) {
       const waitMs = retryAfterMs(response, ctx.clock());
       return waitMs === null ? { kind: 'transient', error: 'Discord asked to slow down (429)' } : { kind: 'rate-limited', waitMs };
     }
     if (response.status >= 500) return { kind: 'transient', error: `Discord had a problem (HTTP ${response.status}); retrying` };
-    return refusal(response, call);
+    const refused = refusal(response, call);
+    // A refused grant is not held: the member row waits for the sweep's next try (or the next save of the settings).
+    if (call.method === 'PUT' && refused.kind === 'permanent') {
+      const at = ctx.clock();
+      await repo.markRefused(ctx.db, row.serviceId, call.userId, refused.error, (n) => at + refusedRetryDelayMs(n));
+    }
+    return refused;
   },
 };
 

@@ -6,6 +6,7 @@ export const eventsPolicy = (config: Config): OutboundPolicy => ({
   platformOrigins: [],
   explicitOrigins: config.eventWebhookOrigins,
   anyHttpsOrigin: true,
-  timeoutMs: 15_000,
+  // Contract §22: an attempt gives up after at most 10 s (a receiver that never answers holds one lane that long).
+  timeoutMs: 10_000,
   maxResponseBytes: 16 * 1024,
 });

@@ -9,6 +9,7 @@ import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
 import { hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
 import { CheckAnswer, CheckQuery, KeySystemLink } from './lua.schemas.ts';
+import { isV2 } from '../signing/signing.schemas.ts';
 import { signVerdict } from '../signing/signing.service.ts';
 
 const tags = ['client'];
@@ -67,14 +68,16 @@ export default async function luaRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { key, hwid, nonce } = request.query;
+      const { key, hwid, nonce, sig } = request.query;
       const credentials = { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) };
       const verdict = await checkForScript(ctx, request.params.scriptId, credentials);
       if (!verdict) throw notFound('Script');
       if (nonce === undefined) return { success: true as const, data: verdict };
       const script = await deliverableScript(ctx, request.params.scriptId);
       if (!script) throw notFound('Script');
-      const signature = await signVerdict(ctx, script.serviceId, { ...credentials, nonce }, verdict);
+      // v2 (contract §22) signs the HWID as the query sent it: one read from a fingerprint header is not covered.
+      const how = { nonce, version: isV2(sig) ? (2 as const) : (1 as const), sentHwid: hwid ?? '' };
+      const signature = await signVerdict(ctx, script.serviceId, { ...credentials, ...how }, verdict);
       return { success: true as const, data: { ...verdict, ...signature, serviceId: script.serviceId, hwid: credentials.hwid ?? '' } };
     },
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.ts';
+import { AppError, invalid } from '../../errors.ts';
+import { forbiddenKeyAt } from '../../lib/forbidden-keys.ts';
 import { ChunkCollector, CodeTooLarge, CODE_LIMIT_BYTES, type ScriptCode } from './code.ts';
 
 /**
@@ -238,8 +239,9 @@ export class ScriptBodyParser {
   }
 
   private set(key: string, value: unknown): void {
-    // Same policy as the app's JSON parser (secure-json-parse, protoAction 'remove').
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return;
+    // Same policy as the app's JSON parser (contract §22): a forbidden name, here or nested, is a 400 naming it.
+    const field = forbiddenKeyAt({ [key]: value });
+    if (field !== null) throw invalid(field, `${field} is not a known field`);
     this.body[key] = value;
   }
 

@@ -11,7 +11,7 @@ import { countServiceExecution, findServiceByRef, updateService, type ServiceRow
 import { forgetService } from '../services/services.service.ts';
 import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
-import { forgetRoleMembers } from '../discord-role/discord-role.service.ts';
+import { forgetRoleMembers, retryRefusedGrants } from '../discord-role/discord-role.service.ts';
 
 export function settingsOf(row: ServiceRow) {
   return {
@@ -111,6 +111,8 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
       await recordServiceAudit(trx, actor, row, 'settings.update', null, details, ctx.clock());
     });
     forgetService(ctx, row);
+    // "Save Discord role" after fixing the bot's place in Discord: refused grants go out again now (contract §22).
+    if (patch.chatBotToken !== undefined || patch.chatRoleId !== undefined) await retryRefusedGrants(ctx, row.id);
   }
   return settingsOf({ ...row, ...set } as ServiceRow);
 }

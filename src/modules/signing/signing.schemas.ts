@@ -10,6 +10,14 @@ export const Nonce = Type.String({
   pattern: '^[A-Za-z0-9]{16,64}$',
   errorMessage: 'must be 16 to 64 letters (A-Z, a-z) and digits, and nothing else',
 });
+/**
+ * Which signed text a client asks for (contract §22): `2` for keyward-validate-v2 (percent-encoded fields, isPremium
+ * signed, the HWID as sent), anything else or nothing for v1 as before. Written in a query it is the text "2".
+ */
+export const SignatureVersion = Type.Union([Type.Literal('1'), Type.Literal('2'), Type.Literal(1), Type.Literal(2)], {
+  errorMessage: 'must be 1 or 2 (the version of the signed text)',
+});
+export const isV2 = (sig: unknown) => sig === 2 || sig === '2';
 /** What a signed validation answer adds to the verdict. */
 export const SignatureFields = {
   serverTime: Type.Optional(Type.Integer({ description: 'Epoch milliseconds at signing; only with nonce.' })),

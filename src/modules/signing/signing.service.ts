@@ -129,16 +129,55 @@ export interface SignedFields {
 export const signedText = (f: SignedFields): string =>
   [SIGNED_TEXT_VERSION, f.serviceId, f.key, f.hwid, f.nonce, f.code, f.valid ? 'true' : 'false', f.expiresAt ?? '', f.serverTime].join('|');
 
-/** `serverTime` and the base64 Ed25519 `signature` to add to a validation answer the client asked to be signed. */
+/** Contract §22: the v2 prefix. */
+export const SIGNED_TEXT_V2 = 'keyward-validate-v2';
+
+/**
+ * RFC 3986 percent-encoding of the UTF-8 bytes: the unreserved characters (A-Z a-z 0-9 - . _ ~) stay, every other
+ * byte is `%XX` (upper-case hex). No field can then hold the `|` that separates them.
+ */
+export function percentEncode(value: string): string {
+  let out = '';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The v2 text (contract §22): isPremium is covered, every field percent-encoded, and `hwid` is the HWID as the query
+ * or body sent it (empty when it came only from a fingerprint header, which a script cannot read to check).
+ */
+export const signedTextV2 = (f: SignedFields & { isPremium: boolean }): string =>
+  [
+    SIGNED_TEXT_V2,
+    f.serviceId,
+    f.key,
+    f.hwid,
+    f.nonce,
+    f.code,
+    f.valid ? 'true' : 'false',
+    f.isPremium ? 'true' : 'false',
+    f.expiresAt ?? '',
+    String(f.serverTime),
+  ]
+    .map(percentEncode)
+    .join('|');
+
+/**
+ * `serverTime` and the base64 Ed25519 `signature` to add to a validation answer the client asked to be signed.
+ * `hwid` is the HWID validation used (v1 signs it); `sentHwid` the one the query or body carried (v2 signs that).
+ */
 export async function signVerdict(
   ctx: AppContext,
   serviceId: string,
-  request: { key?: string; hwid?: string; nonce: string },
-  verdict: { code: string; valid: boolean; expiresAt: string | null },
+  request: { key?: string; hwid?: string; sentHwid?: string; nonce: string; version?: 1 | 2 },
+  verdict: { code: string; valid: boolean; isPremium?: boolean; expiresAt: string | null },
 ): Promise<{ serverTime: number; signature: string }> {
   const { privateKey } = await ctx.signingKeys.get(ctx, serviceId);
   const serverTime = ctx.clock();
-  const text = signedText({
+  const fields = {
     serviceId,
     key: request.key ?? '',
     hwid: request.hwid ?? '',
@@ -147,6 +186,10 @@ export async function signVerdict(
     valid: verdict.valid,
     expiresAt: verdict.expiresAt,
     serverTime,
-  });
+  };
+  const text =
+    request.version === 2
+      ? signedTextV2({ ...fields, hwid: request.sentHwid ?? '', isPremium: verdict.isPremium === true })
+      : signedText(fields);
   return { serverTime, signature: sign(null, Buffer.from(text, 'utf8'), privateKey).toString('base64') };
 }

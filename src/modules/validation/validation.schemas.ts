@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NullableTime } from '../../schemas.ts';
-import { Nonce, SignatureFields } from '../signing/signing.schemas.ts';
+import { Nonce, SignatureFields, SignatureVersion } from '../signing/signing.schemas.ts';
 
 // An HWID is printable ASCII (contract §3, the API's Hwid rule), so a bound key can be looked up and
 // managed again. Empty is allowed here: a missing HWID is the HWID_REQUIRED verdict, not a 400.
@@ -38,6 +38,7 @@ export const ValidateInput = Type.Object(
     key: Type.Optional(ClientKey),
     hwid: Type.Optional(ClientHwid),
     nonce: Type.Optional(Nonce),
+    sig: Type.Optional(SignatureVersion),
   },
   { additionalProperties: true },
 );

@@ -80,15 +80,31 @@ export interface GivenUpRow {
 
 const CLAIM_BATCH = 20;
 
+/** Which rows one pass may claim: one service's only (a lane of the delivery job), and how many at most. */
+export interface PassScope {
+  serviceId?: string;
+  batch?: number;
+}
+
 /** One pass for one kind: claim what is due, send it in order, record each outcome under the claim. */
 export async function runOutboxPass(
   ctx: AppContext,
   sender: OutboxSender,
   onGiveUp: (row: GivenUpRow) => void = () => {},
+  scope: PassScope = {},
 ): Promise<{ claimed: number; delivered: number }> {
   const now = ctx.clock();
   const claimToken = randomUUID();
-  const rows = await repo.claimDue(ctx.db, ctx.dialect, now, claimToken, now + LEASE_MS, CLAIM_BATCH, sender.kind);
+  const rows = await repo.claimDue(
+    ctx.db,
+    ctx.dialect,
+    now,
+    claimToken,
+    now + LEASE_MS,
+    scope.batch ?? CLAIM_BATCH,
+    sender.kind,
+    scope.serviceId ?? null,
+  );
   let delivered = 0;
   const pausedServices = new Map<string, number>();
   for (const row of rows) {

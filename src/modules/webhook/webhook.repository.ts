@@ -32,14 +32,16 @@ export async function claimDue(
   leaseUntil: number,
   limit: number,
   kind: OutboxKind = 'chat',
+  serviceId: string | null = null,
 ) {
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const ofService = serviceId === null ? sql`` : sql`and service_id = ${serviceId}`;
   const result = await sql<OutboxRow>`
     update webhook_outbox
        set status = 'sending', claim_token = ${claimToken}, lease_until = ${leaseUntil}
      where id in (
        select id from webhook_outbox
-        where kind = ${kind}
+        where kind = ${kind} ${ofService}
           and ((status = 'pending' and next_attempt_at <= ${now})
            or (status = 'sending' and lease_until < ${now}))
         order by next_attempt_at, id
@@ -48,6 +50,27 @@ export async function claimDue(
        and ((status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_until < ${now}))
     returning *`.execute(db);
   return result.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** A (kind, service) pair with something due: one lane of the delivery job (outbox-lanes.ts). */
+export interface DueLane {
+  kind: OutboxKind;
+  serviceId: string;
+}
+
+/**
+ * The lanes with rows due now, the longest-waiting first, so that when an instance runs as many lanes as it may,
+ * the next free slot goes to the service that has waited longest (no service is passed over for ever).
+ */
+export async function dueLanes(db: Db, now: number, limit: number): Promise<DueLane[]> {
+  const result = await sql<{ kind: OutboxKind; serviceId: string; oldest: number | string }>`
+    select kind, service_id as "serviceId", min(next_attempt_at) as oldest
+      from webhook_outbox
+     where (status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_until < ${now})
+     group by kind, service_id
+     order by oldest, service_id
+     limit ${limit}`.execute(db);
+  return result.rows.map((row) => ({ kind: row.kind, serviceId: row.serviceId }));
 }
 
 /** Updates a message only while this claim still holds it, so a stale claimer cannot undo a newer one. */

@@ -217,10 +217,23 @@ export interface GivenUp {
   lastError: string;
 }
 
-export async function runWebhookWorkerPass(ctx: AppContext, onGiveUp: (message: GivenUp) => void = () => {}): Promise<WorkerPassResult> {
+export async function runWebhookWorkerPass(
+  ctx: AppContext,
+  onGiveUp: (message: GivenUp) => void = () => {},
+  scope: { serviceId?: string; batch?: number } = {},
+): Promise<WorkerPassResult> {
   const now = ctx.clock();
   const claimToken = randomUUID();
-  const rows = await repo.claimDue(ctx.db, ctx.dialect, now, claimToken, now + LEASE_MS, CLAIM_BATCH);
+  const rows = await repo.claimDue(
+    ctx.db,
+    ctx.dialect,
+    now,
+    claimToken,
+    now + LEASE_MS,
+    scope.batch ?? CLAIM_BATCH,
+    'chat',
+    scope.serviceId ?? null,
+  );
   let delivered = 0;
   const pausedServices = new Map<string, number>();
   for (const row of rows) {

@@ -1,0 +1,135 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { silentLog, type AppContext } from '../../src/context.ts';
+import { createContext } from '../../src/modules/state.ts';
+import { TEST_SECRET } from '../helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { seedService } from '../helpers/seed.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+
+// Contract §22 "Start and signatures": Redis is an add-on. With REDIS_URL at a port where nothing answers the server
+// starts and serves, says so in one sentence naming REDIS_URL, /healthz says redis is unreachable, doctor calls it an
+// error; doctor also checks each service's Discord buyer role.
+const ROOT = new URL('../..', import.meta.url).pathname;
+let database: TestDatabase;
+let ctx: AppContext;
+let server: ServerProcess;
+let deadRedis = '';
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+function doctor(env: Record<string, string>): Promise<{ code: number; lines: string[] }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'doctor'],
+      { cwd: ROOT, env: { ...process.env, KEYWARD_SECRET: TEST_SECRET, HOST: '127.0.0.1', ...database.env, BASE_URL: server.url, ...env } },
+      (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, lines: stdout.trim().split('\n') }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  ctx = await createContext({
+    config: loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env }),
+    database: database.handle,
+    ownsDatabase: false,
+    log: silentLog,
+    role: 'cli',
+  });
+  deadRedis = `redis://127.0.0.1:${await freePort()}`;
+  const port = await freePort();
+  server = await startServerProcess({
+    KEYWARD_SECRET: TEST_SECRET,
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    REDIS_URL: deadRedis,
+    ...database.env,
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await ctx?.close();
+  await database?.drop();
+});
+
+describe('REDIS_URL where nothing answers', () => {
+  it('starts, serves, and answers /healthz 200 with redis unreachable', async () => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', redis: 'unreachable' });
+    const spec = await fetch(`${server.url}/openapi.json`);
+    expect(spec.status).toBe(200);
+  });
+
+  it('says so in one sentence naming REDIS_URL, not once per reconnect', async () => {
+    await server.waitFor((lines) => lines.some((line) => line.includes('REDIS_URL')));
+    // ioredis retries every few hundred ms at first: wait for several more tries' worth of output (a request's log line).
+    for (let i = 0; i < 20; i += 1) await fetch(`${server.url}/healthz`);
+    const sentences = server.lines.filter((line) => line.includes('REDIS_URL'));
+    expect(sentences).toHaveLength(1);
+    expect(sentences[0]).toMatch(/Redis at REDIS_URL does not answer; serving anyway/);
+    expect(server.lines.some((line) => line.includes('"redis error"'))).toBe(false);
+  });
+
+  it('is an error for keyward doctor', async () => {
+    const { code, lines } = await doctor({ REDIS_URL: deadRedis });
+    expect(code).toBe(1);
+    expect(lines.some((line) => /^error {2}REDIS_URL \(127\.0\.0\.1:\d+\) does not answer \(ECONNREFUSED\)/.test(line))).toBe(true);
+  });
+});
+
+describe("keyward doctor and a service's Discord buyer role", () => {
+  it('names what is missing, and a grant Discord refused', async () => {
+    const half = await seedService(ctx);
+    await ctx.db.updateTable('services').set({ chatRoleId: '222222222222222222' }).where('id', '=', half.id).execute();
+    const refused = await seedService(ctx);
+    await ctx.db
+      .updateTable('services')
+      .set({ chatRoleId: '222222222222222222', chatBotTokenSealed: ctx.sealer.seal('token'), chatGuildId: '111111111111111111' })
+      .where('id', '=', refused.id)
+      .execute();
+    await ctx.db
+      .insertInto('discordRoleMembers')
+      .values({
+        serviceId: refused.id,
+        chatId: '333333333333333333',
+        grantedAt: 1,
+        refusals: 1,
+        retryAt: 2,
+        lastError: 'Discord refused (403): the bot needs the Manage Roles permission',
+      })
+      .execute();
+    const name = async (id: string) =>
+      (await ctx.db.selectFrom('services').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name;
+    const [halfName, refusedName] = [await name(half.id), await name(refused.id)];
+    const { code, lines } = await doctor({});
+    expect(code).toBe(1);
+    expect(lines).toContain(
+      `error  service "${halfName}" (${half.identifier}): the Discord buyer role is half set up: it lacks the bot token, a Discord server bound to the service, so no role is given`,
+    );
+    expect(lines).toContain(
+      `error  service "${refusedName}" (${refused.identifier}): Discord refused the buyer role for 1 buyer(s) (Discord refused (403): the bot needs the Manage Roles permission); fix it in Discord, then press Save Discord role`,
+    );
+    await ctx.db
+      .updateTable('discordRoleMembers')
+      .set({ confirmedAt: 3, refusals: 0, retryAt: null })
+      .where('serviceId', '=', refused.id)
+      .execute();
+    const again = await doctor({});
+    expect(again.lines).toContain(
+      `ok     service "${refusedName}" (${refused.identifier}): the Discord buyer role is set up (bot token, role id, server)`,
+    );
+  });
+});
