@@ -6,6 +6,7 @@ import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
+import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
@@ -176,8 +177,10 @@ function commonPatch(edit: KeyEdit, now: number) {
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   return ctx.db.transaction().execute(async (trx) => {
-    // The chat id before the change: a key moved to another user may take the role from the first one.
-    const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
+    // The row before the change: the audit lists what changed, and a key moved to another user may take the role
+    // from the first one.
+    const found = await repo.findActiveKey(trx, serviceId, key);
+    const [before] = found ? await repo.withHwids(trx, [found]) : [];
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateActiveKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
@@ -190,8 +193,8 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
     const now = ctx.clock();
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...edit }, now);
     const [withHwids] = await repo.withHwids(trx, [row]);
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, keyEditDetails('active', before ?? {}, withHwids!, edit), now);
     await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], now);
     if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, row), now);
     return withHwids!;
@@ -219,6 +222,7 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
   const { expirationType: _type, days: _days, ...common } = edit;
   const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
   return ctx.db.transaction().execute(async (trx) => {
+    const before = await repo.findGeneratedKey(trx, serviceId, key);
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
@@ -227,7 +231,7 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
     if (edit.expiresAt !== undefined) await repo.endAfterRedeem(trx, serviceId, key);
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...edit }, ctx.clock());
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, keyEditDetails('generated', before ?? {}, row, edit), ctx.clock());
     return row;
   });
 }

@@ -7962,7 +7962,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     from?: string;
                     to?: string;
                 };
@@ -8065,7 +8065,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     from?: string;
                     to?: string;
                 };
@@ -9848,6 +9848,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
+                                httpOrigins: string[];
                             };
                         };
                     };
