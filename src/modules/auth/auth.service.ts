@@ -23,6 +23,13 @@ export const lockDurationMs = (failures: number): number =>
 
 const BAD_CREDENTIALS = 'The username or password is wrong';
 
+/**
+ * The per-username lockout (contract §10), told apart from the per-address limits (§5) by its reason: only this one
+ * is lifted by signing in with the account key, and the sign-in page says so only for it.
+ */
+const accountLocked = (retryAfter: number) =>
+  new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter, reason: 'account-locked' });
+
 export async function register(ctx: AppContext, input: { username: string; password: string; captcha: string }): Promise<AccountView> {
   if (ctx.config.registration !== 'open') {
     throw new AppError('REGISTRATION_CLOSED', 'Registration is closed on this server; an operator creates accounts with the CLI');
@@ -107,7 +114,7 @@ export async function login(
   const lockedUntil = account ? account.loginLockedUntil : await repo.unknownLoginLockedUntil(ctx.db, unknownName);
   if (lockedUntil && lockedUntil > now) {
     const retryAfter = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+    throw accountLocked(retryAfter);
   }
   // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
   const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
@@ -152,7 +159,7 @@ async function loginWithCode(
   if (!accountId || !account || account.id !== accountId || account.disabled === 1 || !account.totpSecretSealed) throw expired;
   if (account.loginLockedUntil && account.loginLockedUntil > now) {
     const retryAfter = Math.max(1, Math.ceil((account.loginLockedUntil - now) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+    throw accountLocked(retryAfter);
   }
   const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
   if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {

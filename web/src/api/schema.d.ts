@@ -4108,6 +4108,7 @@ export interface paths {
                             retryAfter?: number;
                             requestId?: string;
                             stepToken?: string;
+                            reason?: string;
                         };
                     };
                 };

@@ -1,6 +1,5 @@
 // The audit log as sentences a seller reads (contract §15): what happened, to which key or HWID, and by whom.
 // Pure: unit-tested.
-import { LABELS } from './actions';
 
 export interface AuditLike {
   action: string;
@@ -76,7 +75,7 @@ function describeScriptChange(d: Record<string, unknown>, target: string): strin
 }
 
 /** One sentence for the entry, naming the key, HWID or script it touched. */
-export function describeAudit(entry: AuditLike): string {
+export function describeAudit(entry: AuditLike, labels: Record<string, string> = {}): string {
   const d = entry.details ?? {};
   const target = entry.target ?? '';
   const key = target ? `key ${shortKey(target)}` : 'a key';
@@ -178,7 +177,13 @@ export function describeAudit(entry: AuditLike): string {
       return 'Turned two-factor authentication off';
     default:
       // An action this page has no sentence for yet still reads in words (the filter's label), never its raw name.
-      return LABELS[entry.action as keyof typeof LABELS] ?? 'Made a change';
+      return (
+        labels[entry.action] ??
+        `Made a change (${entry.action
+          .replace(/[.]/g, ' ')
+          .replace(/([a-z])([A-Z])/g, '$1 $2')
+          .toLowerCase()})`
+      );
   }
 }
 
