@@ -70,7 +70,8 @@ function describeScriptChange(d: Record<string, unknown>, target: string): strin
   if (d.visible === false) parts.push('hidden from buyers');
   if (d.codeChanged === true) parts.push(d.version !== undefined ? `new code (version ${String(d.version)})` : 'new code');
   if (d.obfuscationType !== undefined) parts.push(`obfuscation ${str(d.obfuscationType)}`);
-  if (d.disabledMessage !== undefined && d.enabled === undefined) parts.push('message shown while off');
+  if (str(d.disabledMessage)) parts.push(`message “${str(d.disabledMessage)}”`);
+  else if (d.disabledMessage !== undefined && d.enabled === undefined) parts.push('message removed');
   return `Changed the script ${name}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
