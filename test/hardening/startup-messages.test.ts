@@ -74,5 +74,5 @@ describe('the first-account hint is the command the page tells them to use (cont
       await fresh.app.close();
       await fresh.database.drop();
     }
-  });
+  }, 90_000);
 });
