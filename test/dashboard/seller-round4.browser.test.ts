@@ -89,7 +89,7 @@ describe('at 375 px (contract §22)', () => {
     await restore.waitFor();
     expect(await onScreen(page, restore)).toBe(true);
     const sideways = await dialog.getByRole('table', { name: 'Versions' }).evaluate((table) => {
-      let node: HTMLElement | null = table;
+      let node: Element | null = table;
       let worst = 0;
       while (node) {
         worst = Math.max(worst, node.scrollWidth - node.clientWidth);
@@ -130,7 +130,7 @@ describe('the audit log in words (contract §22)', () => {
     const text = await table.innerText();
     for (const sentence of [
       'Restored version 1 of the script main-loader (it was on version 2)',
-      'Changed the script main-loader (new code (version 2))',
+      'Changed the script main-loader (version 2 of the code)',
       'Changed the script main-loader (switched off, message “Back soon”)',
       'Changed the script main-loader (switched on)',
       'Changed the variables (motd)',

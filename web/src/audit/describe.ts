@@ -68,7 +68,7 @@ function describeScriptChange(d: Record<string, unknown>, target: string): strin
   if (d.enabled === false) parts.push('switched off');
   if (d.visible === true) parts.push('shown to buyers');
   if (d.visible === false) parts.push('hidden from buyers');
-  if (d.codeChanged === true) parts.push(d.version !== undefined ? `new code (version ${String(d.version)})` : 'new code');
+  if (d.codeChanged === true) parts.push(d.version !== undefined ? `version ${String(d.version)} of the code` : 'new code');
   if (d.obfuscationType !== undefined) parts.push(`obfuscation ${str(d.obfuscationType)}`);
   if (str(d.disabledMessage)) parts.push(`message “${str(d.disabledMessage)}”`);
   else if (d.disabledMessage !== undefined && d.enabled === undefined) parts.push('message removed');
