@@ -55,28 +55,39 @@ async function readPassword(): Promise<string> {
   return first;
 }
 
-async function promptHidden(prompt: string): Promise<string> {
+/**
+ * One hidden line from the terminal. Read with a listener, not `for await`: leaving such a loop destroys stdin, and
+ * the second prompt ("Password again") would find it closed.
+ */
+function promptHidden(prompt: string): Promise<string> {
   const input = process.stdin;
   process.stderr.write(prompt);
   input.setRawMode(true);
-  input.resume();
   input.setEncoding('utf8');
-  let typed = '';
-  try {
-    for await (const chunk of input as AsyncIterable<string>) {
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const finish = (error: Error | null) => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(typed);
+    };
+    const onEnd = () => finish(null);
+    const onData = (chunk: string) => {
       for (const char of chunk) {
-        if (char === '\u0003') throw new CliError('cancelled');
-        if (char === '\r' || char === '\n') return typed;
+        if (char === '\u0003') return finish(new CliError('cancelled'));
+        if (char === '\r' || char === '\n') return finish(null);
         if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
         else typed += char;
       }
-    }
-    return typed;
-  } finally {
-    input.setRawMode(false);
-    input.pause();
-    process.stderr.write('\n');
-  }
+    };
+    input.on('data', onData);
+    input.once('end', onEnd);
+    input.resume();
+  });
 }
 
 async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> {

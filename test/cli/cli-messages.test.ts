@@ -177,3 +177,44 @@ describe('the backup record survives a restore (contract §22)', () => {
     expect(runs).toHaveLength(2);
   });
 });
+
+/** Runs the CLI on a terminal (util-linux `script` gives it one) and types each answer once its prompt shows. */
+function onTerminal(args: string[], answers: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qc', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },
+    });
+    let out = '';
+    let asked = 0;
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk);
+      const prompts = out.match(/Password( again)?: /g)?.length ?? 0;
+      while (asked < prompts && asked < answers.length) child.stdin.write(`${answers[asked++]}\r`);
+    });
+    child.on('close', () => resolve(out));
+  });
+}
+
+describe('account create on a terminal asks twice (contract §22)', () => {
+  it('creates the account when both answers match', async () => {
+    const out = await onTerminal(['account', 'create', '--username', 'typed_twice'], ['a typed password', 'a typed password']);
+    expect(out).toContain('Password: ');
+    expect(out).toContain('Password again: ');
+    expect(out).toContain('Created account typed_twice');
+    const row = await t()
+      .ctx.db.selectFrom('accounts')
+      .select('passwordHash')
+      .where('username', '=', 'typed_twice')
+      .executeTakeFirstOrThrow();
+    expect(await verifyPassword('a typed password', row.passwordHash!)).toBe(true);
+  }, 30_000);
+
+  it('refuses when they differ, and creates nothing', async () => {
+    const out = await onTerminal(['account', 'create', '--username', 'typo_user'], ['a typed password', 'a typed pasword']);
+    expect(out).toContain('keyward: the two passwords differ; nothing was changed.');
+    expect(out).not.toMatch(STACK);
+    expect(await t().ctx.db.selectFrom('accounts').select('id').where('username', '=', 'typo_user').executeTakeFirst()).toBeUndefined();
+  }, 30_000);
+});
