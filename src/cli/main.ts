@@ -8,7 +8,7 @@ import type { AppContext, Log } from '../context.ts';
 import { createContext } from '../modules/state.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
 import { resetPassword } from '../modules/auth/auth.service.ts';
-import { pathProblem, PathError } from './paths.ts';
+import { assertUsableFolder, pathProblem, PathError } from './paths.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 import { backupCommand, BACKUP_USAGE, OpsError, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
@@ -36,7 +36,11 @@ function announceDatabase(config: Config): void {
   if (config.databaseUrl) {
     const url = new URL(config.databaseUrl);
     where = `PostgreSQL at ${url.host}${url.pathname} (DATABASE_URL)`;
-  } else where = `SQLite at ${resolve(config.dataDir, 'keyward.db')} (DATA_DIR)`;
+  } else {
+    where = `SQLite at ${resolve(config.dataDir, 'keyward.db')} (DATA_DIR)`;
+    // SQLite would only say "unable to open database file": name the folder and why, before opening it.
+    assertUsableFolder(config.dataDir, 'DATA_DIR');
+  }
   console.error(`keyward: using ${where}`);
 }
 

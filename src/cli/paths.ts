@@ -51,3 +51,16 @@ export function assertWritableFile(file: string): void {
     throw new PathError(`cannot write ${file}: ${why}`);
   }
 }
+
+/** An existing folder this user must read and write (the SQLite DATA_DIR); a missing one is created later. */
+export function assertUsableFolder(folder: string, name: string): void {
+  try {
+    accessSync(folder, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    throw new PathError(
+      `cannot use ${folder} (${name}): ${reasonOf(code) ?? (error as Error).message}; run the command as the user the server runs as`,
+    );
+  }
+}

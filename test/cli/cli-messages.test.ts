@@ -107,6 +107,15 @@ describe('keyward CLI: usage and paths (contract §22)', () => {
     expect(res.stderr).toContain(`keyward: cannot read ${file}: no such file`);
   });
 
+  it.runIf(testDialect() === 'sqlite')('a DATA_DIR it may not use is named, not "unable to open database file"', async () => {
+    const dir = mkdtempSync(join(scratch, 'server-only-'));
+    chmodSync(dir, 0o700);
+    const res = await keyward(['migrate'], { asOtherUser: true, env: { DATA_DIR: dir } });
+    expect(res.code).toBe(1);
+    expect(res.stderr).not.toMatch(STACK);
+    expect(res.stderr).toContain(`keyward: cannot use ${dir} (DATA_DIR): permission denied`);
+  });
+
   it('an unexpected failure is its message, never a stack trace', async () => {
     const res = await keyward(['account', 'create', '--username', 'short_pw_user'], { stdin: 'short\n' });
     expect(res.code).toBe(1);
