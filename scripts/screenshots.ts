@@ -37,7 +37,13 @@ for (let made = 0; made < total; made += 1000) {
 }
 const [first] = await generateKeys(app, s.serviceKey, { expirationType: 'lifetime', note: 'bound' });
 await call(app, 'GET', `/api/v1/keys/validate?service=${s.identifier}&key=${first}&hwid=pc-1`);
-await call(app, 'POST', '/api/v1/vss/api/scripts', { key: s.serviceKey, body: { name: 'main.lua', code: 'print("hi")' } });
+const script = await call(app, 'POST', '/api/v1/vss/api/scripts', { key: s.serviceKey, body: { name: 'main.lua', code: 'print("hi")' } });
+await call(app, 'PUT', `/api/v1/vss/api/scripts/${script.body.data.id}`, { key: s.serviceKey, body: { code: 'print("hi again")' } });
+const [fromRedemption] = await generateKeys(app, s.serviceKey, { expirationType: 'afterRedeem', days: 30, note: 'sold on Sellix' });
+await call(app, 'PUT', '/api/v1/keys/api/variables', {
+  key: s.serviceKey,
+  body: { variables: { motd: 'Update 2 is live! Join the Discord for the changelog.', discord: 'https://discord.gg/example' } },
+});
 await call(app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'cheater', reason: 'chargeback' } });
 
 const browser: Browser = await launchChromium();
@@ -93,6 +99,29 @@ async function shootBaseUrlWarning(page: Page, suffix: string) {
   written += 1;
 }
 
+/** Waits until the page's opening transitions (a modal's fade, a drawer's slide) have finished. */
+const settled = (page: Page) =>
+  page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))));
+
+/** The dialogs of contract §22: a key whose time starts at redemption, and a script's versions. */
+async function shootDialogs(page: Page, suffix: string) {
+  await page.goto(`${baseUrl}/services/${s.id}/keys?search=${fromRedemption}`);
+  await page.getByRole('button', { name: fromRedemption!, exact: true }).click();
+  await page
+    .getByRole('dialog', { name: `Key ${fromRedemption}` })
+    .getByText('from redemption')
+    .first()
+    .waitFor();
+  await settled(page);
+  await page.screenshot({ path: new URL(`key-after-redeem-${suffix}.png`, OUT).pathname, fullPage: true });
+  await page.goto(`${baseUrl}/services/${s.id}/scripts`);
+  await page.getByRole('button', { name: 'Versions: main.lua' }).click();
+  await page.getByRole('button', { name: 'Restore version 1' }).waitFor();
+  await settled(page);
+  await page.screenshot({ path: new URL(`versions-${suffix}.png`, OUT).pathname, fullPage: true });
+  written += 2;
+}
+
 /** Milliseconds from navigation until the keys table shows rows and the search box takes input. */
 async function keysPageInteractive(page: Page): Promise<number> {
   const started = Date.now();
@@ -120,6 +149,7 @@ try {
       await signIn(page, s.account);
       await shoot(page, SELLER, suffix);
       if (scheme === 'light') await shootBaseUrlWarning(page, suffix);
+      if (scheme === 'light') await shootDialogs(page, suffix);
       await seller.close();
       const staff = await browser.newContext(options);
       const adminPage = await staff.newPage();

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { anyAccountExists } from './modules/accounts/accounts.service.ts';
 import { isLoopbackHost } from './lib/ip.ts';
 import { holdServerLock } from './db/server-lock.ts';
+import { resolve } from 'node:path';
 
 /** Process entry: config, listen, graceful shutdown. Everything else is in buildApp. */
 async function main() {
@@ -48,10 +49,7 @@ async function main() {
   // Printed whatever the log level: people (and the process-level tests) read where it listens here.
   console.log(`Keyward listening on ${address} (${database})`);
   if (!(await anyAccountExists(app.ctx.db))) {
-    const dataDir = config.databaseUrl ? '' : `DATA_DIR=${config.dataDir} `;
-    console.log(
-      `Create the first account: ${dataDir}npx keyward account create --username admin --password '<at least 10 characters>' --role admin`,
-    );
+    console.log(`Create the first account: ${firstAccountCommand(config)}`);
   }
   if (!config.baseUrlSet && !isLoopbackHost(config.host)) {
     // The trap of a first deploy: reachable from this machine, so the check below would say all is well.
@@ -69,6 +67,20 @@ async function main() {
         'Set BASE_URL to the address clients use.',
     );
   }
+}
+
+/**
+ * The command that creates the first account, as the person who started this server types it (contract §22):
+ * KEYWARD_CLI when the deployment names its own (compose.yaml: through `docker compose exec`), the `keyward` wrapper
+ * docs/deploy.md installs when systemd runs the server (way B), otherwise npx in the clone. The password is asked
+ * for (twice), so it never lands in the shell history.
+ */
+function firstAccountCommand(config: { databaseUrl: string | null; dataDir: string }): string {
+  const args = 'account create --username admin --role admin';
+  if (process.env.KEYWARD_CLI) return `${process.env.KEYWARD_CLI} ${args}`;
+  if (process.env.INVOCATION_ID) return `keyward ${args}`;
+  const dataDir = config.databaseUrl || resolve(config.dataDir) === resolve('data') ? '' : `DATA_DIR=${config.dataDir} `;
+  return `${dataDir}npx keyward ${args}`;
 }
 
 /** Whether BASE_URL leads back to this server: true, or why not. Behind a proxy the server may not see its own public address. */

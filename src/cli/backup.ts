@@ -7,7 +7,8 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { openDatabase, type Dialect } from '../db/database.ts';
 import { serverHolding, SERVER_LOCK_FILE } from '../db/server-lock.ts';
-import { recordBackup } from '../modules/admin/admin.service.ts';
+import { listBackupRuns, recordBackup, restoreBackupRuns, type StoredBackupRun } from '../modules/admin/admin.service.ts';
+import { assertReadableFile, assertWritableFile } from './paths.ts';
 
 export const BACKUP_USAGE = `  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
   keyward restore FILE [--force] puts a snapshot back; the server must be stopped`;
@@ -59,6 +60,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   const { values } = parseArgs({ args, options: { out: { type: 'string' } }, strict: true });
   if (!values.out) throw new OpsError('backup needs --out FILE (where to write the snapshot)');
   const out = resolve(values.out);
+  assertWritableFile(out);
   const partial = `${out}.partial`;
   if (config.databaseUrl) return pgBackup(config, config.databaseUrl, out, partial);
 
@@ -82,10 +84,17 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   } finally {
     db.close();
   }
-  const check = new SQLite(partial, { readonly: true });
+  // The copy keeps the live database's WAL mode, and opening a WAL database (even to read) leaves -wal and -shm files
+  // beside it. The snapshot is one file: it is switched to a rollback journal before anything else opens it.
+  const check = new SQLite(partial);
+  check.pragma('journal_mode = DELETE');
   const integrity = check.pragma('quick_check', { simple: true });
   check.close();
-  if (integrity !== 'ok') throw new OpsError(`the snapshot failed SQLite's check (${String(integrity)}); nothing was written to ${out}`);
+  for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${partial}${suffix}`, { force: true });
+  if (integrity !== 'ok') {
+    rmSync(partial, { force: true });
+    throw new OpsError(`the snapshot failed SQLite's check (${String(integrity)}); nothing was written to ${out}`);
+  }
   renameSync(partial, out);
   const counts = sqliteKeyCounts(out);
   console.log(`Backed up ${source} to ${out}: ${megabytes(statSync(out).size)}, ${keySentence(counts)}.`);
@@ -141,8 +150,8 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   });
   if (positionals.length !== 1) throw new OpsError('restore needs the snapshot: keyward restore FILE');
   const file = resolve(positionals[0]!);
-  if (!existsSync(file)) throw new OpsError(`there is no file ${file}`);
-  if (config.databaseUrl) return pgRestore(config.databaseUrl, file);
+  assertReadableFile(file);
+  if (config.databaseUrl) return pgRestore(config, config.databaseUrl, file);
 
   const holder = serverHolding(config.dataDir);
   if (holder && !(values.force && !holder.checkable)) {
@@ -172,6 +181,7 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   const incoming = `${target}.restoring`;
   copyFileSync(file, incoming);
   let kept: string | null = null;
+  const runs = existsSync(target) ? await readBackupRuns(config) : [];
   if (existsSync(target)) {
     // The database being replaced is kept beside it, whole: its write-ahead log is folded in first.
     const current = new SQLite(target, { fileMustExist: true });
@@ -182,12 +192,41 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   }
   for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
   renameSync(incoming, target);
+  await keepBackupRuns(config, runs);
   console.log(`Restored ${file} into ${target}: ${keySentence(counts)}.${kept ? ` The database it replaced is kept as ${kept}.` : ''}`);
   console.error('keyward: start the server now; it applies any newer migrations at start.');
   return 0;
 }
 
-async function pgRestore(databaseUrl: string, file: string): Promise<number> {
+/**
+ * The record of backups belongs to the server, not to the moment a snapshot was taken: the snapshot never holds its
+ * own record (it is written after the copy), so without this the Staff page would show the backup before the one
+ * just restored. The records of the database being replaced are read before and written into the restored one.
+ */
+async function readBackupRuns(config: Config): Promise<StoredBackupRun[]> {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  try {
+    return await listBackupRuns(database.db);
+  } catch {
+    return []; // a database from before backups were recorded (migration 0021)
+  } finally {
+    await database.close();
+  }
+}
+
+async function keepBackupRuns(config: Config, runs: StoredBackupRun[]): Promise<void> {
+  if (!runs.length) return;
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  try {
+    await restoreBackupRuns(database.db, runs);
+  } catch (error) {
+    console.error(`keyward: warning: the Staff page will not list the earlier backups (${(error as Error).message}).`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function pgRestore(config: Config, databaseUrl: string, file: string): Promise<number> {
   if (!onPath('pg_restore')) {
     throw new OpsError(
       'pg_restore is not installed here. Install the PostgreSQL client (apt-get install postgresql-client), ' +
@@ -206,11 +245,13 @@ async function pgRestore(databaseUrl: string, file: string): Promise<number> {
     await client.end();
   }
   if (others > 0) throw new OpsError(`${others} other connection(s) use this database: stop every Keyward server first, then restore`);
+  const runs = await readBackupRuns(config);
   const restore = spawnSync('pg_restore', ['--clean', '--if-exists', '--no-owner', '-d', databaseUrl, file], {
     stdio: ['ignore', 'inherit', 'pipe'],
     encoding: 'utf8',
   });
   if (restore.status !== 0) throw new OpsError(`pg_restore failed: ${restore.stderr.trim()}`);
+  await keepBackupRuns(config, runs);
   console.log(`Restored ${file} into PostgreSQL: ${keySentence(await pgKeyCounts(databaseUrl))}.`);
   return 0;
 }

@@ -7,6 +7,8 @@ import { AppError } from '../errors.ts';
 import type { AppContext, Log } from '../context.ts';
 import { createContext } from '../modules/state.ts';
 import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
+import { resetPassword } from '../modules/auth/auth.service.ts';
+import { assertUsableFolder, pathProblem, PathError } from './paths.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 import { backupCommand, BACKUP_USAGE, OpsError, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
@@ -14,7 +16,9 @@ import { copyDbCommand, COPY_DB_USAGE } from './copy-db.ts';
 
 const USAGE = `Usage:
   keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
-    (without --password it is asked for, hidden, or read from the first line of stdin)
+    (without --password it is asked for twice, hidden, or read from the first line of stdin)
+  keyward account reset-password --username <name> [--password <password>]
+    sets a new password and signs that account out everywhere (for a forgotten password)
   keyward migrate
 ${KEYS_USAGE}
 ${BACKUP_USAGE}
@@ -32,7 +36,11 @@ function announceDatabase(config: Config): void {
   if (config.databaseUrl) {
     const url = new URL(config.databaseUrl);
     where = `PostgreSQL at ${url.host}${url.pathname} (DATABASE_URL)`;
-  } else where = `SQLite at ${resolve(config.dataDir, 'keyward.db')} (DATA_DIR)`;
+  } else {
+    where = `SQLite at ${resolve(config.dataDir, 'keyward.db')} (DATA_DIR)`;
+    // SQLite would only say "unable to open database file": name the folder and why, before opening it.
+    assertUsableFolder(config.dataDir, 'DATA_DIR');
+  }
   console.error(`keyward: using ${where}`);
 }
 
@@ -44,26 +52,46 @@ async function readPassword(): Promise<string> {
     for await (const line of lines) return line;
     return '';
   }
-  process.stderr.write('Password: ');
+  // On a terminal nobody sees what they typed: asked twice, so a typo does not become the password.
+  const first = await promptHidden('Password: ');
+  const second = await promptHidden('Password again: ');
+  if (first !== second) throw new CliError('the two passwords differ; nothing was changed. Run the command again.');
+  return first;
+}
+
+/**
+ * One hidden line from the terminal. Read with a listener, not `for await`: leaving such a loop destroys stdin, and
+ * the second prompt ("Password again") would find it closed.
+ */
+function promptHidden(prompt: string): Promise<string> {
+  const input = process.stdin;
+  process.stderr.write(prompt);
   input.setRawMode(true);
-  input.resume();
   input.setEncoding('utf8');
-  let typed = '';
-  try {
-    for await (const chunk of input as AsyncIterable<string>) {
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const finish = (error: Error | null) => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(typed);
+    };
+    const onEnd = () => finish(null);
+    const onData = (chunk: string) => {
       for (const char of chunk) {
-        if (char === '\u0003') throw new Error('cancelled');
-        if (char === '\r' || char === '\n') return typed;
+        if (char === '\u0003') return finish(new CliError('cancelled'));
+        if (char === '\r' || char === '\n') return finish(null);
         if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
         else typed += char;
       }
-    }
-    return typed;
-  } finally {
-    input.setRawMode(false);
-    input.pause();
-    process.stderr.write('\n');
-  }
+    };
+    input.on('data', onData);
+    input.once('end', onEnd);
+    input.resume();
+  });
 }
 
 async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> {
@@ -80,6 +108,9 @@ async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> 
   }
 }
 
+/** What the person must fix, said as one sentence (exit 1). */
+class CliError extends Error {}
+
 /** The CLI talks to a person: warnings and errors as plain lines on stderr, nothing else. */
 const cliLog: Log = {
   info: () => {},
@@ -89,6 +120,10 @@ const cliLog: Log = {
 
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
   if (command === 'migrate') {
     const config = loadConfig();
     announceDatabase(config);
@@ -144,26 +179,50 @@ async function main(argv: string[]): Promise<number> {
       );
     return 0;
   }
-  if (command) {
-    console.error(
-      `keyward: unknown command "${argv
-        .filter((a) => !a.startsWith('-'))
-        .slice(0, 2)
-        .join(' ')}"\n\n${USAGE}`,
+  if (command === 'account' && subcommand === 'reset-password') {
+    const { values } = parseArgs({
+      args: argv.slice(2),
+      options: { username: { type: 'string' }, password: { type: 'string' } },
+      strict: true,
+    });
+    if (!values.username) {
+      console.error('account reset-password needs --username\n\n' + USAGE);
+      return 2;
+    }
+    const password = values.password ?? (await readPassword());
+    const { endedSessions } = await withContext((ctx) => resetPassword(ctx, { username: values.username!, password }));
+    console.log(
+      `Set a new password for ${values.username}; ${endedSessions === 1 ? '1 session was' : `${endedSessions} sessions were`} signed out. ` +
+        'The account key is unchanged.',
     );
-    return 2;
+    return 0;
   }
-  console.error(USAGE);
-  return 0;
+  console.error(
+    `keyward: unknown command "${argv
+      .filter((a) => !a.startsWith('-'))
+      .slice(0, 2)
+      .join(' ')}"\n\n${USAGE}`,
+  );
+  return 2;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof AppError || error instanceof OpsError) console.error(`keyward: ${error.message}`);
+    // Never a stack trace: what the person can fix is one sentence, and anything else is its message alone.
+    const path = pathProblem(error);
+    if (path) console.error(`keyward: ${path}`);
+    else if (
+      error instanceof ConfigError ||
+      error instanceof AppError ||
+      error instanceof OpsError ||
+      error instanceof CliError ||
+      error instanceof PathError
+    )
+      console.error(`keyward: ${error.message}`);
     else if (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
       console.error(`keyward: ${error.message}\n\n${USAGE}`);
-    else console.error('keyward:', error);
+    else console.error(`keyward: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

@@ -45,6 +45,9 @@ export function checkpointInBackground(sqlite: SQLite.Database, file: string): (
   return async () => {
     if (stopped) return;
     fallBack();
+    // Held again while it stops: an unreferenced worker lets a process with nothing else to do exit mid-await
+    // (exit code 13, an unsettled top-level await: `npm run gen:api` died so after closing its app).
+    worker.ref();
     worker.postMessage('stop');
     await exited;
   };

@@ -111,7 +111,7 @@ function localClientLimiter(ctx: AppContext, max: number) {
       .header('ratelimit-reset', resetSeconds);
     if (count <= max) return undefined;
     reply.header('retry-after', resetSeconds);
-    return new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`);
+    return new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`, { retryAfter: resetSeconds });
   };
   // Callback style, synchronous when the service is cached: no promise per executor call.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
@@ -140,7 +140,9 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     ...(ctx.redis ? { store: sharedOrLocalStore(ctx.redis, 'keyward:rl:') } : {}),
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
-      new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`),
+      new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`, {
+        retryAfter: Math.ceil(context.ttl / 1000),
+      }),
   });
   const keyFor = keyGenerators(ctx);
   const limiters = new Map<

@@ -149,6 +149,14 @@ describe('backup and restore', () => {
 
     server = await startServerProcess(env);
     try {
+      // Contract §22: the record of the backup just made survives the restore (the snapshot never held it), so the
+      // Staff page's last backup is that one.
+      const reader = openReader(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { sqliteFile: join(env.DATA_DIR!, 'keyward.db') });
+      try {
+        expect(await reader.db.selectFrom('backupRuns').select('keyCount').execute()).toEqual([{ keyCount: printedKeys }]);
+      } finally {
+        await reader.close();
+      }
       const keys = await keysIn();
       // Every key that existed when the backup started is back; the ones written after it are not (a snapshot).
       expect([...beforeBackup].filter((key) => !keys.has(key))).toEqual([]);

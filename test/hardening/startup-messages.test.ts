@@ -48,3 +48,31 @@ describe('start-up', () => {
     expect(out.some((line) => line.startsWith('Create the first account:'))).toBe(false);
   });
 });
+
+describe('the first-account hint is the command the page tells them to use (contract §22)', () => {
+  it('under systemd it is the keyward wrapper of docs/deploy.md, and the page prints the same line', async () => {
+    const { readFileSync } = await import('node:fs');
+    const fresh = await startTestApp();
+    try {
+      const port = await freePort();
+      const server = await startServerProcess({
+        BASE_URL: '',
+        KEYWARD_SECRET: TEST_SECRET,
+        PORT: String(port),
+        INVOCATION_ID: 'systemd-unit',
+        ...fresh.database.env,
+      });
+      try {
+        await server.waitFor((lines) => lines.some((line) => line.startsWith('Create the first account:')));
+        const hint = server.lines.find((line) => line.startsWith('Create the first account:'))!;
+        expect(hint).toBe('Create the first account: keyward account create --username admin --role admin');
+        expect(readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8')).toContain(hint);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await fresh.app.close();
+      await fresh.database.drop();
+    }
+  }, 90_000);
+});

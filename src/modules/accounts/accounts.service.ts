@@ -7,7 +7,7 @@ import { hashPassword } from '../../lib/password.ts';
 import { newId, randomAlphanumeric } from '../../lib/random.ts';
 import { digest } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
-import { isUniqueViolation } from '../../db/database.ts';
+import { isUniqueViolation, type Db } from '../../db/database.ts';
 import * as repo from './accounts.repository.ts';
 
 export type Role = 'user' | 'moderator' | 'admin';
@@ -107,6 +107,9 @@ export {
   findEnabledAccountByKeyDigest,
   type AccountRow,
 } from './accounts.repository.ts';
+
+/** `keyward account reset-password` (the auth module, which also ends the account's sessions in the same transaction). */
+export const setPasswordHash = (db: Db, id: string, passwordHash: string) => repo.updateAccount(db, id, { passwordHash });
 
 /** Staff changes to an account (the admin module): its role, or whether it may sign in and use its key. */
 export const updateAccountStanding = (ctx: AppContext, id: string, patch: { role?: Role; disabled?: Flag }) =>

@@ -51,6 +51,18 @@ export async function insertBackupRun(db: Db, run: Insertable<BackupRunsTable>) 
   await db.insertInto('backupRuns').values(run).execute();
 }
 
+export const allBackupRuns = (db: Db) => db.selectFrom('backupRuns').selectAll().execute();
+
+/** Rows already there (the snapshot's own history) are kept as they are. */
+export async function insertBackupRunsIfAbsent(db: Db, runs: Insertable<BackupRunsTable>[]) {
+  if (runs.length)
+    await db
+      .insertInto('backupRuns')
+      .values(runs)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+}
+
 export function lastBackupRun(db: Db) {
   return db
     .selectFrom('backupRuns')

@@ -77,6 +77,13 @@ export async function recordBackup(db: Db, run: BackupRun): Promise<void> {
   await repo.insertBackupRun(db, { id: newId(), ...run });
 }
 
+/** A backup record as stored, id included: `keyward restore` carries the replaced database's records over. */
+export type StoredBackupRun = BackupRun & { id: string };
+
+export const listBackupRuns = (db: Db): Promise<StoredBackupRun[]> => repo.allBackupRuns(db) as Promise<StoredBackupRun[]>;
+
+export const restoreBackupRuns = (db: Db, runs: StoredBackupRun[]) => repo.insertBackupRunsIfAbsent(db, runs);
+
 /**
  * Admins only: backups concern the whole server, and a moderator's job is accounts. `stale` is true when there is
  * no backup at all, or the last one is older than BACKUP_STALE_DAYS.

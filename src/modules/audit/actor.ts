@@ -79,6 +79,7 @@ export const ACCOUNT_ACTIONS = [
   'login.failed',
   'twoFactor.enable',
   'twoFactor.disable',
+  'password.reset',
 ] as const;
 
 export const AUDIT_ACTIONS = [...SERVICE_ACTIONS, ...ACCOUNT_ACTIONS] as const;

@@ -30,7 +30,12 @@ export const LoginBody = Strict({
 });
 
 /** The login's error envelope carries `stepToken` when the password was right and the code is due. */
-export const LoginError = Type.Object({ ...ErrorEnvelope.properties, stepToken: Type.Optional(Type.String()) });
+export const LoginError = Type.Object({
+  ...ErrorEnvelope.properties,
+  stepToken: Type.Optional(Type.String()),
+  // RATE_LIMITED: 'account-locked' for the per-username lockout; absent when the address sent too many requests.
+  reason: Type.Optional(Type.String()),
+});
 
 export const SessionView = Type.Object({ account: Account, csrfToken: Type.String() });
 export const LoginResult = Type.Object({ account: Account });

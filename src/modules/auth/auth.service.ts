@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError, conflict, invalid, unauthorized } from '../../errors.ts';
 import { consumeCaptcha } from './captcha.ts';
-import { dummyPasswordHash, verifyPassword } from '../../lib/password.ts';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../lib/password.ts';
 import { digest } from '../../lib/secrets.ts';
 import { newSessionToken, sessionDigest } from '../../lib/session.ts';
 import { newTotpSecret, totpStep, totpUri } from '../../lib/totp.ts';
@@ -10,7 +10,7 @@ import { createAccount, toAccountView, type AccountView } from '../accounts/acco
 import * as repo from './auth.repository.ts';
 import * as sessions from './sessions.repository.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import type { Actor } from '../audit/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
 import { issueStepToken, readStepToken } from './two-factor-step.ts';
 
 /** After this many failures in a row an account refuses sign-in for a while, doubling each further failure. */
@@ -22,6 +22,13 @@ export const lockDurationMs = (failures: number): number =>
   failures < LOCK_AFTER_FAILURES ? 0 : Math.min(MAX_LOCK_MS, FIRST_LOCK_MS * 2 ** (failures - LOCK_AFTER_FAILURES));
 
 const BAD_CREDENTIALS = 'The username or password is wrong';
+
+/**
+ * The per-username lockout (contract §10), told apart from the per-address limits (§5) by its reason: only this one
+ * is lifted by signing in with the account key, and the sign-in page says so only for it.
+ */
+const accountLocked = (retryAfter: number) =>
+  new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter, reason: 'account-locked' });
 
 export async function register(ctx: AppContext, input: { username: string; password: string; captcha: string }): Promise<AccountView> {
   if (ctx.config.registration !== 'open') {
@@ -107,7 +114,7 @@ export async function login(
   const lockedUntil = account ? account.loginLockedUntil : await repo.unknownLoginLockedUntil(ctx.db, unknownName);
   if (lockedUntil && lockedUntil > now) {
     const retryAfter = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+    throw accountLocked(retryAfter);
   }
   // An unknown user costs the same scrypt as a known one, so timing does not tell them apart.
   const passwordOk = await verifyPassword(input.password!, account?.passwordHash ?? (await dummyPasswordHash()));
@@ -152,7 +159,7 @@ async function loginWithCode(
   if (!accountId || !account || account.id !== accountId || account.disabled === 1 || !account.totpSecretSealed) throw expired;
   if (account.loginLockedUntil && account.loginLockedUntil > now) {
     const retryAfter = Math.max(1, Math.ceil((account.loginLockedUntil - now) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${retryAfter} seconds`, { retryAfter });
+    throw accountLocked(retryAfter);
   }
   const step = totpStep(ctx.sealer.open(account.totpSecretSealed), input.totp, now);
   if (step === null || !(await repo.claimTotpStep(ctx.db, account.id, step))) {
@@ -233,6 +240,34 @@ function setTwoFactor(ctx: AppContext, accountId: string, enabled: boolean, acto
 
 /** Signs every session of an account out (the admin module, when it disables one). */
 export const endAccountSessions = (ctx: AppContext, accountId: string) => sessions.deleteAccountSessions(ctx.db, accountId);
+
+/**
+ * `keyward account reset-password`: the operator's way back in for a forgotten password. The new password replaces
+ * the old one, the sign-in lock is lifted, and every session of the account ends (whoever knew the old password is
+ * out), in one transaction. The account key is left alone: it is a separate secret with its own regenerate.
+ */
+export async function resetPassword(ctx: AppContext, input: { username: string; password: string }): Promise<{ endedSessions: number }> {
+  if (input.password.length < accounts.MIN_PASSWORD_LENGTH) {
+    throw invalid('password', `password must be at least ${accounts.MIN_PASSWORD_LENGTH} characters`);
+  }
+  const account = await accounts.findAccountByUsername(ctx.db, input.username);
+  if (!account) throw new AppError('NOT_FOUND', `There is no account named ${input.username}`);
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction().execute(async (trx) => {
+    await accounts.setPasswordHash(trx, account.id, passwordHash);
+    await repo.clearFailedLogins(trx, account.id);
+    const ended = await sessions.deleteAccountSessions(trx, account.id);
+    await recordAudit(trx, SYSTEM_ACTOR, {
+      action: 'password.reset',
+      accountId: account.id,
+      serviceId: null,
+      target: null,
+      details: {},
+      at: ctx.clock(),
+    });
+    return { endedSessions: Number(ended[0]?.numDeletedRows ?? 0) };
+  });
+}
 
 /** For the auth plugin, which reads the session named by a request's cookie and keeps it alive. */
 export { findLiveSession, touchSession } from './sessions.repository.ts';

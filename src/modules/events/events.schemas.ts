@@ -33,7 +33,12 @@ export const CreatedEndpoint = Type.Object({
   /** Shown only in this answer. */
   secret: Type.String(),
 });
-export const EndpointList = Type.Object({ items: Type.Array(Endpoint) });
+export const EndpointList = Type.Object({
+  items: Type.Array(Endpoint),
+  // The plain-http origins the operator allowed (EVENT_WEBHOOK_ORIGINS): an endpoint there is accepted as well as
+  // any https one, so the dashboard's form can accept exactly what the server does.
+  httpOrigins: Type.Array(Type.String()),
+});
 export const EndpointQuery = Strict({ id: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be an event endpoint id' }) });
 export const EndpointParams = Strict({ id: Type.String({ minLength: 1, maxLength: 64, errorMessage: 'must be an event endpoint id' }) });
 

@@ -100,14 +100,16 @@ export async function createEndpoint(ctx: AppContext, serviceId: string, body: {
 }
 
 export async function listEndpoints(ctx: AppContext, serviceId: string) {
-  return { items: (await repo.listEndpoints(ctx.db, serviceId)).map(endpointView) };
+  const httpOrigins = ctx.config.eventWebhookOrigins.filter((origin) => origin.startsWith('http://'));
+  return { items: (await repo.listEndpoints(ctx.db, serviceId)).map(endpointView), httpOrigins };
 }
 
 export async function deleteEndpoint(ctx: AppContext, serviceId: string, id: string, actor: Actor) {
   await ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findEndpoint(trx, serviceId, id);
     const result = await repo.deleteEndpoint(trx, serviceId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound('Event endpoint');
-    await recordServiceAudit(trx, actor, serviceId, 'eventEndpoint.delete', null, { id }, ctx.clock());
+    if (!current || Number(result.numDeletedRows) === 0) throw notFound('Event endpoint');
+    await recordServiceAudit(trx, actor, serviceId, 'eventEndpoint.delete', null, { id, url: current.url }, ctx.clock());
   });
   return { deleted: 1 };
 }

@@ -6,6 +6,7 @@ import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
+import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
@@ -347,8 +348,10 @@ async function applyActiveKeyEdit(
   actor: Actor,
 ) {
   {
-    // The chat id before the change: a key moved to another user may take the role from the first one.
-    const before = edit.chatId !== undefined ? await repo.findActiveKey(trx, serviceId, key) : undefined;
+    // The row before the change: the audit lists what changed, and a key moved to another user may take the role
+    // from the first one.
+    const found = await repo.findActiveKey(trx, serviceId, key);
+    const [before] = found ? await repo.withHwids(trx, [found]) : [];
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateActiveKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Key');
@@ -361,9 +364,8 @@ async function applyActiveKeyEdit(
     const row = await repo.findActiveKey(trx, serviceId, key);
     if (!row) throw notFound('Key');
     const now = ctx.clock();
-    const { unbanToken: _token, ...audited } = edit;
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'active', ...audited }, now);
     const [withHwids] = await repo.withHwids(trx, [row]);
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, keyEditDetails('active', before ?? {}, withHwids!, edit), now);
     await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], now);
     if (edit.status === 'banned') await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, row), now);
     return withHwids!;
@@ -412,6 +414,7 @@ async function applyGeneratedKeyEdit(
   actor: Actor,
 ) {
   {
+    const before = await repo.findGeneratedKey(trx, serviceId, key);
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
       if (Number(result.numUpdatedRows) === 0) throw notFound('Generated key');
@@ -420,8 +423,7 @@ async function applyGeneratedKeyEdit(
     if (edit.expiresAt !== undefined) await repo.endAfterRedeem(trx, serviceId, key);
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
-    const { unbanToken: _token, ...audited } = edit;
-    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, { type: 'generated', ...audited }, ctx.clock());
+    await recordServiceAudit(trx, actor, serviceId, 'key.update', key, keyEditDetails('generated', before ?? {}, row, edit), ctx.clock());
     if (edit.status === 'banned')
       await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
     return row;

@@ -172,6 +172,8 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   if (input.disabledMessage !== undefined) patch.disabledMessage = input.disabledMessage;
   if (input.ffa !== undefined) patch.ffa = input.ffa ? 1 : 0;
   if (input.silent !== undefined) patch.silent = input.silent ? 1 : 0;
+  // The message is what clients see while the script is off (contract §13.3): switched back on, it has none.
+  if (input.enabled === true) patch.disabledMessage = null;
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -191,19 +193,19 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
       }
       await repo.updateScript(trx, current.id, patch);
       for (const blobId of garbage) await deleteBlob(trx, blobId);
-      // The code itself never goes in the log: only that it changed, and its size.
-      const details = {
-        name: input.name,
-        obfuscationType: input.obfuscationType,
-        visible: input.visible,
-        enabled: input.enabled,
-        disabledMessage: input.disabledMessage,
-        ffa: input.ffa,
-        silent: input.silent,
-        codeChanged: input.code !== undefined,
-        size: patch.size,
-        version: patch.currentVersion,
-      };
+      // The code itself never goes in the log: only that it changed, and its size. Only what changed is listed
+      // (contract §22), and the script is named by its name.
+      const details: Record<string, unknown> = { name: patch.name ?? current.name };
+      if (patch.name !== undefined && patch.name !== current.name) details.previousName = current.name;
+      if (input.obfuscationType !== undefined && input.obfuscationType !== current.obfuscationType) details.obfuscationType = type;
+      if (patch.visible !== undefined && patch.visible !== current.visible) details.visible = input.visible;
+      if (patch.enabled !== undefined && patch.enabled !== current.enabled) details.enabled = input.enabled;
+      if (patch.disabledMessage !== undefined && patch.disabledMessage !== current.disabledMessage) {
+        details.disabledMessage = patch.disabledMessage;
+      }
+      if (input.code !== undefined) Object.assign(details, { codeChanged: true, size: patch.size, version: patch.currentVersion });
+      if (patch.ffa !== undefined && patch.ffa !== current.ffa) details.ffa = input.ffa;
+      if (patch.silent !== undefined && patch.silent !== current.silent) details.silent = input.silent;
       await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
   } catch (error) {

@@ -109,16 +109,24 @@ export async function updateProduct(ctx: AppContext, serviceId: string, id: stri
     };
     const result = await repo.updateProduct(trx, serviceId, id, patch);
     if (Number(result.numUpdatedRows) === 0) throw notFound('Product');
-    await recordServiceAudit(trx, actor, serviceId, 'product.update', id, { ...edit }, now);
+    // Named by its name, and only what changed (contract §22).
+    const details: Record<string, unknown> = { name: patch.name ?? current.name };
+    if (patch.name !== undefined && patch.name !== current.name) details.previousName = current.name;
+    for (const field of ['expirationType', 'days', 'isPremium', 'maxHwids', 'note'] as const) {
+      if (field in patch && (patch[field as keyof typeof patch] ?? null) !== (current[field] ?? null))
+        details[field] = edit[field] ?? patch[field as keyof typeof patch];
+    }
+    await recordServiceAudit(trx, actor, serviceId, 'product.update', id, details, now);
     return toProductView(ctx, { ...current, ...patch });
   });
 }
 
 export async function deleteProduct(ctx: AppContext, serviceId: string, id: string, actor: Actor) {
   await ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findProduct(trx, serviceId, id);
     const result = await repo.deleteProduct(trx, serviceId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound('Product');
-    await recordServiceAudit(trx, actor, serviceId, 'product.delete', id, {}, ctx.clock());
+    if (!current || Number(result.numDeletedRows) === 0) throw notFound('Product');
+    await recordServiceAudit(trx, actor, serviceId, 'product.delete', id, { name: current.name }, ctx.clock());
   });
 }
 
@@ -237,7 +245,7 @@ async function deliver(ctx: AppContext, provider: Provider, product: ProductRow,
     );
     const keys = rows.map((row) => row.key);
     await repo.setOrderKeys(trx, orderRowId, keys);
-    const details = { orderId: order.orderId, quantity: order.quantity, provider, productId: product.id };
+    const details = { orderId: order.orderId, quantity: order.quantity, provider, productId: product.id, productName: product.name };
     await recordServiceAudit(trx, { kind: 'system', accountId: null, ip }, product.serviceId, 'order.delivered', null, details, now);
     await emitEvent(trx, product.serviceId, 'order.delivered', { serviceId: product.serviceId, provider, ...order, keys }, now);
     return keys;

@@ -136,6 +136,10 @@ export function validateKey(ctx: AppContext, serviceId: string, input: { key?: s
 
 function counted(ctx: AppContext, serviceId: string, result: Verdict): Verdict {
   ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+  // The buyer's way out (contract §22): the service's self-serve reset page, named in the message they see.
+  if (result.code === 'KEY_HWID_LOCKED') {
+    return { ...result, message: `The key is bound to another HWID; reset it at ${ctx.config.baseUrl}/reset/${serviceId} to use it here` };
+  }
   return result;
 }
 

@@ -4533,7 +4533,7 @@ export interface paths {
         };
         /**
          * Validate a key (executor call)
-         * @description Query `service`, `key`, `hwid` (the HWID may come from an executor header instead), and optionally `nonce` (16 to 64 letters and digits) for an answer signed with the service's Ed25519 key (`serverTime`, `signature`; contract §13.1). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.
+         * @description Query `service`, `key`, `hwid` (the HWID may come from an executor header instead), and optionally `nonce` (16 to 64 letters and digits) for an answer signed with the service's Ed25519 key (`serverTime`, `signature`; contract §13.1), with `sig=2` for the v2 text (contract §22). Answers `valid` and a Luarmor-compatible `code` (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT); the first HWID is bound. Spends the client budget of the address and service.
          */
         get: {
             parameters: {
@@ -4542,6 +4542,7 @@ export interface paths {
                     key?: string;
                     hwid?: string;
                     nonce?: string;
+                    sig?: "1" | "2" | 1 | 2;
                 };
                 header?: never;
                 path?: never;
@@ -4628,6 +4629,7 @@ export interface paths {
                         key?: string;
                         hwid?: string;
                         nonce?: string;
+                        sig?: "1" | "2" | 1 | 2;
                     } & {
                         [key: string]: unknown;
                     };
@@ -4945,6 +4947,7 @@ export interface paths {
                             retryAfter?: number;
                             requestId?: string;
                             stepToken?: string;
+                            reason?: string;
                         };
                     };
                 };
@@ -7692,6 +7695,7 @@ export interface paths {
                     key?: string;
                     hwid?: string;
                     nonce?: string;
+                    sig?: "1" | "2" | 1 | 2;
                 };
                 header?: never;
                 path: {
@@ -8812,7 +8816,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     actor?: string;
                     from?: string;
                     to?: string;
@@ -8917,7 +8921,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     actor?: string;
                     from?: string;
                     to?: string;
@@ -10702,6 +10706,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
+                                httpOrigins: string[];
                             };
                         };
                     };

@@ -6,7 +6,7 @@ import { Empty, ErrorState, Loading } from '../components/states';
 import { dayBound } from '../lib/dayBound';
 import { useSession } from '../auth/session';
 import { describeActor, describeAudit } from './describe';
-import { AUDIT_ACTION_OPTIONS, type AuditAction } from './actions';
+import { AUDIT_ACTION_OPTIONS, LABELS, type AuditAction } from './actions';
 import type { ApiData, ItemOf } from '../api/types';
 
 export type AuditEntry = ItemOf<ApiData<'/api/v1/keys/api/audit'>['items']>;
@@ -71,7 +71,7 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
               {list.data.items.map((entry) => (
                 <Table.Tr key={String(entry.id)}>
                   <Table.Td>{new Date(entry.at).toLocaleString()}</Table.Td>
-                  <Table.Td title={entry.target ?? undefined}>{describeAudit(entry)}</Table.Td>
+                  <Table.Td title={entry.target ?? undefined}>{describeAudit(entry, LABELS)}</Table.Td>
                   <Table.Td>{describeActor(entry.actor, me)}</Table.Td>
                   <Table.Td>{entry.ip ?? ''}</Table.Td>
                 </Table.Tr>

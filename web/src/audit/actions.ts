@@ -6,7 +6,7 @@ export type AuditAction = NonNullable<NonNullable<paths['/api/v1/keys/api/audit'
  * The audit filter's choices in words: a seller cannot be asked to type `keySystem.update`. A Record over the API's
  * own list, so a new action on the server fails the web typecheck until it has words here.
  */
-const LABELS: Record<AuditAction, string> = {
+export const LABELS: Record<AuditAction, string> = {
   'key.generate': 'Keys generated',
   'key.update': 'Key edited',
   'key.delete': 'Key deleted',
@@ -54,6 +54,7 @@ const LABELS: Record<AuditAction, string> = {
   'login.failed': 'Sign-in failed',
   'twoFactor.enable': 'Two-factor turned on',
   'twoFactor.disable': 'Two-factor turned off',
+  'password.reset': 'Password reset (command line)',
 };
 
 /** The filter's options, alphabetical by their words, after "Any action". */

@@ -42,6 +42,11 @@ const FIELD_WORDS: Record<string, string> = {
   chatInteractionsPublicKey: 'Discord public key',
   pageTitle: 'page title',
   accentColor: 'accent colour',
+  durationDays: 'days from redemption',
+  expirationType: 'expiration',
+  days: 'days',
+  disabledMessage: 'message shown while off',
+  obfuscationType: 'obfuscation',
 };
 
 const changed = (details: Record<string, unknown> | null, skip: string[] = []) => {
@@ -51,8 +56,28 @@ const changed = (details: Record<string, unknown> | null, skip: string[] = []) =
   return names.length ? ` (${names.join(', ')})` : '';
 };
 
+const PROVIDERS: Record<string, string> = { sellix: 'Sellix', sellauth: 'SellAuth', generic: 'shop' };
+
+const scriptName = (d: Record<string, unknown>, target: string) => str(d.name) || (target ? 'a deleted script' : 'a script');
+
+/** A script edit: only what changed (the server lists only that), in words. */
+function describeScriptChange(d: Record<string, unknown>, target: string): string {
+  const name = scriptName(d, target);
+  const parts: string[] = [];
+  if (str(d.previousName)) parts.push(`renamed from ${str(d.previousName)}`);
+  if (d.enabled === true) parts.push('switched on');
+  if (d.enabled === false) parts.push('switched off');
+  if (d.visible === true) parts.push('shown to buyers');
+  if (d.visible === false) parts.push('hidden from buyers');
+  if (d.codeChanged === true) parts.push(d.version !== undefined ? `version ${String(d.version)} of the code` : 'new code');
+  if (d.obfuscationType !== undefined) parts.push(`obfuscation ${str(d.obfuscationType)}`);
+  if (str(d.disabledMessage)) parts.push(`message “${str(d.disabledMessage)}”`);
+  else if (d.disabledMessage !== undefined && d.enabled === undefined) parts.push('message removed');
+  return `Changed the script ${name}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
 /** One sentence for the entry, naming the key, HWID or script it touched. */
-export function describeAudit(entry: AuditLike): string {
+export function describeAudit(entry: AuditLike, labels: Record<string, string> = {}): string {
   const d = entry.details ?? {};
   const target = entry.target ?? '';
   const key = target ? `key ${shortKey(target)}` : 'a key';
@@ -60,7 +85,7 @@ export function describeAudit(entry: AuditLike): string {
     case 'key.generate':
       return `Generated ${n(d.count, 'key')}${target ? ` (${shortKey(target)})` : ''}`;
     case 'key.update':
-      return `Edited ${key}${changed(d)}`;
+      return `Edited ${key}${changed(d, ['type'])}`;
     case 'key.delete':
       return `Deleted ${key}`;
     case 'key.extend':
@@ -95,7 +120,37 @@ export function describeAudit(entry: AuditLike): string {
     case 'script.create':
       return `Uploaded the script ${str(d.name) || target}`;
     case 'script.update':
-      return `Changed the script ${str(d.name) || target}${changed(d, ['name'])}`;
+      return describeScriptChange(d, target);
+    case 'script.restore':
+      return `Restored version ${str(d.version) || String(d.version ?? '')} of the script ${scriptName(d, target)}${
+        d.previousVersion !== undefined ? ` (it was on version ${String(d.previousVersion)})` : ''
+      }`;
+    case 'signingKey.rotate':
+      return 'Replaced the signing key (scripts need the new public key)';
+    case 'product.create':
+      return `Created the product ${str(d.name) || 'without a name'}`;
+    case 'product.update':
+      return str(d.previousName)
+        ? `Renamed the product ${str(d.previousName)} to ${str(d.name)}${changed(d, ['name', 'previousName'])}`
+        : `Changed the product ${str(d.name) || 'a product'}${changed(d, ['name'])}`;
+    case 'product.delete':
+      return `Deleted the product ${str(d.name) || '(name not recorded)'}`;
+    case 'shop.update':
+      return `Changed the shop secrets${changed(d)}`;
+    case 'order.delivered':
+      return `Delivered ${n(d.quantity, 'key')} for ${PROVIDERS[str(d.provider)] ?? 'a shop'} order ${str(d.orderId)}${
+        str(d.productName) ? ` of the product ${str(d.productName)}` : ''
+      }`;
+    case 'variables.update': {
+      const names = Array.isArray(d.names) ? (d.names as unknown[]).map(String) : [];
+      return names.length ? `Changed the variables (${names.join(', ')})` : 'Removed every variable';
+    }
+    case 'eventEndpoint.create':
+      return `Added the event endpoint ${str(d.url)}`;
+    case 'eventEndpoint.delete':
+      return `Removed the event endpoint${str(d.url) ? ` ${str(d.url)}` : ''}`;
+    case 'password.reset':
+      return 'Reset the password from the command line (every session was signed out)';
     case 'script.delete':
       return `Deleted the script ${str(d.name) || target}`;
     case 'keySystem.update':
@@ -123,7 +178,14 @@ export function describeAudit(entry: AuditLike): string {
     case 'twoFactor.disable':
       return 'Turned two-factor authentication off';
     default:
-      return `${entry.action}${target ? ` on ${target}` : ''}`;
+      // An action this page has no sentence for yet still reads in words (the filter's label), never its raw name.
+      return (
+        labels[entry.action] ??
+        `Made a change (${entry.action
+          .replace(/[.]/g, ' ')
+          .replace(/([a-z])([A-Z])/g, '$1 $2')
+          .toLowerCase()})`
+      );
   }
 }
 

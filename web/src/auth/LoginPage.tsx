@@ -7,11 +7,27 @@ import { Captcha } from './Captcha';
 import { SESSION_KEY, fetchSession, useSession } from './session';
 import { safeNext } from '../lib/safeNext';
 
-function describeLoginError(error: unknown): string {
+/** "45 seconds", "2 minutes": how long to wait, from the server's retryAfter (or the seconds its sentence names). */
+export function waitWords(error: ApiError): string {
+  const seconds = error.body.retryAfter ?? Number(/(\d+) seconds/.exec(error.message)?.[1] ?? 60);
+  if (seconds < 60) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+}
+
+/**
+ * Two different refusals share 429 RATE_LIMITED (contract §22): too many requests from this address (§5), which the
+ * account key does not get round, and the per-username lockout (§10), which it does; that hint is given only for the
+ * lockout, and only to someone not already signing in with the key.
+ */
+export function describeLoginError(error: unknown, withKey = false): string {
   if (!(error instanceof ApiError)) return messageOf(error);
   if (error.code === 'RATE_LIMITED' || error.status === 429) {
-    const wait = error.body.retryAfter;
-    return `Too many attempts: sign-in is locked for now${wait ? `; try again in ${Math.ceil(wait / 60)} minute(s)` : ''}. The account key still signs you in.`;
+    if (error.body.reason === 'account-locked') {
+      const hint = withKey ? '' : ' You can still sign in with the account key (switch on "Sign in with API key").';
+      return `Too many failed sign-ins for this account: wait ${waitWords(error)}, then try again.${hint}`;
+    }
+    return `Too many sign-in attempts from your address: wait ${waitWords(error)}, then try again.`;
   }
   if (error.code === 'TOTP_INVALID' || /code/i.test(error.message)) return error.message;
   return error.message;
@@ -61,7 +77,7 @@ export function LoginPage() {
       } else {
         // A step that ran out (or a lockout) starts over from the password; a wrong code stays on the code step.
         if (stepToken && !(err instanceof ApiError && /two-factor code/i.test(err.message))) setStepToken(null);
-        setError(describeLoginError(err));
+        setError(describeLoginError(err, withKey && !stepToken));
       }
       // A solved challenge is spent by the attempt; the widget fetches a new one.
       setGeneration((g) => g + 1);

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Drawer, Group, NativeSelect, Stack, Switch, Table, TextInput } from '@mantine/core';
+import { Badge, Button, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
@@ -11,7 +11,7 @@ import type { KeyRecord } from './records';
 import { keyState } from './KeysTable';
 import { BuyerFields, FormErrors } from './KeyFormParts';
 import { KEY_STATUS_OPTIONS } from '../lib/labels';
-import { formatTime } from './types';
+import { describeKeyExpiry, formatTime, fromRedemption } from './types';
 import { useServiceAccess } from '../services/access';
 
 /** A key's details and its edit form, opened from the key string in the table. */
@@ -42,7 +42,9 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const [isPremium, setPremium] = useState(record.isPremium);
   const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
   const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
-  const [lifetime, setLifetime] = useState(record.expiresAt === null);
+  // A key whose time starts at redemption has no date yet and is not lifetime: its editor shows its length instead.
+  const afterRedeemDays = record.type === 'generated' ? record.durationDays : null;
+  const [lifetime, setLifetime] = useState(record.expiresAt === null && afterRedeemDays === null);
   const [expiresAt, setExpiresAt] = useState(toLocalInput(record.expiresAt));
   const [chatId, setChatId] = useState(record.chatId ?? '');
   const boundHwid = record.type === 'active' ? (record.hwid ?? '') : '';
@@ -51,7 +53,8 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const [tried, setTried] = useState(false);
   // The expiry is sent only when the seller changed it: the form shows it to the minute, and saving a note
   // must not re-save the stored expiry rounded down to that minute.
-  const expiryChanged = lifetime !== (record.expiresAt === null) || (!lifetime && expiresAt !== toLocalInput(record.expiresAt));
+  const expiryChanged =
+    afterRedeemDays === null && (lifetime !== (record.expiresAt === null) || (!lifetime && expiresAt !== toLocalInput(record.expiresAt)));
   const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
   const problem = pastExpiry
     ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
@@ -107,6 +110,12 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           <Table.Tr>
             <Table.Th>Created</Table.Th>
             <Table.Td>{formatTime(record.createdAt)}</Table.Td>
+          </Table.Tr>
+          <Table.Tr>
+            <Table.Th>Expires</Table.Th>
+            <Table.Td>
+              {record.expiresAt ? `${formatTime(record.expiresAt)} (${describeKeyExpiry(record)})` : describeKeyExpiry(record)}
+            </Table.Td>
           </Table.Tr>
           {active && (
             <Table.Tr>
@@ -190,26 +199,34 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           {manage && (
             <>
               <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
-              <Switch
-                label="Lifetime"
-                checked={lifetime}
-                onChange={(e) => setLifetime(e.currentTarget.checked)}
-                disabled={!active && record.expiresAt !== null}
-                description={
-                  !active && record.expiresAt !== null
-                    ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
-                    : undefined
-                }
-              />
-              {!lifetime && (
-                <TextInput
-                  label="Expires at"
-                  type="datetime-local"
-                  value={expiresAt}
-                  onChange={(e) => setExpiresAt(e.currentTarget.value)}
-                  required
-                  error={pastExpiry ? 'This date is in the past.' : null}
-                />
+              {afterRedeemDays !== null ? (
+                <Text size="sm" data-testid="after-redeem">
+                  Runs {fromRedemption(afterRedeemDays)}: its expiry date is set when a buyer first uses it.
+                </Text>
+              ) : (
+                <>
+                  <Switch
+                    label="Lifetime"
+                    checked={lifetime}
+                    onChange={(e) => setLifetime(e.currentTarget.checked)}
+                    disabled={!active && record.expiresAt !== null}
+                    description={
+                      !active && record.expiresAt !== null
+                        ? 'A key not used yet keeps an expiry date; it can be made lifetime once a buyer has used it (or generate a lifetime key).'
+                        : undefined
+                    }
+                  />
+                  {!lifetime && (
+                    <TextInput
+                      label="Expires at"
+                      type="datetime-local"
+                      value={expiresAt}
+                      onChange={(e) => setExpiresAt(e.currentTarget.value)}
+                      required
+                      error={pastExpiry ? 'This date is in the past.' : null}
+                    />
+                  )}
+                </>
               )}
               <BuyerFields
                 chatId={chatId}

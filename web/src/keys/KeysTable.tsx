@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { ActionIcon, Badge, Checkbox, CopyButton, Group, Menu, Table, Text, Tooltip } from '@mantine/core';
 import type { Pending } from './BulkBar';
 import type { KeyRecord } from './records';
-import { describeExpiry } from './types';
+import { describeKeyExpiry } from './types';
 import classes from './KeysTable.module.css';
 import type { ServiceAction } from '../services/access';
 
@@ -169,8 +169,8 @@ export function KeysTable({
               <Table.Td role="cell" data-label="Note" className={classes.note} title={record.note ?? undefined}>
                 {record.note ?? ''}
               </Table.Td>
-              <Table.Td role="cell" data-label="Expires" title={record.expiresAt ?? 'Lifetime'}>
-                {describeExpiry(record.expiresAt)}
+              <Table.Td role="cell" data-label="Expires" title={record.expiresAt ?? describeKeyExpiry(record)}>
+                {describeKeyExpiry(record)}
               </Table.Td>
               <Table.Td role="cell" data-label="Last used" className={classes.wideOnly}>
                 {active?.lastUsedAt ? new Date(active.lastUsedAt).toLocaleDateString() : '—'}

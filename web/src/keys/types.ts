@@ -11,6 +11,21 @@ export function describeExpiry(expiresAt: string | null, now = Date.now()): stri
   return `in ${Math.round(hours / 24)} days`;
 }
 
+/** "30 days from redemption": an afterRedeem key (contract §12.1) has no date until a buyer redeems it. */
+export const fromRedemption = (days: number) => `${days} ${days === 1 ? 'day' : 'days'} from redemption`;
+
+/**
+ * The expiry a seller reads for a key: a key whose time starts at redemption has no expiresAt yet, and reads as its
+ * length, never as "Lifetime" (contract §22).
+ */
+export function describeKeyExpiry(
+  record: { expiresAt: string | null; type: string; durationDays?: number | null },
+  now = Date.now(),
+): string {
+  if (record.type === 'generated' && record.durationDays != null) return fromRedemption(record.durationDays);
+  return describeExpiry(record.expiresAt, now);
+}
+
 /** The filename of a Content-Disposition header, or a fallback. */
 export function filenameOf(disposition: string | null, fallback: string): string {
   const match = /filename="([^"]+)"/.exec(disposition ?? '');

@@ -19,7 +19,31 @@ interface Endpoint {
   createdAt: string;
 }
 
-function AddEndpoint({ serviceId, onCreated }: { serviceId: string; onCreated: (secret: string) => void }) {
+/** What the server accepts (contract §22): any https address, or one on a plain-http origin the operator allowed. */
+export function endpointUrlProblem(url: string, httpOrigins: string[]): string | null {
+  const value = url.trim();
+  if (value.startsWith('https://')) return null;
+  let origin: string | null = null;
+  try {
+    origin = new URL(value).origin;
+  } catch {
+    origin = null;
+  }
+  if (origin && httpOrigins.includes(origin)) return null;
+  return httpOrigins.length
+    ? `The address must start with https:// (or be on ${httpOrigins.join(', ')}, which this server allows over plain http).`
+    : 'The address must start with https://.';
+}
+
+function AddEndpoint({
+  serviceId,
+  httpOrigins,
+  onCreated,
+}: {
+  serviceId: string;
+  httpOrigins: string[];
+  onCreated: (secret: string) => void;
+}) {
   const [url, setUrl] = useState('');
   const [all, setAll] = useState(true);
   const [chosen, setChosen] = useState<string[]>([]);
@@ -39,7 +63,8 @@ function AddEndpoint({ serviceId, onCreated }: { serviceId: string; onCreated: (
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!url.trim().startsWith('https://')) return setFormError('The address must start with https://.');
+          const problem = endpointUrlProblem(url, httpOrigins);
+          if (problem) return setFormError(problem);
           if (!all && chosen.length === 0) return setFormError('Choose at least one event, or All events.');
           setFormError(null);
           create.mutate({ url: url.trim(), events: all ? ['*'] : chosen });
@@ -158,6 +183,7 @@ export default function EventEndpointsPage() {
       </Text>
       <AddEndpoint
         serviceId={serviceId}
+        httpOrigins={endpoints.data?.httpOrigins ?? []}
         onCreated={(value) => {
           setSecret(value);
           refresh();

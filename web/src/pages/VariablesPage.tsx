@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Button, Code, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, Code, Flex, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
@@ -60,14 +60,21 @@ export default function VariablesPage() {
           </Text>
           <Code block>{'local vars = api.variables()\nprint(vars.motd)'}</Code>
           {rows.map((row, index) => (
-            <Group key={index} align="flex-start" wrap="nowrap">
+            // A row side by side on a wide screen, stacked on a phone (at 375 px the value box would shrink to a sliver).
+            <Flex
+              key={index}
+              direction={{ base: 'column', sm: 'row' }}
+              align={{ base: 'stretch', sm: 'flex-start' }}
+              gap="xs"
+              data-testid="variable-row"
+            >
               <TextInput
                 aria-label={`Variable name ${index + 1}`}
                 placeholder="motd"
                 value={row.name}
                 onChange={(e) => update(index, { name: e.currentTarget.value })}
                 error={(tried || row.name !== '') && problems.rows.get(index)}
-                w={220}
+                w={{ base: '100%', sm: 220 }}
               />
               <Textarea
                 aria-label={`Variable value ${index + 1}`}
@@ -77,17 +84,18 @@ export default function VariablesPage() {
                 autosize
                 minRows={1}
                 maxRows={6}
-                style={{ flex: 1 }}
+                style={{ flex: 1, minWidth: 0 }}
               />
               <Button
                 variant="subtle"
                 color="red"
+                style={{ alignSelf: 'flex-start', flexShrink: 0 }}
                 aria-label={`Remove variable ${index + 1}`}
                 onClick={() => setRows(rows.filter((_, i) => i !== index))}
               >
                 Remove
               </Button>
-            </Group>
+            </Flex>
           ))}
           {rows.length === 0 && <Text size="sm">No variables yet.</Text>}
           {problems.list && (

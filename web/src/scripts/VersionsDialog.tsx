@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Badge, Button, Modal, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { formatSize } from '../components/CodeOrFileInput';
@@ -12,6 +13,7 @@ import type { Script } from './types';
 export function VersionsDialog({ script, serviceId, onClose }: { script: Script | null; serviceId: string; onClose: () => void }) {
   const queryClient = useQueryClient();
   const [restoring, setRestoring] = useState<number | null>(null);
+  const phone = useMediaQuery('(max-width: 30em)') ?? false;
   const versions = useQuery({
     queryKey: ['script-versions', serviceId, script?.id],
     enabled: script !== null,
@@ -43,6 +45,7 @@ export function VersionsDialog({ script, serviceId, onClose }: { script: Script 
   return (
     <>
       <Modal
+        fullScreen={phone}
         opened={script !== null && restoring === null}
         onClose={onClose}
         title={`Versions of ${script?.name ?? ''}`}
@@ -65,7 +68,8 @@ export function VersionsDialog({ script, serviceId, onClose }: { script: Script 
                     <Table.Th>Version</Table.Th>
                     <Table.Th>Size</Table.Th>
                     <Table.Th>Uploaded</Table.Th>
-                    <Table.Th>SHA-256</Table.Th>
+                    {/* On a phone the digest would push Restore out of sight behind a sideways scroll: wide screens only. */}
+                    <Table.Th visibleFrom="sm">SHA-256</Table.Th>
                     <Table.Th />
                   </Table.Tr>
                 </Table.Thead>
@@ -74,8 +78,8 @@ export function VersionsDialog({ script, serviceId, onClose }: { script: Script 
                     <Table.Tr key={v.version}>
                       <Table.Td>{v.version}</Table.Td>
                       <Table.Td>{formatSize(v.size)}</Table.Td>
-                      <Table.Td>{new Date(v.createdAt).toLocaleString()}</Table.Td>
-                      <Table.Td>
+                      <Table.Td>{new Date(v.createdAt).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}</Table.Td>
+                      <Table.Td visibleFrom="sm">
                         <Text size="xs" ff="monospace" title={v.sha256}>
                           {v.sha256.slice(0, 12)}…
                         </Text>

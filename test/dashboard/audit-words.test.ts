@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { describeAudit } from '../../web/src/audit/describe.ts';
+import { describeKeyExpiry } from '../../web/src/keys/types.ts';
+
+/** Contract §22: every audit action in words, and afterRedeem keys never "Lifetime" (the pure parts of the pages). */
+const system = { kind: 'system', accountId: null };
+const say = (action: string, details: Record<string, unknown>, target: string | null = null, labels: Record<string, string> = {}) =>
+  describeAudit({ action, actor: system, target, details }, labels);
+
+describe('the audit log in words', () => {
+  it('names the order, the shop and the product of a delivery', () => {
+    expect(
+      say('order.delivered', { orderId: 'order-1001', quantity: 2, provider: 'sellix', productId: 'p1', productName: 'Monthly' }),
+    ).toBe('Delivered 2 keys for Sellix order order-1001 of the product Monthly');
+  });
+  it('names products, endpoints and scripts, never their ids', () => {
+    expect(say('product.delete', { name: 'Monthly' }, 'b341e138-0000')).toBe('Deleted the product Monthly');
+    expect(say('product.update', { name: 'Yearly', previousName: 'Monthly' }, 'b341e138-0000')).toBe(
+      'Renamed the product Monthly to Yearly',
+    );
+    expect(say('eventEndpoint.delete', { id: 'e1', url: 'https://hooks.example.com/k' })).toBe(
+      'Removed the event endpoint https://hooks.example.com/k',
+    );
+    expect(say('script.restore', { name: 'loader', version: 1, previousVersion: 3 }, 'b341e138-0000')).toBe(
+      'Restored version 1 of the script loader (it was on version 3)',
+    );
+    expect(say('script.update', { name: 'loader', enabled: true, disabledMessage: null }, 'b341e138-0000')).toBe(
+      'Changed the script loader (switched on)',
+    );
+  });
+  it('lists only the fields an edit changed, without its type', () => {
+    expect(say('key.update', { type: 'generated', note: 'vip' }, 'ABCDEFGHIJKLMNOP')).toBe('Edited key ABCD…MNOP (note)');
+  });
+  it('an action without a sentence yet reads as its label, or in words, never its raw name', () => {
+    expect(say('member.invite', {}, null, { 'member.invite': 'Member invited' })).toBe('Member invited');
+    const fallback = say('member.roleChange', {});
+    expect(fallback).not.toContain('member.roleChange');
+    expect(fallback).toBe('Made a change (member role change)');
+    expect(say('password.reset', {})).toBe('Reset the password from the command line (every session was signed out)');
+  });
+});
+
+describe('a key whose time starts at redemption', () => {
+  it('reads N days from redemption, not Lifetime', () => {
+    expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 30 })).toBe('30 days from redemption');
+    expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 1 })).toBe('1 day from redemption');
+    expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: null })).toBe('Lifetime');
+  });
+});
