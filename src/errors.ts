@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'KEY_SYSTEM_LIMIT'
   | 'PROVIDER_UNAVAILABLE'
   | 'KEY_REFUSED'
+  | 'SESSION_LIMIT'
+  | 'SESSION_ENDED'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE';
 
@@ -50,7 +52,10 @@ export function statusOf(code: ErrorCode): number {
     case 'CONFLICT':
     case 'WEBHOOK_DISABLED':
     case 'KEY_SYSTEM_DISABLED':
+    case 'SESSION_LIMIT':
       return 409;
+    case 'SESSION_ENDED':
+      return 410;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'LIFETIME_KEY':
@@ -82,6 +87,8 @@ export interface ErrorExtras {
   /** Key import (contract §7.4): the records refused (VALIDATION_ERROR) or the keys that already exist (CONFLICT). */
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  /** SESSION_LIMIT: the key's limit of live sessions (contract §18). */
+  maxSessions?: number;
 }
 
 export class AppError extends Error {
@@ -119,6 +126,7 @@ export interface ErrorBody {
   nextKeyAt?: string;
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  maxSessions?: number;
   stepToken?: string;
   requestId?: string;
 }

@@ -36,6 +36,7 @@ import type {
   AuditLogTable,
   JobLeasesTable,
   BackupRunsTable,
+  LiveSessionsTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -95,4 +96,6 @@ export interface Database {
   discordRoleMembers: DiscordRoleMembersTable;
   eventEndpoints: EventEndpointsTable;
   eventDeliveries: EventDeliveriesTable;
+  // Live sessions
+  liveSessions: LiveSessionsTable;
 }

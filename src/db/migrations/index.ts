@@ -19,6 +19,7 @@ import * as dashboardRound3 from './0020_dashboard_round3.ts';
 import * as discordEvents from './0019_discord_events.ts';
 import * as backupRuns from './0021_backup_runs.ts';
 import * as lastUsedHour from './0022_last_used_hour.ts';
+import * as sessions from './0026_sessions.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0019_discord_events': discordEvents,
   '0021_backup_runs': backupRuns,
   '0022_last_used_hour': lastUsedHour,
+  '0026_sessions': sessions,
 };

@@ -58,6 +58,8 @@ export interface ServicesTable {
   executions: number;
   lastActiveAt: number | null;
   createdAt: number;
+  /** How often this service's clients heartbeat a live session (contract §18). */
+  sessionHeartbeatSeconds: Generated<number>;
 }
 
 // Both key tables also hold `search_text` (migration 0013): written only by the database's own triggers and read only
@@ -76,6 +78,8 @@ export interface GeneratedKeysTable {
   maxHwids: Generated<number>;
   /** afterRedeem keys only: the days the key runs from its redemption (its expiresAt stays null until then). */
   durationDays: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Generated<number>;
 }
 
 export interface ActiveKeysTable {
@@ -98,6 +102,8 @@ export interface ActiveKeysTable {
   hwidResetCount: number;
   maxHwids: Generated<number>;
   hwidCount: Generated<number>;
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Generated<number>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */

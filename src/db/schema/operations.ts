@@ -101,3 +101,20 @@ export interface BackupRunsTable {
   keyCount: number;
   databaseKind: DatabaseKind;
 }
+
+/** One live session (contract §18): the database implementation of the live state (modules/sessions/). */
+export interface LiveSessionsTable {
+  id: string;
+  serviceId: string;
+  key: string | null;
+  hwid: string;
+  scriptId: string | null;
+  heartbeatSeconds: number;
+  startedAt: number;
+  /** As last flushed: each instance keeps newer heartbeats in memory and writes them in batches. */
+  lastSeenAt: number;
+  /** The key's expiry when the session opened; a heartbeat after it looks again (an extension moves it). */
+  keyExpiresAt: number | null;
+  endedReason: string | null;
+  endedAt: number | null;
+}

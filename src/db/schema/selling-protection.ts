@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Flag } from './accounts-keys.ts';
 
 // Table shapes: Signed answers, selling (products, shop orders), script versions, variables, the relay, the Discord role and events.
@@ -23,6 +24,8 @@ export interface ProductsTable {
   days: number | null;
   isPremium: Flag;
   maxHwids: number;
+  /** Copied to the keys the product delivers; 0 = no limit (contract §18). */
+  maxSessions: ColumnType<number, number | undefined, number>;
   note: string | null;
   createdAt: number;
   updatedAt: number;

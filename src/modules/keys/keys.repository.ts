@@ -24,6 +24,7 @@ export const ACTIVE_KEY_COLUMNS = [
   'hwidResetCount',
   'maxHwids',
   'hwidCount',
+  'maxSessions',
 ] as const satisfies readonly (keyof ActiveKeysTable)[];
 export const GENERATED_KEY_COLUMNS = [
   'key',
@@ -38,6 +39,7 @@ export const GENERATED_KEY_COLUMNS = [
   'createdAt',
   'maxHwids',
   'durationDays',
+  'maxSessions',
 ] as const satisfies readonly (keyof GeneratedKeysTable)[];
 
 /** A key's row as the code reads it: lastUsedHour only orders the list (migration 0022). */

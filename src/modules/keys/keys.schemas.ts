@@ -22,9 +22,16 @@ const KeyFields = {
   expiresAt: NullableTime,
   chatId: NullableString,
   maxHwids: Type.Integer(),
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Type.Integer(),
 };
 
 const MaxHwids = Type.Integer({ minimum: 1, maximum: 100, errorMessage: 'must be a whole number from 1 to 100' });
+export const MaxSessions = Type.Integer({
+  minimum: 0,
+  maximum: 100,
+  errorMessage: 'must be a whole number from 0 (no limit) to 100',
+});
 
 export const ActiveKey = Type.Object({
   key: Type.String(),
@@ -63,6 +70,7 @@ export const GenerateBody = Strict({
   noHwidValidation: Type.Optional(Type.Boolean()),
   chatId: Type.Optional(ChatId),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
 });
 
 export const ActiveKeyQuery = Strict({
@@ -82,6 +90,7 @@ const editFields = {
   expiresAt: Type.Optional(NullableTimeInput),
   chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be 17 to 20 digits, or null to unlink' })),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
 };
 export const EditActiveKeyBody = Strict({
   ...editFields,

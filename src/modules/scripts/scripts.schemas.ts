@@ -19,6 +19,9 @@ const DisabledMessage = Type.Union([Type.String({ maxLength: 200, pattern: '^[^\
   errorMessage: 'must be a message of at most 200 characters, or null for the default sentence',
 });
 
+/** Every run opens a live session and heartbeats, so a ban ends it within two periods (contract §18). */
+const Heartbeat = Type.Boolean({ errorMessage: 'must be true (every run opens a live session) or false' });
+
 export const CreateBody = Strict({
   name: ScriptName,
   code: Code,
@@ -26,6 +29,7 @@ export const CreateBody = Strict({
   visible: Type.Optional(Type.Boolean()),
   enabled: Type.Optional(Enabled),
   disabledMessage: Type.Optional(DisabledMessage),
+  heartbeat: Type.Optional(Heartbeat),
 });
 
 export const UpdateBody = Strict(
@@ -36,8 +40,9 @@ export const UpdateBody = Strict(
     visible: Type.Optional(Type.Boolean()),
     enabled: Type.Optional(Enabled),
     disabledMessage: Type.Optional(DisabledMessage),
+    heartbeat: Type.Optional(Heartbeat),
   },
-  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage' },
+  { minProperties: 1, errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, heartbeat' },
 );
 
 export const ScriptParams = Strict({ idOrSlug: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -52,6 +57,8 @@ export const Script = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   /** What a fetch raises while the script is off; absent means the default sentence. */
   disabledMessage: Type.Optional(Type.String()),
+  /** Every run opens a live session and heartbeats (contract §18). */
+  heartbeat: Type.Boolean(),
   size: Type.Integer(),
   status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
   /** Only when status is failed: why the obfuscator refused or failed. */

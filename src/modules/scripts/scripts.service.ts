@@ -14,6 +14,7 @@ import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
 import { addVersion } from './versions.ts';
+import { endSessions } from '../sessions/sessions.service.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;
@@ -34,6 +35,7 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     // part-one shape, so clients that compare records whole are not broken by the kill switch.
     ...(row.enabled === 0 ? { enabled: false } : {}),
     ...(row.disabledMessage !== null ? { disabledMessage: row.disabledMessage } : {}),
+    heartbeat: row.heartbeat === 1,
     size: row.size,
     status: row.status,
     ...(row.status === 'failed' ? { failureReason: row.failureReason ?? 'unknown' } : {}),
@@ -64,6 +66,7 @@ export interface CreateInput {
   visible?: boolean;
   enabled?: boolean;
   disabledMessage?: string | null;
+  heartbeat?: boolean;
 }
 
 export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
@@ -90,6 +93,7 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         updatedAt: now,
         enabled: input.enabled === false ? 0 : 1,
         disabledMessage: input.disabledMessage || null,
+        heartbeat: input.heartbeat === true ? 1 : 0,
         currentVersion: 1,
       };
       await repo.insertScript(trx, row);
@@ -139,6 +143,7 @@ export interface UpdateInput {
   visible?: boolean;
   enabled?: boolean;
   disabledMessage?: string | null;
+  heartbeat?: boolean;
 }
 
 export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
@@ -157,6 +162,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   if (input.visible !== undefined) patch.visible = input.visible ? 1 : 0;
   if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
   if (input.disabledMessage !== undefined) patch.disabledMessage = input.disabledMessage;
+  if (input.heartbeat !== undefined) patch.heartbeat = input.heartbeat ? 1 : 0;
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -183,6 +189,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
         visible: input.visible,
         enabled: input.enabled,
         disabledMessage: input.disabledMessage,
+        heartbeat: input.heartbeat,
         codeChanged: input.code !== undefined,
         size: patch.size,
         version: patch.currentVersion,
@@ -194,6 +201,8 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
     throw error;
   }
   await scriptChanged(ctx, current.id);
+  // A switched-off script stops running now, not at its next launch (contract §18).
+  if (input.enabled === false) await endSessions(ctx, serviceId, { scriptId: current.id }, 'SCRIPT_DISABLED');
   if (patch.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
   return toScriptView(ctx, { ...current, ...patch } as repo.ScriptRow);
 }
@@ -209,6 +218,7 @@ export async function deleteScript(ctx: AppContext, serviceId: string, idOrName:
     await recordServiceAudit(trx, actor, serviceId, 'script.delete', current.id, { name: current.name }, ctx.clock());
   });
   await scriptChanged(ctx, current.id);
+  await endSessions(ctx, serviceId, { scriptId: current.id }, 'SCRIPT_DISABLED');
 }
 
 export async function visibleLoadstrings(ctx: AppContext, serviceId: string) {
