@@ -23,6 +23,8 @@ export const ACTIVE_KEY_FIELDS = [
   'lastUsedAt',
   'hwidResetAt',
   'hwidResetCount',
+  // Contract §18: live sessions the key may hold at once (0 = no limit).
+  'maxSessions',
 ] as const;
 
 export const GENERATED_KEY_FIELDS = [
@@ -38,6 +40,7 @@ export const GENERATED_KEY_FIELDS = [
   // Contract §12.1: the days an afterRedeem key runs from its redemption; null for every other key.
   'durationDays',
   'createdAt',
+  'maxSessions',
 ] as const;
 
 /** ISO 8601 UTC with milliseconds, as every time in a response is (contract §1). */

@@ -14,6 +14,7 @@ export interface SeedKey {
   note?: string | null;
   chatId?: string | null;
   maxHwids?: number;
+  maxSessions?: number;
   noHwidValidation?: boolean;
   /** A generated key's; by default lifetime without expiry, else byDate. */
   expirationType?: 'byDays' | 'byDate' | 'lifetime';
@@ -36,6 +37,7 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
       chatId: k.chatId ?? null,
       createdAt: k.createdAt,
       maxHwids: k.maxHwids ?? Math.max(1, k.hwids?.length ?? 0),
+      maxSessions: k.maxSessions ?? 0,
     };
     if (k.type === 'generated') {
       await ctx.db

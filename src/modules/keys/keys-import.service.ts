@@ -50,6 +50,7 @@ export async function importKeys(
         chatId: k.chatId,
         createdAt: k.createdAt ?? now,
         maxHwids: k.maxHwids,
+        maxSessions: k.maxSessions,
       };
       if (k.active) {
         active.push({
