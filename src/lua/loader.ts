@@ -1,11 +1,12 @@
 import { luaString } from './quote.ts';
+import { SESSION_LUA } from './session.ts';
 
 /**
  * The loader every loadstring runs. It reads the global `script_key`, takes the HWID from gethwid()
  * when the executor has it (otherwise the executor's own fingerprint header identifies the machine),
  * fetches the script and runs it. Lua 5.1, nothing but game:HttpGet.
  */
-export function loaderSource(baseUrl: string, scriptId: string): string {
+export function loaderSource(baseUrl: string, scriptId: string, serviceId?: string): string {
   return `-- Keyward loader
 local fetch_url = ${luaString(`${baseUrl}/api/v1/vss/fetch/${scriptId}`)}
 local env = (type(getgenv) == "function" and getgenv()) or _G
@@ -20,7 +21,7 @@ local function encode(s)
 end
 local url = fetch_url .. "?key=" .. encode(key)
 if hwid ~= "" then url = url .. "&hwid=" .. encode(hwid) end
-local source = game:HttpGet(url)
+${serviceId === undefined ? '' : sessionStart(baseUrl, scriptId, serviceId)}local source = game:HttpGet(url)
 local chunk, problem = loadstring(source)
 if not chunk then
   error("Keyward: the script could not be loaded: " .. tostring(problem), 0)
@@ -28,3 +29,11 @@ end
 return chunk(...)
 `;
 }
+
+/** The live session before the fetch (contract §18); api.load_script() leaves its api in KEYWARD_API for on_session_end. */
+const sessionStart = (baseUrl: string, scriptId: string, serviceId: string) => `${SESSION_LUA}
+keyward_session(${luaString(baseUrl)}, ${luaString(serviceId)}, key, hwid, ${luaString(scriptId)}, function()
+  local api = env.KEYWARD_API
+  return type(api) == "table" and api.on_session_end or nil
+end)
+`;

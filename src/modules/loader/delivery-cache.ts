@@ -20,6 +20,8 @@ export interface DeliverableScript {
   version: number;
   enabled: boolean;
   disabledMessage: string | null;
+  /** Every run opens a live session (contract §18). */
+  heartbeat: boolean;
 }
 
 export interface CachedCode {
@@ -68,6 +70,7 @@ export class DeliveryCache {
           version: row.currentVersion,
           enabled: row.enabled === 1,
           disabledMessage: row.disabledMessage,
+          heartbeat: row.heartbeat === 1,
         }
       );
     });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { invalid } from '../../errors.ts';
 import { pageRequest } from '../../lib/pagination.ts';
@@ -17,15 +17,25 @@ const clientResponses = (data: Parameters<typeof Envelope>[0], status: number) =
   '5xx': schemas.SessionError,
 });
 const OPEN_DESCRIPTION =
-  'Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat.';
+  'Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.';
 const HEARTBEAT_DESCRIPTION =
   '200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.';
 
 export default async function sessionRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  const open = (request: FastifyRequest, service: string, input: { key?: string; hwid?: string; scriptId?: string }) =>
-    sessions.openSession(ctx, service, { ...input, hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders) });
+  const open = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    service: string,
+    input: { key?: string; hwid?: string; scriptId?: string; ifNeeded?: boolean | string },
+  ) => {
+    const ifNeeded = input.ifNeeded === true || (typeof input.ifNeeded === 'string' && /^(1|true|yes)$/i.test(input.ifNeeded));
+    const hwid = hwidFrom(request, input.hwid, ctx.config.hwidHeaders);
+    const data = await sessions.openSession(ctx, service, { key: input.key, scriptId: input.scriptId, hwid, ifNeeded });
+    return reply.status('sessionId' in data ? 201 : 200).send({ success: true as const, data });
+  };
+  const openResponses = { ...clientResponses(schemas.Opened, 201), 200: Envelope(schemas.NotNeeded) };
 
   app.post(
     '/public/sessions/:service',
@@ -37,10 +47,10 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
         tags,
         params: schemas.ServiceParams,
         body: schemas.OpenInput,
-        response: clientResponses(schemas.Opened, 201),
+        response: openResponses,
       },
     },
-    async (request, reply) => reply.status(201).send({ success: true as const, data: await open(request, request.params.service, request.body ?? {}) }),
+    (request, reply) => open(request, reply, request.params.service, request.body ?? {}),
   );
   app.get(
     '/public/sessions/:service/open',
@@ -52,10 +62,10 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
         tags,
         params: schemas.ServiceParams,
         querystring: schemas.OpenInput,
-        response: clientResponses(schemas.Opened, 201),
+        response: openResponses,
       },
     },
-    async (request, reply) => reply.status(201).send({ success: true as const, data: await open(request, request.params.service, request.query) }),
+    (request, reply) => open(request, reply, request.params.service, request.query),
   );
 
   const heartbeatSchema = (summary: string) => ({

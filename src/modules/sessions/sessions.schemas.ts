@@ -13,11 +13,19 @@ export const SessionParams = Type.Object({ service: Ref, sessionId: SessionId })
 
 // Executors differ, so client routes accept and ignore unknown fields (contract §1).
 export const OpenInput = Type.Object(
-  { key: Type.Optional(ClientKey), hwid: Type.Optional(ClientHwid), scriptId: Type.Optional(ScriptId) },
+  {
+    key: Type.Optional(ClientKey),
+    hwid: Type.Optional(ClientHwid),
+    scriptId: Type.Optional(ScriptId),
+    // The loader's way to ask "does this run need a session?" without knowing the key's limit: true, 1 or yes.
+    ifNeeded: Type.Optional(Type.Union([Type.Boolean(), Type.String({ maxLength: 8 })])),
+  },
   { additionalProperties: true },
 );
 
 export const Opened = Type.Object({ sessionId: Type.String(), heartbeatSeconds: Type.Integer(), expiresAt: Time });
+/** ifNeeded, when neither the script's heartbeat nor the key's maxSessions asks for a session: nothing opened. */
+export const NotNeeded = Type.Object({ needed: Type.Literal(false) });
 export const Alive = Type.Object({ alive: Type.Literal(true), heartbeatSeconds: Type.Integer(), expiresAt: Time });
 export const Closed = Type.Object({ ended: Type.Boolean() });
 

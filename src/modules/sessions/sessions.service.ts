@@ -37,6 +37,8 @@ interface OpenInput {
   key?: string;
   hwid?: string;
   scriptId?: string;
+  /** Open only when the script has heartbeat or the key has maxSessions (what the loader asks). */
+  ifNeeded?: boolean;
 }
 
 /**
@@ -46,11 +48,13 @@ interface OpenInput {
 export async function openSession(ctx: AppContext, serviceRef: string, input: OpenInput) {
   const service = await serviceForClient(ctx, serviceRef);
   let scriptId: string | null = null;
+  let scriptHeartbeat = false;
   if (input.scriptId !== undefined) {
     const script = await ctx.delivery.script(input.scriptId);
     if (!script || script.serviceId !== service.id) throw notFound('Script');
     if (!script.enabled) throw new AppError('KEY_REFUSED', 'This script is disabled', { reason: 'SCRIPT_DISABLED' });
     scriptId = script.id;
+    scriptHeartbeat = script.heartbeat;
   }
   const verdict = await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid });
   if (!verdict.valid) throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
@@ -58,6 +62,7 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
   // A keyless HWID opens a session without a key; the limit belongs to keys.
   const keyRow = verdict.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
   const maxSessions = keyRow?.maxSessions ?? 0;
+  if (input.ifNeeded && !scriptHeartbeat && maxSessions === 0) return { needed: false as const };
   const heartbeatSeconds = service.sessionHeartbeatSeconds;
   const opened = await ctx.liveSessions.open({
     serviceId: service.id,
@@ -74,7 +79,7 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
       maxSessions,
     });
   }
-  return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! };
+  return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! } as const;
 }
 
 /**
