@@ -159,6 +159,19 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect(bad.status).toBe(400);
     });
 
+    it('keeps the most sessions live at once in the hour as peakSessions, over both instances', async () => {
+      const { s, key, api } = await setup({ expirationType: 'lifetime', noHwidValidation: true });
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push(await openSession(i === 1 ? second : t.app, s, { key, hwid: `pc-${i}` }));
+      await api.end(t.app, ids[0]!);
+      await api.end(t.app, ids[1]!);
+      await openSession(second, s, { key, hwid: 'pc-late' });
+      await t.ctx.analytics.flush(t.ctx.db);
+      await second.ctx.analytics.flush(second.ctx.db);
+      const res = await call(t.app, 'GET', '/api/v1/keys/api/analytics?interval=hour', { key: s.serviceKey });
+      expect(res.body.data.series.at(-1).peakSessions).toBe(3);
+    });
+
     it('takes sessionHeartbeatSeconds from 10 to 300 in the settings, and new sessions use it', async () => {
       const { s, key, api } = await setup();
       const url = '/api/v1/keys/api/settings';

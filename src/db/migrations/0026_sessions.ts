@@ -21,6 +21,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('session_heartbeat_seconds', 'integer', (c) => c.notNull().defaultTo(30))
     .execute();
 
+  // The most sessions live at once in each hour (analytics' peakSessions): a maximum, so flushes keep the larger.
+  await db.schema
+    .alterTable('analytics_buckets')
+    .addColumn('peak_sessions', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+
   await db.schema
     .createTable('live_sessions')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -41,6 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('live_sessions').execute();
+  await db.schema.alterTable('analytics_buckets').dropColumn('peak_sessions').execute();
   await db.schema.alterTable('services').dropColumn('session_heartbeat_seconds').execute();
   await db.schema.alterTable('scripts').dropColumn('heartbeat').execute();
   for (const table of ['active_keys', 'generated_keys', 'products']) await db.schema.alterTable(table).dropColumn('max_sessions').execute();

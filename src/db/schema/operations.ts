@@ -46,6 +46,8 @@ export interface AnalyticsBucketsTable {
   executions: number;
   redemptions: number;
   keySystemKeys: number;
+  /** The most live sessions at once in the hour (contract §18); flushes keep the larger, never add. */
+  peakSessions: ColumnType<number, number | undefined, number>;
 }
 
 export interface AnalyticsCodesTable {

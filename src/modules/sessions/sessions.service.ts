@@ -79,6 +79,8 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
       maxSessions,
     });
   }
+  // Live sessions only rise when one opens, so a count taken here finds each hour's peak.
+  if (ctx.analytics.enabled) ctx.analytics.notePeakSessions(service.id, await ctx.liveSessions.count(service.id, now));
   return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! } as const;
 }
 
