@@ -33,7 +33,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Starts a run; `output` fills as the program prints, `done` resolves when it exits. */
 function run(interpreter: string, main: string, env: Record<string, string>, limitSeconds = 60) {
   const file = join(dir, `run${++runs}.lua`);
-  writeFileSync(file, `${ROBLOX_STANDIN}\nlocal BASE = "${t().ctx.config.baseUrl}"\nlocal SCRIPT_ID = "${scriptId}"\nrun(function()\n${main}\nend, ${limitSeconds})\n`);
+  writeFileSync(
+    file,
+    `${ROBLOX_STANDIN}\nlocal BASE = "${t().ctx.config.baseUrl}"\nlocal SCRIPT_ID = "${scriptId}"\nrun(function()\n${main}\nend, ${limitSeconds})\n`,
+  );
   const child = spawn(interpreter, [file], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } });
   const state = { output: '' };
   child.stdout.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
@@ -72,7 +75,7 @@ describe.each(['lua5.1', 'luajit'])('live sessions in %s', (interpreter) => {
     expect(output).not.toContain('RAN');
   }, 60_000);
 
-  it("calls api.on_session_end(reason) from api.load_script() when the seller ends the session", async () => {
+  it('calls api.on_session_end(reason) from api.load_script() when the seller ends the session', async () => {
     const [key] = await generateKeys(t().app, s.serviceKey);
     const main = `
 local api = loadstring(game:HttpGet(BASE .. "/api/v1/lua/library.lua"))()
@@ -84,7 +87,9 @@ api.load_script(script_key)`;
       await expect.poll(() => running.state.output, { timeout: 30_000, interval: 100 }).toContain('RAN');
       await expect.poll(() => liveOf(key!), { timeout: 5_000 }).toBe(1);
       const killedAt = Date.now();
-      expect((await call(t().app, 'POST', '/api/v1/keys/api/sessions/kill', { key: s.serviceKey, body: { key } })).body.data).toEqual({ ended: 1 });
+      expect((await call(t().app, 'POST', '/api/v1/keys/api/sessions/kill', { key: s.serviceKey, body: { key } })).body.data).toEqual({
+        ended: 1,
+      });
       const output = await running.done;
       expect(output).toContain('ENDED:KILLED');
       expect(output).not.toContain('KICKED');

@@ -6,8 +6,10 @@ export const sessionsOf = (s: SeededService) => ({
   open: (app: App, body: Record<string, unknown>) => call(app, 'POST', `/api/v1/public/sessions/${s.id}`, { body }),
   openByGet: (app: App, query: Record<string, string>) =>
     call(app, 'GET', `/api/v1/public/sessions/${s.id}/open?${new URLSearchParams(query)}`),
-  heartbeat: (app: App, sessionId: string) => call(app, 'POST', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}/heartbeat`),
-  heartbeatByGet: (app: App, sessionId: string) => call(app, 'GET', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}/heartbeat`),
+  heartbeat: (app: App, sessionId: string) =>
+    call(app, 'POST', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}/heartbeat`),
+  heartbeatByGet: (app: App, sessionId: string) =>
+    call(app, 'GET', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}/heartbeat`),
   end: (app: App, sessionId: string) => call(app, 'DELETE', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}`),
   endByGet: (app: App, sessionId: string) => call(app, 'GET', `/api/v1/public/sessions/${s.id}/${encodeURIComponent(sessionId)}/end`),
   kill: (app: App, body: Record<string, unknown>) => call(app, 'POST', '/api/v1/keys/api/sessions/kill', { key: s.serviceKey, body }),

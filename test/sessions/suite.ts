@@ -38,7 +38,11 @@ export function sessionSuite(env: () => Record<string, string>) {
       const { s, key, api } = await setup();
       const opened = await api.open(t.app, { key, hwid: 'pc-1' });
       expect(opened.status).toBe(201);
-      expect(opened.body.data).toEqual({ sessionId: expect.any(String), heartbeatSeconds: 30, expiresAt: new Date(t.clock.now + 60_000).toISOString() });
+      expect(opened.body.data).toEqual({
+        sessionId: expect.any(String),
+        heartbeatSeconds: 30,
+        expiresAt: new Date(t.clock.now + 60_000).toISOString(),
+      });
       expect(Buffer.from(opened.body.data.sessionId, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
       const sessionId = opened.body.data.sessionId as string;
       t.clock.advance(20_000);
@@ -219,7 +223,10 @@ export function sessionSuite(env: () => Record<string, string>) {
       const expiresAt = new Date(t.clock.now + 40_000).toISOString();
       const a = await running({ expirationType: 'byDate', expiresAt });
       const b = await running({ expirationType: 'byDate', expiresAt });
-      expect((await call(t.app, 'POST', '/api/v1/keys/api/key/extend-expiration', { key: b.s.serviceKey, body: { key: b.key, days: 1 } })).status).toBe(200);
+      expect(
+        (await call(t.app, 'POST', '/api/v1/keys/api/key/extend-expiration', { key: b.s.serviceKey, body: { key: b.key, days: 1 } }))
+          .status,
+      ).toBe(200);
       t.clock.advance(30_000);
       expect((await a.api.heartbeat(second, a.sessionId)).status).toBe(200);
       t.clock.advance(15_000);
@@ -249,7 +256,10 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect((await api.list(t.app, { scriptId: script.id })).body.data.total).toBe(1);
       expect((await call(t.app, 'PUT', `${SCRIPTS}/${script.id}`, { key: s.serviceKey, body: { enabled: false } })).status).toBe(200);
       await expectEnded(second, s, sessionId, 'SCRIPT_DISABLED');
-      expect((await api.open(t.app, { key, hwid: 'pc-1', scriptId: script.id })).body).toMatchObject({ code: 'KEY_REFUSED', reason: 'SCRIPT_DISABLED' });
+      expect((await api.open(t.app, { key, hwid: 'pc-1', scriptId: script.id })).body).toMatchObject({
+        code: 'KEY_REFUSED',
+        reason: 'SCRIPT_DISABLED',
+      });
     });
 
     it('KILLED, by key or by session id', async () => {

@@ -192,20 +192,20 @@ export class LiveSessionsInRedis implements LiveSessions {
     const rows = ((await pipeline.exec()) ?? []).map(([, value], i) => [ids[i]!, value as (string | null)[]] as const);
     const sessions = rows
       .filter(([, h]) => h[5] !== null && h[7] === null)
-      .map(
-        ([id, h]): LiveSession => ({
-          sessionId: id,
-          serviceId,
-          key: orNull(h[0]),
-          hwid: h[1] ?? '',
-          scriptId: orNull(h[2]),
-          heartbeatSeconds: Number(h[3]),
-          startedAt: Number(h[4]),
-          lastSeenAt: Number(h[5]),
-          keyExpiresAt: numberOrNull(h[6]),
-        }),
+      .map(([id, h]): LiveSession => ({
+        sessionId: id,
+        serviceId,
+        key: orNull(h[0]),
+        hwid: h[1] ?? '',
+        scriptId: orNull(h[2]),
+        heartbeatSeconds: Number(h[3]),
+        startedAt: Number(h[4]),
+        lastSeenAt: Number(h[5]),
+        keyExpiresAt: numberOrNull(h[6]),
+      }))
+      .filter(
+        (s) => (filter.key === undefined || s.key === filter.key) && (filter.scriptId === undefined || s.scriptId === filter.scriptId),
       )
-      .filter((s) => (filter.key === undefined || s.key === filter.key) && (filter.scriptId === undefined || s.scriptId === filter.scriptId))
       .sort((a, b) => b.startedAt - a.startedAt || (a.sessionId < b.sessionId ? -1 : 1));
     return { items: sessions.slice(page.offset, page.offset + page.limit), total: sessions.length };
   }

@@ -77,7 +77,12 @@ export interface LiveSessions {
   end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number>;
   /** The client ended its own session: its place is free at once. */
   close(serviceId: string, sessionId: string, now: number): Promise<boolean>;
-  list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number): Promise<{ items: LiveSession[]; total: number }>;
+  list(
+    serviceId: string,
+    filter: SessionFilter,
+    page: { offset: number; limit: number },
+    now: number,
+  ): Promise<{ items: LiveSession[]; total: number }>;
   count(serviceId: string, now: number): Promise<number>;
   /** Writes what the instance holds in memory (the database implementation's heartbeats) and prunes ended rows. */
   flush(now: number): Promise<void>;

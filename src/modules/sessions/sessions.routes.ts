@@ -70,7 +70,13 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
 
   const heartbeatSchema = (summary: string) => ({
     config: client,
-    schema: { summary, description: HEARTBEAT_DESCRIPTION, tags, params: schemas.SessionParams, response: clientResponses(schemas.Alive, 200) },
+    schema: {
+      summary,
+      description: HEARTBEAT_DESCRIPTION,
+      tags,
+      params: schemas.SessionParams,
+      response: clientResponses(schemas.Alive, 200),
+    },
   });
   const beat = async (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => ({
     success: true as const,
@@ -125,7 +131,8 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
       config: { auth: 'service', limit: 'api', permission: 'allowManageKeys', action: 'service.configure' },
       schema: {
         summary: 'End live sessions',
-        description: "Ends a key's live sessions (`key`) or one session (`sessionId`) with reason KILLED; their next heartbeat answers 410.",
+        description:
+          "Ends a key's live sessions (`key`) or one session (`sessionId`) with reason KILLED; their next heartbeat answers 410.",
         tags,
         body: schemas.KillBody,
         response: Responses(schemas.Killed),

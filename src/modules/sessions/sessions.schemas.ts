@@ -3,7 +3,12 @@ import { ErrorEnvelope, LicenseKey, NullableString, Paging, Strict, Time } from 
 import { ClientHwid, ClientKey } from '../validation/validation.schemas.ts';
 
 const NO_CONTROLS = '^[^\\x00-\\x1F\\x7F]*$';
-const Ref = Type.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROLS, errorMessage: 'must be a service id or identifier of 1 to 64 characters' });
+const Ref = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: NO_CONTROLS,
+  errorMessage: 'must be a service id or identifier of 1 to 64 characters',
+});
 // Any text is a session id to look up: one that does not exist is the 410 TIMED_OUT of contract §18, not a 400.
 const SessionId = Type.String({ minLength: 1, maxLength: 128, pattern: NO_CONTROLS, errorMessage: 'must be a session id' });
 const ScriptId = Type.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROLS, errorMessage: 'must be a script id' });

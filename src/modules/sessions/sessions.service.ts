@@ -57,7 +57,8 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     scriptHeartbeat = script.heartbeat;
   }
   const verdict = await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid });
-  if (!verdict.valid) throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
+  if (!verdict.valid)
+    throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
   const now = ctx.clock();
   // A keyless HWID opens a session without a key; the limit belongs to keys.
   const keyRow = verdict.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
@@ -122,7 +123,12 @@ export async function closeSession(ctx: AppContext, serviceRef: string, sessionI
  * after their change committed; a failure of the live state is logged, never turned into a failure of the change (the
  * key is refused at its next validation anyway).
  */
-export async function endSessions(ctx: { liveSessions: LiveSessions; clock: () => number; log: Log }, serviceId: string, selector: SessionSelector, reason: EndReason) {
+export async function endSessions(
+  ctx: { liveSessions: LiveSessions; clock: () => number; log: Log },
+  serviceId: string,
+  selector: SessionSelector,
+  reason: EndReason,
+) {
   try {
     return await ctx.liveSessions.end(serviceId, selector, reason, ctx.clock());
   } catch (err) {
