@@ -1158,6 +1158,7 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1180,6 +1181,7 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -1530,6 +1532,7 @@ export interface paths {
                         noHwidValidation?: boolean;
                         chatId?: string;
                         maxHwids?: number;
+                        maxSessions?: number;
                     };
                 };
             };
@@ -1554,6 +1557,7 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -1651,6 +1655,7 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1729,6 +1734,7 @@ export interface paths {
                         expiresAt?: (string | number) | (never | null);
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        maxSessions?: number;
                         hwid?: string | (never | null);
                     };
                 };
@@ -1755,6 +1761,7 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                maxSessions: number;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1927,6 +1934,7 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                maxSessions: number;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1947,6 +1955,7 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                maxSessions: number;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -2040,6 +2049,7 @@ export interface paths {
                                     expiresAt: string | null;
                                     chatId: string | null;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -2112,6 +2122,7 @@ export interface paths {
                         expiresAt?: string | number;
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        maxSessions?: number;
                         /** @enum {string} */
                         expirationType?: "afterRedeem";
                         days?: number;
@@ -2138,6 +2149,7 @@ export interface paths {
                                 expiresAt: string | null;
                                 chatId: string | null;
                                 maxHwids: number;
+                                maxSessions: number;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -3302,6 +3314,7 @@ export interface paths {
                                     } | null;
                                     chatBotToken: string | null;
                                     chatRoleId: string | null;
+                                    sessionHeartbeatSeconds: number;
                                 };
                             };
                         };
@@ -3386,6 +3399,7 @@ export interface paths {
                                 keylessEntries: number;
                                 blacklistedHwids: number;
                                 totalExecutions: number;
+                                liveSessions: number;
                             };
                         };
                     };
@@ -3615,6 +3629,7 @@ export interface paths {
                         chatInteractionsPublicKey?: string | null;
                         chatBotToken?: string | null;
                         chatRoleId?: string | null;
+                        sessionHeartbeatSeconds?: number;
                     };
                 };
             };
@@ -3640,6 +3655,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -5961,6 +5977,7 @@ export interface paths {
                                     visible: boolean;
                                     enabled?: boolean;
                                     disabledMessage?: string;
+                                    heartbeat: boolean;
                                     size: number;
                                     status: "ready" | "processing" | "failed";
                                     failureReason?: string;
@@ -6035,6 +6052,7 @@ export interface paths {
                         visible?: boolean;
                         enabled?: boolean;
                         disabledMessage?: string | null;
+                        heartbeat?: boolean;
                     };
                 };
             };
@@ -6055,6 +6073,7 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -6139,6 +6158,7 @@ export interface paths {
                         visible?: boolean;
                         enabled?: boolean;
                         disabledMessage?: string | null;
+                        heartbeat?: boolean;
                     };
                 };
             };
@@ -6159,6 +6179,7 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -6489,6 +6510,7 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7255,6 +7277,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -7348,6 +7371,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -8200,6 +8224,7 @@ export interface paths {
                                     executions: number;
                                     redemptions: number;
                                     keySystemKeys: number;
+                                    peakSessions: number;
                                 }[];
                                 codes: {
                                     [key: string]: number;
@@ -8461,6 +8486,7 @@ export interface paths {
                                     days: number | null;
                                     isPremium: boolean;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     note: string | null;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -8536,6 +8562,7 @@ export interface paths {
                         days?: number | (never | null);
                         isPremium?: boolean;
                         maxHwids?: number;
+                        maxSessions?: number;
                         note?: string | (never | null);
                     };
                 };
@@ -8557,6 +8584,7 @@ export interface paths {
                                 days: number | null;
                                 isPremium: boolean;
                                 maxHwids: number;
+                                maxSessions: number;
                                 note: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -8642,6 +8670,7 @@ export interface paths {
                         days?: number | (never | null);
                         isPremium?: boolean;
                         maxHwids?: number;
+                        maxSessions?: number;
                         note?: string | (never | null);
                     };
                 };
@@ -8663,6 +8692,7 @@ export interface paths {
                                 days: number | null;
                                 isPremium: boolean;
                                 maxHwids: number;
+                                maxSessions: number;
                                 note: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -10300,6 +10330,749 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a live session
+         * @description Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key?: string;
+                        hwid?: string;
+                        scriptId?: string;
+                        ifNeeded?: boolean | string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                needed: false;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                sessionId: string;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a live session (GET form)
+         * @description For executors with only game:HttpGet: the fields in the query string. Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    key?: string;
+                    hwid?: string;
+                    scriptId?: string;
+                    ifNeeded?: boolean | string;
+                };
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                needed: false;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                sessionId: string;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heartbeat a live session (GET form)
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                alive: true;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Heartbeat a live session
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                alive: true;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a live session
+         * @description The client ends its own session; its place is free at once. `ended: false` when it had already ended.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * End a live session (GET form)
+         * @description The client ends its own session; its place is free at once. `ended: false` when it had already ended.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List live sessions
+         * @description One page of the service's live sessions, newest first; filters `key` and `scriptId`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    key?: string;
+                    scriptId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    sessionId: string;
+                                    key: string | null;
+                                    hwid: string;
+                                    scriptId: string | null;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** Format: date-time */
+                                    lastSeenAt: string;
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/sessions/kill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End live sessions
+         * @description Ends a key's live sessions (`key`) or one session (`sessionId`) with reason KILLED; their next heartbeat answers 410.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key?: string;
+                        sessionId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
