@@ -6,7 +6,8 @@ import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
-import { GENERATE_RANGES } from './GenerateDialog';
+import { GENERATE_RANGES, MAX_SESSIONS_HINT } from './GenerateDialog';
+import { KeySessions } from './KeySessions';
 import type { KeyRecord } from './records';
 import { keyState } from './KeysTable';
 import { BuyerFields, FormErrors } from './KeyFormParts';
@@ -35,6 +36,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   const [isPremium, setPremium] = useState(record.isPremium);
   const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
   const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
+  const [maxSessions, setMaxSessions] = useState<number | string>(record.maxSessions ?? 0);
   const [lifetime, setLifetime] = useState(record.expiresAt === null);
   const [expiresAt, setExpiresAt] = useState(toLocalInput(record.expiresAt));
   const [chatId, setChatId] = useState(record.chatId ?? '');
@@ -48,7 +50,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
   const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
   const problem = pastExpiry
     ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
-    : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
+    : (rangeProblem(maxHwids, GENERATE_RANGES.maxHwids) ?? rangeProblem(maxSessions, GENERATE_RANGES.maxSessions));
   const save = useMutation({
     mutationFn: async () => {
       const shared = {
@@ -58,6 +60,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
         isPremium,
         noHwidValidation,
         maxHwids: Number(maxHwids),
+        maxSessions: Number(maxSessions),
         chatId: chatId.trim() || null,
       };
       const headers = serviceHeaders(serviceId);
@@ -127,6 +130,7 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
           )}
         </Table.Tbody>
       </Table>
+      {active && <KeySessions serviceId={serviceId} keyString={record.key} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -147,6 +151,13 @@ function KeyEditor({ record, serviceId, onSaved }: { record: KeyRecord; serviceI
             <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
           )}
           <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
+          <RangeInput
+            range={GENERATE_RANGES.maxSessions}
+            value={maxSessions}
+            onChange={setMaxSessions}
+            showEmpty
+            description={MAX_SESSIONS_HINT}
+          />
           <Switch
             label="Lifetime"
             checked={lifetime}

@@ -27,6 +27,7 @@ import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
+import { HeartbeatSwitch } from '../scripts/HeartbeatSwitch';
 import type { Script } from '../scripts/types';
 import { OBFUSCATION, obfuscationLabel, scriptStatusLabel } from '../lib/labels';
 import { VersionsDialog } from '../scripts/VersionsDialog';
@@ -45,6 +46,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   const [file, setFile] = useState<File | null>(null);
   const [obfuscationType, setObfuscation] = useState('NONE');
   const [visible, setVisible] = useState(true);
+  const [heartbeat, setHeartbeat] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const tooLarge = fileTooLarge(file);
   const upload = useMutation({
@@ -54,7 +56,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
       return uploadWithProgress<Script>(
         'POST',
         BASE,
-        { name: name.trim(), code: source, obfuscationType, visible },
+        { name: name.trim(), code: source, obfuscationType, visible, heartbeat },
         serviceId,
         setProgress,
       );
@@ -113,6 +115,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             checked={visible}
             onChange={(e) => setVisible(e.currentTarget.checked)}
           />
+          <HeartbeatSwitch checked={heartbeat} onChange={setHeartbeat} />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
           {upload.error && !tooLarge && (
             <Text c="red" size="sm" role="alert">
