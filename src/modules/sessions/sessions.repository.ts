@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
-import type { Db, Dialect } from '../../db/database.ts';
+import { fixedQuery, runFixedQuery, runFixedQueryNow, type Db, type Dialect } from '../../db/database.ts';
 import type { Database, LiveSessionsTable } from '../../db/schema.ts';
 import type { SessionFilter, SessionSelector } from './live-sessions.ts';
 
@@ -35,8 +35,20 @@ export async function countLiveOfKey(db: Db, serviceId: string, key: string, now
   return Number(row.n);
 }
 
-export function findSession(db: Db, serviceId: string, sessionId: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('liveSessions').selectAll().where('id', '=', sessionId).where('serviceId', '=', serviceId).executeTakeFirst();
+// Every heartbeat reads its session: a fixed query (prepared once, no query building), run at once on SQLite.
+const FIND_SESSION = fixedQuery(
+  'live_session',
+  `select id, service_id as "serviceId", key, hwid, script_id as "scriptId", heartbeat_seconds as "heartbeatSeconds",
+     started_at as "startedAt", last_seen_at as "lastSeenAt", key_expires_at as "keyExpiresAt",
+     ended_reason as "endedReason", ended_at as "endedAt"
+   from live_sessions where id = :id and service_id = :serviceId`,
+);
+
+export async function findSession(db: Db, serviceId: string, sessionId: string): Promise<SessionRow | undefined> {
+  const parameters = { id: sessionId, serviceId };
+  const rows =
+    runFixedQueryNow<SessionRow>(db, FIND_SESSION, parameters) ?? (await runFixedQuery<SessionRow>(db, FIND_SESSION, parameters));
+  return rows[0];
 }
 
 /** Last-seen times only move forward, so instances flushing the same session agree. */
