@@ -26,6 +26,8 @@ const sessionOf = (row: repo.SessionRow): LiveSession => ({
   keyExpiresAt: row.keyExpiresAt,
 });
 
+// At most this many heartbeats share one read.
+const READ_BATCH = 500;
 // At most this many extended key expiries are remembered per instance; a forgotten one costs one more key read.
 const MOVED_EXPIRIES_LIMIT = 50_000;
 
@@ -75,8 +77,46 @@ export class LiveSessionsInDatabase implements LiveSessions {
     return { sessionId: row.id, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
   }
 
+  /**
+   * A session's row, read now: at once on SQLite; on PostgreSQL in a batch with the other heartbeats waiting (one
+   * statement in flight at a time, so under load each round trip answers many heartbeats, and none reads a copy).
+   */
+  private async read(serviceId: string, sessionId: string): Promise<repo.SessionRow | undefined> {
+    const now = repo.findSessionNow(this.db, serviceId, sessionId);
+    if (now) return now[0];
+    const row = await new Promise<repo.SessionRow | undefined>((resolve, reject) => {
+      this.waiting.push({ id: sessionId, resolve, reject });
+      this.readBatch();
+    });
+    return row?.serviceId === serviceId ? row : undefined;
+  }
+
+  private readonly waiting: Array<{ id: string; resolve: (row: repo.SessionRow | undefined) => void; reject: (err: unknown) => void }> = [];
+  private reading = false;
+
+  private readBatch(): void {
+    if (this.reading || this.waiting.length === 0) return;
+    this.reading = true;
+    const batch = this.waiting.splice(0, READ_BATCH);
+    repo
+      .findSessions(this.db, this.dialect, [...new Set(batch.map((w) => w.id))])
+      .then(
+        (rows) => {
+          const byId = new Map(rows.map((row) => [row.id, row]));
+          for (const w of batch) w.resolve(byId.get(w.id));
+        },
+        (err: unknown) => {
+          for (const w of batch) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.reading = false;
+        this.readBatch();
+      });
+  }
+
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const row = await repo.findSession(this.db, serviceId, sessionId);
+    const row = await this.read(serviceId, sessionId);
     if (!row) return { alive: false, reason: 'TIMED_OUT' };
     if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason };
     const lastSeenAt = Math.max(row.lastSeenAt, this.pending.get(sessionId) ?? 0);

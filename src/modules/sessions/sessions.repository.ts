@@ -44,11 +44,23 @@ const FIND_SESSION = fixedQuery(
    from live_sessions where id = :id and service_id = :serviceId`,
 );
 
-export async function findSession(db: Db, serviceId: string, sessionId: string): Promise<SessionRow | undefined> {
-  const parameters = { id: sessionId, serviceId };
-  const rows =
-    runFixedQueryNow<SessionRow>(db, FIND_SESSION, parameters) ?? (await runFixedQuery<SessionRow>(db, FIND_SESSION, parameters));
-  return rows[0];
+/** The session at once (SQLite, while its connection is free), else undefined: then use findSessions. */
+export function findSessionNow(db: Db, serviceId: string, sessionId: string): SessionRow[] | undefined {
+  return runFixedQueryNow<SessionRow>(db, FIND_SESSION, { id: sessionId, serviceId });
+}
+
+const FIND_SESSIONS = fixedQuery(
+  'live_sessions_by_id',
+  `select id, service_id as "serviceId", key, hwid, script_id as "scriptId", heartbeat_seconds as "heartbeatSeconds",
+     started_at as "startedAt", last_seen_at as "lastSeenAt", key_expires_at as "keyExpiresAt",
+     ended_reason as "endedReason", ended_at as "endedAt"
+   from live_sessions where id = any(:ids)`,
+);
+
+/** Several sessions in one statement (PostgreSQL: heartbeats arriving together share one round trip). */
+export async function findSessions(db: Db, dialect: Dialect, ids: string[]): Promise<SessionRow[]> {
+  if (dialect === 'postgres') return runFixedQuery<SessionRow>(db, FIND_SESSIONS, { ids });
+  return db.selectFrom('liveSessions').selectAll().where('id', 'in', ids).execute();
 }
 
 /** Last-seen times only move forward, so instances flushing the same session agree. */
