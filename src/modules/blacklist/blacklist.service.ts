@@ -6,7 +6,7 @@ import { iso, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './blacklist.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
-import { endSessions } from '../sessions/sessions.service.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
   hwid: row.hwid,

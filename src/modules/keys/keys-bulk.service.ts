@@ -11,7 +11,7 @@ import { findActiveKey, findGeneratedKey } from './keys.repository.ts';
 import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, hasEventEndpoints, keyEventData, type EventType } from '../events/events.service.ts';
 import type { Db } from '../../db/database.ts';
-import { endSessions, type EndReason } from '../sessions/sessions.service.ts';
+import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
 
 const EVENT_OF: Partial<Record<BulkAction, EventType>> = { ban: 'key.banned', delete: 'key.deleted', resetHwid: 'key.hwidReset' };
 

@@ -5,7 +5,7 @@ import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
-import { endSessions } from '../sessions/sessions.service.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 // Resetting a key's HWID (contract §4: POST /keys/reset-hwid, the self-serve page, the Discord command): one cooldown rule.
 

@@ -11,7 +11,7 @@ import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
-import { endSessions, type EndReason } from '../sessions/sessions.service.ts';
+import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);

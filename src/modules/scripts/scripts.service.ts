@@ -14,7 +14,7 @@ import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
 import { addVersion } from './versions.ts';
-import { endSessions } from '../sessions/sessions.service.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;

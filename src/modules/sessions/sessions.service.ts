@@ -1,4 +1,4 @@
-import type { AppContext, Log } from '../../context.ts';
+import type { AppContext } from '../../context.ts';
 import type { Redis } from 'ioredis';
 import type { Db, Dialect } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -9,9 +9,10 @@ import { serviceForClient } from '../services/services.service.ts';
 import { validateKey } from '../validation/validation.service.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
 import { LiveSessionsInRedis } from './live-sessions.redis.ts';
-import type { EndReason, LiveSession, LiveSessions, SessionFilter, SessionSelector } from './live-sessions.ts';
+import type { EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
 
 export type { EndReason, LiveSessions, SessionSelector } from './live-sessions.ts';
+export { endSessions } from './session-ending.service.ts';
 
 /** The one choice of where live sessions are kept, made when the instance starts (style habit 15). */
 export function createLiveSessions(deps: { db: Db; dialect: Dialect; redis: Redis | null }): LiveSessions {
@@ -116,25 +117,6 @@ async function expiryVerdict(ctx: AppContext, session: LiveSession, now: number)
 export async function closeSession(ctx: AppContext, serviceRef: string, sessionId: string) {
   const service = await serviceForClient(ctx, serviceRef);
   return { ended: await ctx.liveSessions.close(service.id, sessionId, ctx.clock()) };
-}
-
-/**
- * Ends the selected sessions now (contract §18 "ending live"). Called by the services that make a key's verdict refused,
- * after their change committed; a failure of the live state is logged, never turned into a failure of the change (the
- * key is refused at its next validation anyway).
- */
-export async function endSessions(
-  ctx: { liveSessions: LiveSessions; clock: () => number; log: Log },
-  serviceId: string,
-  selector: SessionSelector,
-  reason: EndReason,
-) {
-  try {
-    return await ctx.liveSessions.end(serviceId, selector, reason, ctx.clock());
-  } catch (err) {
-    ctx.log.warn({ err, serviceId, reason }, 'live sessions not ended');
-    return 0;
-  }
 }
 
 /** POST /keys/api/sessions/kill: a seller ends a key's sessions, or one session. */
