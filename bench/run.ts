@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
 import { seedBenchService } from './seed-service.ts';
+import { heartbeatScript, openLiveSessions, SESSIONS } from './heartbeat-target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -155,7 +156,7 @@ async function api(url: string, key: string, method: string, body?: unknown) {
   return json.data;
 }
 
-type What = 'validate' | 'fetch' | 'cold' | 'redeem';
+type What = 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
 
 /**
  * A server process on a fresh database with an account, a service, a key bound to one HWID, and (for fetch) a
@@ -168,6 +169,10 @@ async function startKeyward(env: Record<string, string>, what: What) {
   const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
   pinServer(server.child.pid);
   const base = server.url;
+  if (what === 'heartbeat') {
+    const sessionIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
+    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds };
+  }
   if (what === 'cold' || what === 'redeem') {
     // Key 1 answers valid (redeem: it is redeemed here, so the runs start at key 2).
     const first = await fetch(
@@ -329,7 +334,15 @@ async function main() {
         await addRedeem('redeemPostgres', 'redeem postgres', () => pgDatabase(admin, pgCreated));
         await addRedeem('redeemPostgres32', 'redeem postgres, 32 clients', () => pgDatabase(admin, pgCreated), 32);
       }
-    } else console.log('cold and redeem targets skipped: they need wrk');
+      // Contract §20: SESSIONS live sessions heartbeating at random, on each database.
+      const addHeartbeat = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>) => {
+        let script = '';
+        const server = await add(name, label, env, 'heartbeat', { script: () => script });
+        if (server) script = heartbeatScript(server.identifier, server.sessionIds ?? []);
+      };
+      await addHeartbeat('heartbeatSqlite', 'heartbeat sqlite', sqlite);
+      if (pgUp) await addHeartbeat('heartbeatPostgres', 'heartbeat postgres', () => pgDatabase(admin, pgCreated));
+    } else console.log('cold, redeem and heartbeat targets skipped: they need wrk');
 
     const options = { connections: SETTINGS.connections, seconds: SETTINGS.seconds };
     for (const target of targets) await load(target, { ...options, seconds: SETTINGS.warmupSeconds });
@@ -366,6 +379,9 @@ async function main() {
     // Many keys, each validated rarely (issue 21): stretch goals 0.5 and 0.35.
     goal('coldValidateSqliteRatio', medians.coldValidateSqlite?.ratio, '>= 0.4', (v) => v >= 0.4);
     goal('coldValidatePostgresRatio', medians.coldValidatePostgres?.ratio, '>= 0.25', (v) => v >= 0.25);
+    // Contract §20: SESSIONS live sessions heartbeat at the rate of a validation's goal.
+    goal('heartbeatSqliteRatio', medians.heartbeatSqlite?.ratio, '>= 0.6', (v) => v >= 0.6);
+    goal('heartbeatPostgresRatio', medians.heartbeatPostgres?.ratio, '>= 0.6', (v) => v >= 0.6);
     goal('redeemPostgres32PerSecond', medians.redeemPostgres32?.rps, '>= 1000', (v) => v >= 1000);
     const halfP99 = (name: string) =>
       medians[name]?.p99AtHalfLoad === undefined

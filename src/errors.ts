@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'KEY_REFUSED'
   | 'ROLE_FORBIDDEN'
   | 'QUOTA_EXCEEDED'
+  | 'SESSION_LIMIT'
+  | 'SESSION_ENDED'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE';
 
@@ -54,7 +56,10 @@ export function statusOf(code: ErrorCode): number {
     case 'CONFLICT':
     case 'WEBHOOK_DISABLED':
     case 'KEY_SYSTEM_DISABLED':
+    case 'SESSION_LIMIT':
       return 409;
+    case 'SESSION_ENDED':
+      return 410;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'LIFETIME_KEY':
@@ -86,6 +91,8 @@ export interface ErrorExtras {
   /** Key import (contract §7.4): the records refused (VALIDATION_ERROR) or the keys that already exist (CONFLICT). */
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  /** SESSION_LIMIT: the key's limit of live sessions (contract §18). */
+  maxSessions?: number;
 }
 
 export class AppError extends Error {
@@ -123,6 +130,7 @@ export interface ErrorBody {
   nextKeyAt?: string;
   errors?: Array<{ index: number; field: string; error: string }>;
   duplicates?: string[];
+  maxSessions?: number;
   stepToken?: string;
   requestId?: string;
 }

@@ -37,6 +37,7 @@ import type {
   AuditLogTable,
   JobLeasesTable,
   BackupRunsTable,
+  LiveSessionsTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -100,4 +101,6 @@ export interface Database {
   // Teams and resellers
   serviceMembers: ServiceMembersTable;
   serviceInvites: ServiceInvitesTable;
+  // Live sessions
+  liveSessions: LiveSessionsTable;
 }

@@ -9,6 +9,7 @@ import { pruneJob } from '../modules/maintenance/prune.job.ts';
 import { obfuscationJob } from '../modules/scripts/obfuscation.job.ts';
 import { keyTouchFlushJob } from '../modules/validation/key-touch-flush.job.ts';
 import { webhookDeliveryJob } from '../modules/webhook/webhook.job.ts';
+import { sessionFlushJob } from '../modules/sessions/session-flush.job.ts';
 
 /** Every background job of the app; the runner (jobs/runner.ts) starts them with the server and stops them with it. */
 export const jobs: readonly Job[] = [
@@ -22,4 +23,5 @@ export const jobs: readonly Job[] = [
   analyticsPruneJob,
   keySystemSweepJob,
   discordRoleSweepJob,
+  sessionFlushJob,
 ];

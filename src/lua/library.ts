@@ -245,8 +245,10 @@ function api.load_script(key)
   local env = (type(getgenv) == "function" and getgenv()) or _G
   env.script_key = key
   script_key = key
-  -- globals=1: Luarmor's LRM_ globals are set before the script runs, as the loader does (contract §16.3).
-  local source = game:HttpGet(api.base_url .. "/api/v1/vss/fetch/" .. encode(api.script_id or "") .. query(key) .. "&globals=1")
+  -- Through the script's loader, which opens the live session when the run needs one (contract §18) and calls
+  -- api.on_session_end(reason), found here, when it ends.
+  env.KEYWARD_API = api
+  local source = game:HttpGet(api.base_url .. "/api/v1/vss/loader/" .. encode(api.script_id or ""))
   local chunk, problem = loadstring(source)
   if not chunk then error("Keyward: the script could not be loaded: " .. tostring(problem), 0) end
   return chunk()

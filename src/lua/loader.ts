@@ -1,4 +1,5 @@
 import { luaString } from './quote.ts';
+import { SESSION_LUA } from './session.ts';
 
 /**
  * The loader every loadstring runs. It reads the global `script_key`, takes the HWID from gethwid()
@@ -7,7 +8,7 @@ import { luaString } from './quote.ts';
  * buyers write it (`script_key = "KEY";`, `script_key="KEY"`, `getgenv().script_key = "KEY"`): each sets the global
  * or getgenv()'s field, and both are read.
  */
-export function loaderSource(baseUrl: string, scriptId: string): string {
+export function loaderSource(baseUrl: string, scriptId: string, serviceId?: string): string {
   return `-- Keyward loader
 local fetch_url = ${luaString(`${baseUrl}/api/v1/vss/fetch/${scriptId}`)}
 local env = (type(getgenv) == "function" and getgenv()) or _G
@@ -23,7 +24,7 @@ end
 -- globals=1: the answer sets Luarmor's LRM_ globals before the script runs (contract §16.3).
 local url = fetch_url .. "?globals=1&key=" .. encode(key)
 if hwid ~= "" then url = url .. "&hwid=" .. encode(hwid) end
-local source = game:HttpGet(url)
+${serviceId === undefined ? '' : sessionStart(baseUrl, scriptId, serviceId)}local source = game:HttpGet(url)
 local chunk, problem = loadstring(source)
 if not chunk then
   error("Keyward: the script could not be loaded: " .. tostring(problem), 0)
@@ -31,3 +32,11 @@ end
 return chunk(...)
 `;
 }
+
+/** The live session before the fetch (contract §18); api.load_script() leaves its api in KEYWARD_API for on_session_end. */
+const sessionStart = (baseUrl: string, scriptId: string, serviceId: string) => `${SESSION_LUA}
+keyward_session(${luaString(baseUrl)}, ${luaString(serviceId)}, key, hwid, ${luaString(scriptId)}, function()
+  local api = env.KEYWARD_API
+  return type(api) == "table" and api.on_session_end or nil
+end)
+`;

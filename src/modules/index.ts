@@ -29,6 +29,7 @@ import relayRoutes from './relay/relay.routes.ts';
 import eventRoutes from './events/events.routes.ts';
 import discordRoleRoutes from './discord-role/discord-role.routes.ts';
 import luarmorRoutes from './luarmor/luarmor.routes.ts';
+import sessionRoutes from './sessions/sessions.routes.ts';
 import { keySystemPageRoutes, keySystemSettingsRoutes, publicKeySystemRoutes } from './key-system/key-system.routes.ts';
 
 /** Every feature's routes and where they mount. A new module adds one line. */
@@ -68,5 +69,6 @@ export const modules: Array<{ plugin: FastifyPluginAsync; prefix: string }> = [
   { plugin: eventRoutes, prefix: '/api/v1' },
   { plugin: discordRoleRoutes, prefix: '/api/v1' },
   { plugin: luarmorRoutes, prefix: '/luarmor' },
+  { plugin: sessionRoutes, prefix: '/api/v1' },
   { plugin: dashboardRoutes, prefix: '' },
 ];

@@ -12,6 +12,7 @@ import { VerdictCache } from './validation/verdict-cache.ts';
 import { outboundPolicy } from './webhook/webhook.service.ts';
 import { discordPolicy } from './discord-role/discord-role.service.ts';
 import { eventsPolicy } from './events/events-policy.ts';
+import { createLiveSessions, type LiveSessions } from './sessions/sessions.service.ts';
 
 /**
  * What the modules keep per app instance, added to the context's ModuleState here, beside the code that builds it,
@@ -37,6 +38,8 @@ declare module '../context.ts' {
     analytics: AnalyticsAggregator;
     /** The key exports running now, each in a worker thread (modules/keys/export-workers.ts). */
     exports: ExportWorkers;
+    /** Live sessions of every instance, in Redis or the database (modules/sessions/live-sessions.ts). */
+    liveSessions: LiveSessions;
   }
 }
 
@@ -59,6 +62,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     touches: new KeyTouches(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     exports: new ExportWorkers(options.database.source, log),
+    liveSessions: createLiveSessions(infrastructure),
     jobs: new Jobs(),
     close: async () => {
       await ctx.exports.close();

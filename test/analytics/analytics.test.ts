@@ -41,9 +41,36 @@ describe('GET /keys/api/analytics', () => {
     expect(data.from).toBe('2026-11-22T10:00:00.000Z');
     expect(data.to).toBe('2026-11-22T13:00:00.000Z');
     expect(data.series).toEqual([
-      { at: '2026-11-22T10:00:00.000Z', validations: 3, valid: 1, refused: 2, executions: 0, redemptions: 1, keySystemKeys: 0 },
-      { at: '2026-11-22T11:00:00.000Z', validations: 0, valid: 0, refused: 0, executions: 0, redemptions: 0, keySystemKeys: 0 },
-      { at: '2026-11-22T12:00:00.000Z', validations: 2, valid: 1, refused: 1, executions: 2, redemptions: 0, keySystemKeys: 0 },
+      {
+        at: '2026-11-22T10:00:00.000Z',
+        validations: 3,
+        valid: 1,
+        refused: 2,
+        executions: 0,
+        redemptions: 1,
+        keySystemKeys: 0,
+        peakSessions: 0,
+      },
+      {
+        at: '2026-11-22T11:00:00.000Z',
+        validations: 0,
+        valid: 0,
+        refused: 0,
+        executions: 0,
+        redemptions: 0,
+        keySystemKeys: 0,
+        peakSessions: 0,
+      },
+      {
+        at: '2026-11-22T12:00:00.000Z',
+        validations: 2,
+        valid: 1,
+        refused: 1,
+        executions: 2,
+        redemptions: 0,
+        keySystemKeys: 0,
+        peakSessions: 0,
+      },
     ]);
     expect(data.codes).toEqual({ KEY_VALID: 2, KEY_HWID_LOCKED: 2, KEY_INCORRECT: 1 });
     expect(data.scripts).toEqual([{ scriptId: script.id, name: 'game', executions: 1 }]);

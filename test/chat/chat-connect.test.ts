@@ -31,6 +31,7 @@ describe('POST /api/v1/keys/api/chat/connect', () => {
         chat: { guildId: GUILD, guildName: 'My Server' },
         chatBotToken: null,
         chatRoleId: null,
+        sessionHeartbeatSeconds: 30,
       },
     });
     expect(await boundGuild()).toEqual({ chatGuildId: GUILD, chatGuildName: 'My Server' });

@@ -28,6 +28,8 @@ export const ACTIVE_KEY_FIELDS = [
   // Contract §19: the ban in force's reason and end; null when the key is not banned.
   'banReason',
   'banExpiresAt',
+  // Contract §18: live sessions the key may hold at once (0 = no limit).
+  'maxSessions',
 ] as const;
 
 export const GENERATED_KEY_FIELDS = [
@@ -45,6 +47,7 @@ export const GENERATED_KEY_FIELDS = [
   'createdAt',
   // Contract §17: who made the key ({ accountId, username } or null).
   'createdBy',
+  'maxSessions',
 ] as const;
 
 /** ISO 8601 UTC with milliseconds, as every time in a response is (contract §1). */

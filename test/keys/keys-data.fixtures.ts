@@ -14,6 +14,7 @@ export interface SeedKey {
   note?: string | null;
   chatId?: string | null;
   maxHwids?: number;
+  maxSessions?: number;
   noHwidValidation?: boolean;
   /** A generated key's; by default lifetime without expiry, else byDate. */
   expirationType?: 'byDays' | 'byDate' | 'lifetime';
@@ -40,6 +41,7 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
       maxHwids: k.maxHwids ?? Math.max(1, k.hwids?.length ?? 0),
       banReason: k.banReason ?? null,
       banExpiresAt: k.banExpiresAt ?? null,
+      maxSessions: k.maxSessions ?? 0,
     };
     if (k.type === 'generated') {
       await ctx.db

@@ -80,6 +80,7 @@ async function richKeys(s: SeededService) {
       activatedAt: now - 4 * DAY_MS,
       hwids: ['pc,one', 'pc "two"', 'PC-3'],
       maxHwids: 5,
+      maxSessions: 3,
       executions: 41,
       lastUsedAt: now - HOUR,
       note: 'line, "quoted"\u00e9',
@@ -126,6 +127,7 @@ async function richKeys(s: SeededService) {
       note: 'gift',
       chatId: '11112222333344445',
       maxHwids: 4,
+      maxSessions: 5,
       status: 'paused',
     },
     {
@@ -237,6 +239,7 @@ describe('the import → export round trip', () => {
     );
     // …and the contract's CSV has no column for these (README: JSON is the lossless format).
     for (const record of after) {
+      expect(record.maxSessions, String(record.key)).toBe(0);
       if (record.type === 'active') expect(record, String(record.key)).toMatchObject({ hwidResetAt: null, hwidResetCount: 0 });
       else
         expect(record.expirationType, String(record.key)).toBe(

@@ -105,6 +105,7 @@ describe('GET /api/v1/keys/api/key', () => {
         hwid: 'hw-find',
         hwids: ['hw-find'],
         maxHwids: 1,
+        maxSessions: 0,
         note: 'find-me',
         isPremium: false,
         noHwidValidation: false,
@@ -296,6 +297,7 @@ describe('/api/v1/keys/api/generated-key', () => {
     expect(byKey.body.data.keys[0]).toEqual({
       key: keys[0],
       maxHwids: 1,
+      maxSessions: 0,
       note: 'gen-note',
       isPremium: false,
       noHwidValidation: false,

@@ -17,6 +17,7 @@ describe('POST /api/v1/vss/api/scripts', () => {
       name: 'main.lua',
       obfuscationType: 'NONE',
       visible: true,
+      heartbeat: false,
       size: Buffer.byteLength('print("hé")'),
       status: 'ready',
       createdAt: new Date(t().clock.now).toISOString(),

@@ -32,7 +32,14 @@ describe('GET /api/v1/keys/api/service/status', () => {
 
     const res = await call(t().app, 'GET', '/api/v1/keys/api/service/status', { key: s.serviceKey });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ activeKeys: 1, generatedKeys: 2, keylessEntries: 1, blacklistedHwids: 2, totalExecutions: 2 });
+    expect(res.body.data).toEqual({
+      activeKeys: 1,
+      generatedKeys: 2,
+      keylessEntries: 1,
+      blacklistedHwids: 2,
+      totalExecutions: 2,
+      liveSessions: 0,
+    });
 
     t().clock.advance(HOUR_MS);
     const later = await call(t().app, 'GET', '/api/v1/keys/api/service/status', { key: s.serviceKey });
@@ -45,6 +52,13 @@ describe('GET /api/v1/keys/api/service/status', () => {
     await call(t().app, 'POST', '/api/v1/keys/api/blacklist', { key: busy.serviceKey, body: { hwid: 'x' } });
     const quiet = await seedService(t().ctx);
     const res = await call(t().app, 'GET', '/api/v1/keys/api/service/status', { key: quiet.serviceKey });
-    expect(res.body.data).toEqual({ activeKeys: 0, generatedKeys: 0, keylessEntries: 0, blacklistedHwids: 0, totalExecutions: 0 });
+    expect(res.body.data).toEqual({
+      activeKeys: 0,
+      generatedKeys: 0,
+      keylessEntries: 0,
+      blacklistedHwids: 0,
+      totalExecutions: 0,
+      liveSessions: 0,
+    });
   });
 });

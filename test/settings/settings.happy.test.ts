@@ -23,6 +23,7 @@ describe('PUT /api/v1/keys/api/settings', () => {
       chat: null,
       chatBotToken: null,
       chatRoleId: null,
+      sessionHeartbeatSeconds: 30,
     });
     const empty = await put(s, {});
     expect(empty.status).toBe(200);

@@ -49,12 +49,13 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
     expect(await verdictOf(other)).toMatchObject({ valid: false, code: 'KEY_HWID_LOCKED' });
   });
 
-  it('carries note, premium flag, expiry, chat id and status over, and records when it was activated', async () => {
+  it('carries note, premium flag, expiry, chat id, maxSessions and status over, and records when it was activated', async () => {
     const s = await newService();
     const createdAt = t().clock.now;
     const [key] = await generateKeys(t().app, s.serviceKey, {
       expirationType: 'byDays',
       days: 5,
+      maxSessions: 2,
       note: 'carry',
       isPremium: true,
       chatId: CHAT_ID,
@@ -91,6 +92,7 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
       createdBy: { accountId: s.account.id, username: s.account.username },
       banReason: null,
       banExpiresAt: null,
+      maxSessions: 2,
     });
   });
 

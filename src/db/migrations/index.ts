@@ -22,6 +22,7 @@ import * as lastUsedHour from './0022_last_used_hour.ts';
 import * as outbound from './0023_outbound.ts';
 import * as luarmorBans from './0024_luarmor_bans.ts';
 import * as teams from './0025_teams.ts';
+import * as sessions from './0026_sessions.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0023_outbound': outbound,
   '0024_luarmor_bans': luarmorBans,
   '0025_teams': teams,
+  '0026_sessions': sessions,
 };

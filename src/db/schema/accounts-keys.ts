@@ -58,6 +58,8 @@ export interface ServicesTable {
   executions: number;
   lastActiveAt: number | null;
   createdAt: number;
+  /** How often this service's clients heartbeat a live session (contract §18). */
+  sessionHeartbeatSeconds: Generated<number>;
 }
 
 // Both key tables also hold `search_text` (migration 0013): written only by the database's own triggers and read only
@@ -84,6 +86,8 @@ export interface GeneratedKeysTable {
   banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
   /** The current ban's Luarmor unban token (contract §16.2), or null. */
   unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Generated<number>;
 }
 
 export interface ActiveKeysTable {
@@ -114,6 +118,8 @@ export interface ActiveKeysTable {
   banExpiresAt: ColumnType<number | null, number | null | undefined, number | null>;
   /** The current ban's Luarmor unban token (contract §16.2), or null. */
   unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Generated<number>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */

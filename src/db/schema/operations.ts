@@ -46,6 +46,8 @@ export interface AnalyticsBucketsTable {
   executions: number;
   redemptions: number;
   keySystemKeys: number;
+  /** The most live sessions at once in the hour (contract §18); flushes keep the larger, never add. */
+  peakSessions: ColumnType<number, number | undefined, number>;
 }
 
 export interface AnalyticsCodesTable {
@@ -102,4 +104,21 @@ export interface BackupRunsTable {
   sizeBytes: number;
   keyCount: number;
   databaseKind: DatabaseKind;
+}
+
+/** One live session (contract §18): the database implementation of the live state (modules/sessions/). */
+export interface LiveSessionsTable {
+  id: string;
+  serviceId: string;
+  key: string | null;
+  hwid: string;
+  scriptId: string | null;
+  heartbeatSeconds: number;
+  startedAt: number;
+  /** As last flushed: each instance keeps newer heartbeats in memory and writes them in batches. */
+  lastSeenAt: number;
+  /** The key's expiry when the session opened; a heartbeat after it looks again (an extension moves it). */
+  keyExpiresAt: number | null;
+  endedReason: string | null;
+  endedAt: number | null;
 }

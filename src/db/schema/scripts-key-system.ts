@@ -31,6 +31,8 @@ export interface ScriptsTable {
   updatedAt: number;
   /** Kill switch (contract §13.3): a disabled script's fetch raises disabledMessage and counts nothing. */
   enabled: Generated<Flag>;
+  /** Every run opens a live session and heartbeats (contract §18). */
+  heartbeat: Generated<Flag>;
   disabledMessage: string | null;
   /** The script_versions row whose blob is sourceBlob. */
   currentVersion: Generated<number>;

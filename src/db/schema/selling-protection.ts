@@ -24,6 +24,8 @@ export interface ProductsTable {
   days: number | null;
   isPremium: Flag;
   maxHwids: number;
+  /** Copied to the keys the product delivers; 0 = no limit (contract §18). */
+  maxSessions: ColumnType<number, number | undefined, number>;
   note: string | null;
   createdAt: number;
   updatedAt: number;

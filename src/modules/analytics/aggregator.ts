@@ -11,6 +11,8 @@ const zero = (): Counts => ({ validations: 0, valid: 0, refused: 0, executions: 
 /** One service's counts for one hour: by counter, by verdict code and by script. */
 interface Bucket {
   counts: Counts;
+  /** A maximum, not a count: the most live sessions seen at once (contract §18). */
+  peakSessions: number;
   codes: Map<string, number>;
   scripts: Map<string, number>;
 }
@@ -69,6 +71,13 @@ export class AnalyticsAggregator {
     if (this.enabled) this.bucket(serviceId).counts.redemptions++;
   }
 
+  /** How many sessions live now, seen when one opened: the hour keeps the most (analytics' peakSessions). */
+  notePeakSessions(serviceId: string, live: number): void {
+    if (!this.enabled) return;
+    const bucket = this.bucket(serviceId);
+    if (live > bucket.peakSessions) bucket.peakSessions = live;
+  }
+
   /** The key system issued a key. */
   countKeySystemKey(serviceId: string): void {
     if (this.enabled) this.bucket(serviceId).counts.keySystemKeys++;
@@ -98,6 +107,7 @@ export class AnalyticsAggregator {
       for (const [at, counts] of hours) {
         const current = bucketOf(this.pending, serviceId, at);
         for (const name of Object.keys(counts.counts) as Counter[]) current.counts[name] += counts.counts[name];
+        current.peakSessions = Math.max(current.peakSessions, counts.peakSessions);
         for (const [code, n] of counts.codes) add(current.codes, code, n);
         for (const [scriptId, n] of counts.scripts) add(current.scripts, scriptId, n);
       }
@@ -109,7 +119,7 @@ function bucketOf(pending: Pending, serviceId: string, at: number): Bucket {
   let hours = pending.get(serviceId);
   if (!hours) pending.set(serviceId, (hours = new Map()));
   let bucket = hours.get(at);
-  if (!bucket) hours.set(at, (bucket = { counts: zero(), codes: new Map(), scripts: new Map() }));
+  if (!bucket) hours.set(at, (bucket = { counts: zero(), peakSessions: 0, codes: new Map(), scripts: new Map() }));
   return bucket;
 }
 
@@ -123,7 +133,7 @@ async function writeBatch(db: Db, batch: Pending): Promise<void> {
   const rows = [...batch]
     .sort(([a], [b]) => byText(a, b))
     .flatMap(([serviceId, hours]) => [...hours].sort(([a], [b]) => a - b).map(([at, bucket]) => ({ serviceId, at, ...bucket })));
-  const buckets = rows.map(({ serviceId, at, counts }) => ({ serviceId, at, ...counts }));
+  const buckets = rows.map(({ serviceId, at, counts, peakSessions }) => ({ serviceId, at, ...counts, peakSessions }));
   const codes = rows.flatMap(({ serviceId, at, codes }) =>
     [...codes].sort(([a], [b]) => byText(a, b)).map(([code, count]) => ({ serviceId, at, code, count })),
   );

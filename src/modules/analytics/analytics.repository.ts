@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { AnalyticsBucketsTable, AnalyticsCodesTable, AnalyticsScriptsTable } from '../../db/schema.ts';
 
@@ -6,7 +6,7 @@ import type { AnalyticsBucketsTable, AnalyticsCodesTable, AnalyticsScriptsTable 
 export const hourlyRows = (db: Db, serviceId: string, from: number, to: number) =>
   db
     .selectFrom('analyticsBuckets')
-    .select(['at', 'validations', 'valid', 'refused', 'executions', 'redemptions', 'keySystemKeys'])
+    .select(['at', 'validations', 'valid', 'refused', 'executions', 'redemptions', 'keySystemKeys', 'peakSessions'])
     .where('serviceId', '=', serviceId)
     .where('at', '>=', from)
     .where('at', '<', to)
@@ -74,6 +74,8 @@ export async function addToBuckets(db: Db, rows: Array<Insertable<AnalyticsBucke
           executions: eb('analyticsBuckets.executions', '+', eb.ref('excluded.executions')),
           redemptions: eb('analyticsBuckets.redemptions', '+', eb.ref('excluded.redemptions')),
           keySystemKeys: eb('analyticsBuckets.keySystemKeys', '+', eb.ref('excluded.keySystemKeys')),
+          // A maximum: the larger of what is stored and what this instance saw.
+          peakSessions: sql<number>`case when excluded.peak_sessions > analytics_buckets.peak_sessions then excluded.peak_sessions else analytics_buckets.peak_sessions end`,
         })),
       )
       .execute();

@@ -15,6 +15,8 @@ export const Bucket = Type.Object({
   executions: Type.Integer(),
   redemptions: Type.Integer(),
   keySystemKeys: Type.Integer(),
+  /** The most live sessions at once in the bucket (contract §18). */
+  peakSessions: Type.Integer(),
 });
 export const Analytics = Type.Object({
   from: Time,

@@ -44,6 +44,7 @@ export async function analyticsOf(ctx: AppContext, serviceId: string, query: Ana
     executions: 0,
     redemptions: 0,
     keySystemKeys: 0,
+    peakSessions: 0,
   }));
   for (const row of rows) {
     const bucket = series[Math.floor((row.at - first) / size)]!;
@@ -53,6 +54,7 @@ export async function analyticsOf(ctx: AppContext, serviceId: string, query: Ana
     bucket.executions += Number(row.executions);
     bucket.redemptions += Number(row.redemptions);
     bucket.keySystemKeys += Number(row.keySystemKeys);
+    bucket.peakSessions = Math.max(bucket.peakSessions, Number(row.peakSessions));
   }
   return {
     from: iso(first)!,

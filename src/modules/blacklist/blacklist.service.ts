@@ -7,6 +7,7 @@ import * as repo from './blacklist.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import type { Db } from '../../db/database.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 export const toBlacklistView = (row: repo.BlacklistRow) => ({
   hwid: row.hwid,
@@ -42,6 +43,8 @@ export async function addToBlacklist(
     if (isUniqueViolation(error)) throw conflict('This HWID is already blacklisted');
     throw error;
   }
+  // The HWID's running sessions end now, not at their next launch (contract §18).
+  await endSessions(ctx, serviceId, { hwid: input.hwid }, 'HWID_BLACKLISTED');
   return row;
 }
 

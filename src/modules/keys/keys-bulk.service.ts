@@ -13,6 +13,7 @@ import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.servi
 import { emitEvent, hasEventEndpoints, keyEventData, type EventType } from '../events/events.service.ts';
 import type { Db } from '../../db/database.ts';
 import { banPatch } from './key-bans.ts';
+import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
 
 const EVENT_OF: Partial<Record<BulkAction, EventType>> = { ban: 'key.banned', delete: 'key.deleted', resetHwid: 'key.hwidReset' };
 
@@ -51,6 +52,15 @@ export interface BulkInput {
 /** As a single extension: an afterRedeem key runs at most this long once redeemed (about 100 years). */
 const MAX_DURATION_DAYS = 36_500;
 
+/** Why a bulk action ends the keys' live sessions; a moved key is no longer this service's. */
+const SESSION_END_OF: Partial<Record<BulkAction, EndReason>> = {
+  ban: 'KEY_BANNED',
+  pause: 'KEY_PAUSED',
+  delete: 'KEY_DELETED',
+  resetHwid: 'HWID_RESET',
+  move: 'KEY_DELETED',
+};
+
 const STATUS_OF: Partial<Record<BulkAction, KeyStatus>> = { ban: 'banned', pause: 'paused', activate: 'active' };
 
 function checkBulkInput(input: BulkInput) {
@@ -74,7 +84,7 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
   // Only the caller's account's own services are targets: another account's looks like one that does not exist.
   const destination = input.action === 'move' ? await getAccountService(ctx, service.accountId, input.toService!) : null;
   if (destination && destination.id === serviceId) throw invalid('toService', 'toService is the service the keys are already in');
-  return ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     const found = await repo.existingOfService(trx, serviceId, input.keys, resellerScope(actor));
     const known = new Set([...found.active, ...found.generated].map((r) => r.key));
     // Another service's keys are indistinguishable from keys that do not exist.
@@ -184,4 +194,11 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
     await recordServiceAudit(trx, actor, service, 'keys.bulk', target, details, now);
     return { action: input.action, updated, notFound, skipped };
   });
+  // What makes these keys' verdict refused ends their running sessions now (contract §18).
+  const reason = SESSION_END_OF[input.action];
+  if (reason) {
+    const untouched = new Set([...result.notFound, ...result.skipped]);
+    for (const key of new Set(input.keys)) if (!untouched.has(key)) await endSessions(ctx, serviceId, { key }, reason);
+  }
+  return result;
 }

@@ -52,6 +52,7 @@ export async function importKeys(
         maxHwids: k.maxHwids,
         banReason: k.banReason ?? null,
         banExpiresAt: k.banExpiresAt ?? null,
+        maxSessions: k.maxSessions,
       };
       if (k.active) {
         active.push({

@@ -35,6 +35,8 @@ export interface ImportedKey {
   isPremium: boolean;
   noHwidValidation: boolean;
   maxHwids: number;
+  /** Contract §18: a JSON export carries it; every other format leaves it 0 (no limit). */
+  maxSessions: number;
   expiresAt: number | null;
   chatId: string | null;
   executions: number;
@@ -127,11 +129,11 @@ function fromKeyward(record: unknown): ImportedKey {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw bad('record', 'must be an object');
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
-    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, and createdBy, which an
-    // import does not keep (contract §17: imported keys have none).
+    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, maxSessions, and createdBy,
+    // which an import does not keep (contract §17: imported keys have none).
     if (
       !FIELD_NAMES.has(name) &&
-      !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy', 'banReason', 'banExpiresAt'].includes(name)
+      !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy', 'banReason', 'banExpiresAt', 'maxSessions'].includes(name)
     )
       throw bad(name, 'is not a known field');
   }
@@ -141,6 +143,9 @@ function fromKeyward(record: unknown): ImportedKey {
   const maxHwids = r.maxHwids ?? 1;
   if (typeof maxHwids !== 'number' || !Number.isInteger(maxHwids) || maxHwids < 1 || maxHwids > 100)
     throw bad('maxHwids', 'must be a whole number from 1 to 100');
+  const maxSessions = r.maxSessions ?? 0;
+  if (typeof maxSessions !== 'number' || !Number.isInteger(maxSessions) || maxSessions < 0 || maxSessions > 100)
+    throw bad('maxSessions', 'must be a whole number from 0 (no limit) to 100');
   let hwids: string[] = [];
   if (r.hwids !== undefined && r.hwids !== null) {
     if (!Array.isArray(r.hwids) || r.hwids.some((h) => typeof h !== 'string')) throw bad('hwids', 'must be a list of HWIDs');
@@ -195,6 +200,7 @@ function fromKeyward(record: unknown): ImportedKey {
     isPremium: checkBoolean(r.isPremium, 'isPremium', false),
     noHwidValidation: checkBoolean(r.noHwidValidation, 'noHwidValidation', false),
     maxHwids,
+    maxSessions,
     expiresAt,
     chatId: checkChatId(r.chatId, 'chatId'),
     executions,
@@ -288,6 +294,7 @@ function fromLuarmor(record: unknown): ImportedKey {
     isPremium: false,
     noHwidValidation: false,
     maxHwids: 1,
+    maxSessions: 0,
     expiresAt,
     chatId: checkChatId(discordId, 'discord_id'),
     executions,

@@ -5,6 +5,7 @@ import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 // Resetting a key's HWID (contract §4: POST /keys/reset-hwid, the self-serve page, the Discord command): one cooldown rule.
 
@@ -45,6 +46,8 @@ export async function resetHwid(
     await emitEvent(trx, service.id, 'key.hwidReset', keyEventData(service.id, { ...row, hwid: null }), now);
     return true;
   });
+  // Sessions run under the old binding: they end now (contract §18).
+  if (reset) await endSessions(ctx, service.id, { key }, 'HWID_RESET');
   if (reset) return { kind: 'reset', result: { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! } };
   // The conditional update refused: find out why from the row as it is now.
   const current = await repo.findActiveKey(ctx.db, service.id, key);

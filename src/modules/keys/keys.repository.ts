@@ -29,6 +29,7 @@ export const ACTIVE_KEY_COLUMNS = [
   'banReason',
   'banExpiresAt',
   'unbanToken',
+  'maxSessions',
 ] as const satisfies readonly (keyof ActiveKeysTable)[];
 export const GENERATED_KEY_COLUMNS = [
   'key',
@@ -48,6 +49,7 @@ export const GENERATED_KEY_COLUMNS = [
   'banReason',
   'banExpiresAt',
   'unbanToken',
+  'maxSessions',
 ] as const satisfies readonly (keyof GeneratedKeysTable)[];
 
 /** A key's row as the code reads it: lastUsedHour only orders the list (migration 0022). */

@@ -24,9 +24,16 @@ const KeyFields = {
   maxHwids: Type.Integer(),
   /** Contract §17: the member or owner who made the key; null for shops, the key system, imports and machines. */
   createdBy: Type.Union([Type.Object({ accountId: Type.String(), username: NullableString }), Type.Null()]),
+  /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
+  maxSessions: Type.Integer(),
 };
 
 const MaxHwids = Type.Integer({ minimum: 1, maximum: 100, errorMessage: 'must be a whole number from 1 to 100' });
+export const MaxSessions = Type.Integer({
+  minimum: 0,
+  maximum: 100,
+  errorMessage: 'must be a whole number from 0 (no limit) to 100',
+});
 
 export const ActiveKey = Type.Object({
   key: Type.String(),
@@ -73,6 +80,7 @@ export const GenerateBody = Strict({
   noHwidValidation: Type.Optional(Type.Boolean()),
   chatId: Type.Optional(ChatId),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
 });
 
 export const ActiveKeyQuery = Strict({
@@ -92,6 +100,7 @@ const editFields = {
   expiresAt: Type.Optional(NullableTimeInput),
   chatId: Type.Optional(Type.Union([ChatId, Type.Null()], { errorMessage: 'must be 17 to 20 digits, or null to unlink' })),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
 };
 export const EditActiveKeyBody = Strict({
   ...editFields,

@@ -14,6 +14,7 @@ import { refundResellerKey, roleForbidden, spendResellerQuota, type ServiceActio
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { banNow, banPatch, statusNow } from './key-bans.ts';
+import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
 
 export const KEY_LENGTH = 32;
 export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
@@ -34,6 +35,7 @@ function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow, now: numbe
     chatId: row.chatId,
     maxHwids: row.maxHwids,
     createdBy: row.createdBy === null ? null : { accountId: row.createdBy, username: row.createdByUsername },
+    maxSessions: row.maxSessions,
   };
 }
 
@@ -101,6 +103,7 @@ export interface GenerateInput {
   noHwidValidation?: boolean;
   chatId?: string;
   maxHwids?: number;
+  maxSessions?: number;
 }
 
 const onlyWithDays = (field: string) => invalid(field, `${field} is only used when expirationType is byDays or afterRedeem`);
@@ -146,6 +149,7 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
     expirationType: input.expirationType,
     createdAt: now,
     maxHwids: input.maxHwids ?? 1,
+    maxSessions: input.maxSessions ?? 0,
     durationDays,
     createdBy: createdBy?.accountId ?? null,
     createdByUsername: createdBy?.username ?? null,
@@ -290,6 +294,7 @@ export interface KeyEdit {
   banExpiresAt?: TimeInput | null;
   /** Set by the Luarmor blacklist (§16.2): the token its unban link spends. Not an API field. */
   unbanToken?: string;
+  maxSessions?: number;
 }
 
 /** A ban's fields belong to a ban: sent with another status (or none) they would silently do nothing. */
@@ -317,12 +322,29 @@ function commonPatch(edit: KeyEdit, now: number) {
   if (edit.chatId !== undefined) patch.chatId = edit.chatId;
   // Lowering it below the bound count keeps the bound HWIDs; it only stops new ones binding.
   if (edit.maxHwids !== undefined) patch.maxHwids = edit.maxHwids;
+  // Lowering it leaves running sessions alone; it only refuses new ones over the limit.
+  if (edit.maxSessions !== undefined) patch.maxSessions = edit.maxSessions;
   // A new expiry in the past is refused as on generate: a typo (2001 for 2031) would expire the buyer's key at once.
   if (edit.expiresAt !== undefined) patch.expiresAt = edit.expiresAt === null ? null : parseFutureTime('expiresAt', edit.expiresAt, now);
   return patch;
 }
 
+/** What an edit does to the key's running sessions (contract §18): a ban, a pause or a new binding ends them. */
+function sessionEndOf(edit: KeyEdit): EndReason | null {
+  if (edit.status === 'banned') return 'KEY_BANNED';
+  if (edit.status === 'paused') return 'KEY_PAUSED';
+  if (edit.hwid !== undefined) return 'HWID_RESET';
+  return null;
+}
+
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
+  const edited = await editActiveKeyRow(ctx, serviceId, key, edit, actor);
+  const reason = sessionEndOf(edit);
+  if (reason) await endSessions(ctx, serviceId, { key }, reason);
+  return edited;
+}
+
+async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   await assertOwnKey(ctx.db, serviceId, key, actor);
   return ctx.db.transaction().execute((trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
@@ -443,6 +465,7 @@ export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: s
     await syncChatRoles(trx, serviceId, [before.chatId], now);
     await emitEvent(trx, serviceId, 'key.deleted', keyEventData(serviceId, before), now);
   });
+  await endSessions(ctx, serviceId, { key }, 'KEY_DELETED');
 }
 
 export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {

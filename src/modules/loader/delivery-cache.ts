@@ -23,6 +23,8 @@ export interface DeliverableScript {
   /** Contract §16.3: the name and free-for-all flag the LRM_ globals and an ffa run need. */
   name: string;
   ffa: boolean;
+  /** Every run opens a live session (contract §18). */
+  heartbeat: boolean;
 }
 
 export interface CachedCode {
@@ -73,6 +75,7 @@ export class DeliveryCache {
           disabledMessage: row.disabledMessage,
           name: row.name,
           ffa: row.ffa === 1,
+          heartbeat: row.heartbeat === 1,
         }
       );
     });

@@ -84,7 +84,7 @@ export default async function loaderRoutes(fastify: FastifyInstance) {
       const script = await deliverableScript(ctx, request.params.scriptId);
       reply.type(LUA).header('cache-control', 'no-store');
       if (!script) return reply.status(404).send(luaError('SCRIPT_NOT_FOUND', 'No script with this id'));
-      return reply.send(loaderSource(ctx.config.baseUrl, script.id));
+      return reply.send(loaderSource(ctx.config.baseUrl, script.id, script.serviceId));
     },
   );
 

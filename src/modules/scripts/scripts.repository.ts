@@ -22,6 +22,7 @@ const SCRIPT_COLUMNS = [
   'createdAt',
   'updatedAt',
   'enabled',
+  'heartbeat',
   'disabledMessage',
   'currentVersion',
   'outputSha256',

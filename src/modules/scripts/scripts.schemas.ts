@@ -22,6 +22,8 @@ const DisabledMessage = Type.Union([Type.String({ maxLength: 200, pattern: '^[^\
 // Luarmor's script options (contract §16.3).
 const Ffa = Type.Boolean({ errorMessage: 'must be true (anyone may run it without a key) or false' });
 const Silent = Type.Boolean({ errorMessage: 'must be true (the loader prints nothing) or false' });
+/** Every run opens a live session and heartbeats, so a ban ends it within two periods (contract §18). */
+const Heartbeat = Type.Boolean({ errorMessage: 'must be true (every run opens a live session) or false' });
 
 export const CreateBody = Strict({
   name: ScriptName,
@@ -32,6 +34,7 @@ export const CreateBody = Strict({
   disabledMessage: Type.Optional(DisabledMessage),
   ffa: Type.Optional(Ffa),
   silent: Type.Optional(Silent),
+  heartbeat: Type.Optional(Heartbeat),
 });
 
 export const UpdateBody = Strict(
@@ -44,10 +47,11 @@ export const UpdateBody = Strict(
     disabledMessage: Type.Optional(DisabledMessage),
     ffa: Type.Optional(Ffa),
     silent: Type.Optional(Silent),
+    heartbeat: Type.Optional(Heartbeat),
   },
   {
     minProperties: 1,
-    errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent',
+    errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat',
   },
 );
 
@@ -66,6 +70,8 @@ export const Script = Type.Object({
   /** Contract §16.3: present (true) only when the script is free for all / silent; absent means false. */
   ffa: Type.Optional(Type.Boolean()),
   silent: Type.Optional(Type.Boolean()),
+  /** Every run opens a live session and heartbeats (contract §18). */
+  heartbeat: Type.Boolean(),
   size: Type.Integer(),
   status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
   /** Only when status is failed: why the obfuscator refused or failed. */

@@ -14,6 +14,7 @@ import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
 import { addVersion } from './versions.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
   `loadstring(game:HttpGet("${ctx.config.baseUrl}/api/v1/vss/loader/${scriptId}"))()`;
@@ -37,6 +38,7 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     // Luarmor's script options (contract §16.3), shown like the kill switch: only when they change something.
     ...(row.ffa === 1 ? { ffa: true } : {}),
     ...(row.silent === 1 ? { silent: true } : {}),
+    heartbeat: row.heartbeat === 1,
     size: row.size,
     status: row.status,
     ...(row.status === 'failed' ? { failureReason: row.failureReason ?? 'unknown' } : {}),
@@ -71,6 +73,7 @@ export interface CreateInput {
   ffa?: boolean;
   /** The loader prints nothing to the console. */
   silent?: boolean;
+  heartbeat?: boolean;
 }
 
 export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
@@ -97,6 +100,7 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         updatedAt: now,
         enabled: input.enabled === false ? 0 : 1,
         disabledMessage: input.disabledMessage || null,
+        heartbeat: input.heartbeat === true ? 1 : 0,
         currentVersion: 1,
         ffa: input.ffa === true ? 1 : 0,
         silent: input.silent === true ? 1 : 0,
@@ -152,6 +156,7 @@ export interface UpdateInput {
   disabledMessage?: string | null;
   ffa?: boolean;
   silent?: boolean;
+  heartbeat?: boolean;
 }
 
 export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
@@ -174,6 +179,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   if (input.silent !== undefined) patch.silent = input.silent ? 1 : 0;
   // The message is what clients see while the script is off (contract §13.3): switched back on, it has none.
   if (input.enabled === true) patch.disabledMessage = null;
+  if (input.heartbeat !== undefined) patch.heartbeat = input.heartbeat ? 1 : 0;
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -206,6 +212,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
       if (input.code !== undefined) Object.assign(details, { codeChanged: true, size: patch.size, version: patch.currentVersion });
       if (patch.ffa !== undefined && patch.ffa !== current.ffa) details.ffa = input.ffa;
       if (patch.silent !== undefined && patch.silent !== current.silent) details.silent = input.silent;
+      if (patch.heartbeat !== undefined && patch.heartbeat !== current.heartbeat) details.heartbeat = input.heartbeat;
       await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
   } catch (error) {
@@ -213,6 +220,8 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
     throw error;
   }
   await scriptChanged(ctx, current.id);
+  // A switched-off script stops running now, not at its next launch (contract §18).
+  if (input.enabled === false) await endSessions(ctx, serviceId, { scriptId: current.id }, 'SCRIPT_DISABLED');
   if (patch.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
   return toScriptView(ctx, { ...current, ...patch } as repo.ScriptRow);
 }
@@ -228,6 +237,7 @@ export async function deleteScript(ctx: AppContext, serviceId: string, idOrName:
     await recordServiceAudit(trx, actor, serviceId, 'script.delete', current.id, { name: current.name }, ctx.clock());
   });
   await scriptChanged(ctx, current.id);
+  await endSessions(ctx, serviceId, { scriptId: current.id }, 'SCRIPT_DISABLED');
 }
 
 /** Every script of the service as stored rows, newest first (the Luarmor-compatible API's project details, §16.2). */

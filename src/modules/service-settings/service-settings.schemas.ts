@@ -11,6 +11,8 @@ export const Settings = Type.Object({
   /** Write-only: "****" when set (contract §12.3). */
   chatBotToken: NullableString,
   chatRoleId: NullableString,
+  /** How often clients heartbeat a live session (contract §18). */
+  sessionHeartbeatSeconds: Type.Integer(),
 });
 export const Info = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time, settings: Settings });
 export const Status = Type.Object({
@@ -19,6 +21,8 @@ export const Status = Type.Object({
   keylessEntries: Type.Integer(),
   blacklistedHwids: Type.Integer(),
   totalExecutions: Type.Integer(),
+  /** Sessions live now on every instance (contract §18). */
+  liveSessions: Type.Integer(),
 });
 export const Executions = Type.Object({ executions: Type.Integer(), lastActiveAt: NullableTime });
 // The body is optional; a missing one becomes {} before validation (see the route) rather than a
@@ -42,5 +46,8 @@ export const SettingsBody = Strict({
     Type.Union([Type.String({ pattern: '^[0-9]{17,20}$' }), Type.Null()], {
       errorMessage: 'must be a Discord role id (17 to 20 digits: right-click the role, Copy Role ID) or null',
     }),
+  ),
+  sessionHeartbeatSeconds: Type.Optional(
+    Type.Integer({ minimum: 10, maximum: 300, errorMessage: 'must be a whole number of seconds from 10 to 300' }),
   ),
 });

@@ -12,6 +12,7 @@ import { forgetService } from '../services/services.service.ts';
 import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
 import { forgetRoleMembers, retryRefusedGrants } from '../discord-role/discord-role.service.ts';
+import { countLiveSessions } from '../sessions/sessions.service.ts';
 
 export function settingsOf(row: ServiceRow) {
   return {
@@ -23,6 +24,7 @@ export function settingsOf(row: ServiceRow) {
     chat: row.chatGuildId ? { guildId: row.chatGuildId, guildName: row.chatGuildName ?? '' } : null,
     chatBotToken: row.chatBotTokenSealed ? '****' : null,
     chatRoleId: row.chatRoleId ?? null,
+    sessionHeartbeatSeconds: row.sessionHeartbeatSeconds,
   };
 }
 
@@ -35,11 +37,12 @@ export const serviceInfo = (row: ServiceRow) => ({
 });
 
 export async function serviceStatus(ctx: AppContext, row: ServiceRow) {
-  const [keys, keylessEntries, blacklistedHwids, fresh] = await Promise.all([
+  const [keys, keylessEntries, blacklistedHwids, fresh, liveSessions] = await Promise.all([
     countKeys(ctx.db, row.id),
     countKeyless(ctx.db, row.id),
     countBansInForce(ctx.db, row.id, ctx.clock()),
     findServiceByRef(ctx.db, row.id),
+    countLiveSessions(ctx, row.id),
   ]);
   return {
     activeKeys: keys.active,
@@ -47,6 +50,7 @@ export async function serviceStatus(ctx: AppContext, row: ServiceRow) {
     keylessEntries,
     blacklistedHwids,
     totalExecutions: fresh?.executions ?? row.executions,
+    liveSessions,
   };
 }
 
@@ -79,6 +83,7 @@ export interface SettingsPatch {
   chatInteractionsPublicKey?: string | null;
   chatBotToken?: string | null;
   chatRoleId?: string | null;
+  sessionHeartbeatSeconds?: number;
 }
 
 export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: SettingsPatch, actor: Actor) {
@@ -97,6 +102,8 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
   if (patch.chatInteractionsPublicKey !== undefined) set.chatInteractionsPublicKey = patch.chatInteractionsPublicKey?.toLowerCase() ?? null;
   if (patch.chatBotToken !== undefined) set.chatBotTokenSealed = patch.chatBotToken === null ? null : ctx.sealer.seal(patch.chatBotToken);
   if (patch.chatRoleId !== undefined) set.chatRoleId = patch.chatRoleId;
+  // Running sessions keep the period they opened with; new ones take this.
+  if (patch.sessionHeartbeatSeconds !== undefined) set.sessionHeartbeatSeconds = patch.sessionHeartbeatSeconds;
   if (Object.keys(set).length > 0) {
     // The webhook URL and the bot token are secrets: the entry says only whether one is set.
     const details = {

@@ -26,6 +26,7 @@ const SERVICE_COLUMNS = [
   'executions',
   'lastActiveAt',
   'createdAt',
+  'sessionHeartbeatSeconds',
 ] as const satisfies readonly (keyof ServicesTable)[];
 
 export type ServiceRow = Selectable<ServicesTable>;

@@ -10,6 +10,7 @@ const PRODUCT_COLUMNS = [
   'days',
   'isPremium',
   'maxHwids',
+  'maxSessions',
   'note',
   'createdAt',
   'updatedAt',

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Note, NullableString, Page, Paging, Strict, Time } from '../../schemas.ts';
+import { MaxSessions } from '../keys/keys.schemas.ts';
 
 const ProductName = Type.String({
   minLength: 1,
@@ -22,6 +23,7 @@ export const Product = Type.Object({
   days: NullableInteger,
   isPremium: Type.Boolean(),
   maxHwids: Type.Integer(),
+  maxSessions: Type.Integer(),
   note: NullableString,
   createdAt: Time,
   updatedAt: Time,
@@ -34,6 +36,7 @@ export const ProductBody = Strict({
   days: Type.Optional(Type.Union([Days, Type.Null()], { errorMessage: 'must be a whole number from 1 to 3650 or null' })),
   isPremium: Type.Optional(Type.Boolean()),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
   note: Type.Optional(NullableNote),
 });
 
@@ -43,6 +46,7 @@ export const ProductEditBody = Strict({
   days: Type.Optional(Type.Union([Days, Type.Null()], { errorMessage: 'must be a whole number from 1 to 3650 or null' })),
   isPremium: Type.Optional(Type.Boolean()),
   maxHwids: Type.Optional(MaxHwids),
+  maxSessions: Type.Optional(MaxSessions),
   note: Type.Optional(NullableNote),
 });
 

@@ -21,6 +21,7 @@ export interface ProductInput {
   days?: number | null;
   isPremium?: boolean;
   maxHwids?: number;
+  maxSessions?: number;
   note?: string | null;
 }
 
@@ -39,6 +40,7 @@ export function toProductView(ctx: AppContext, row: ProductRow) {
     days: row.days,
     isPremium: row.isPremium === 1,
     maxHwids: row.maxHwids,
+    maxSessions: row.maxSessions,
     note: row.note,
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
@@ -77,6 +79,7 @@ export async function createProduct(ctx: AppContext, serviceId: string, input: P
     days,
     isPremium: input.isPremium ? 1 : 0,
     maxHwids: input.maxHwids ?? 1,
+    maxSessions: input.maxSessions ?? 0,
     note: input.note ?? null,
     createdAt: now,
     updatedAt: now,
@@ -104,6 +107,7 @@ export async function updateProduct(ctx: AppContext, serviceId: string, id: stri
       ...(edit.name !== undefined && { name: edit.name }),
       ...(edit.isPremium !== undefined && { isPremium: edit.isPremium ? (1 as const) : (0 as const) }),
       ...(edit.maxHwids !== undefined && { maxHwids: edit.maxHwids }),
+      ...(edit.maxSessions !== undefined && { maxSessions: edit.maxSessions }),
       ...(edit.note !== undefined && { note: edit.note }),
       updatedAt: now,
     };
@@ -238,6 +242,7 @@ async function deliver(ctx: AppContext, provider: Provider, product: ProductRow,
         count: order.quantity,
         isPremium: product.isPremium === 1,
         maxHwids: product.maxHwids,
+        maxSessions: product.maxSessions,
         ...(product.note !== null && { note: product.note }),
         ...(order.chatId !== null && { chatId: order.chatId }),
       },

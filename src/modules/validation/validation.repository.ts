@@ -182,15 +182,15 @@ const redemption = (alone: boolean) =>
        ${alone ? 'and g.chat_id is null and not exists (select 1 from event_endpoints e where e.service_id = :serviceId)' : ''}
        and not exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid::text
          and (b.expires_at is null or b.expires_at > :now::bigint))
-     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids, g.created_by, g.created_by_username,
+     returning g.key, g.service_id, g.note, g.is_premium, g.no_hwid_validation, g.status, g.chat_id, g.created_at, g.max_hwids, g.created_by, g.created_by_username, g.max_sessions,
        -- a key whose time starts at redemption (contract §12.1) gets its expiry now
        case when g.duration_days is null then g.expires_at else :now::bigint + g.duration_days * 86400000::bigint end as expires_at),
    active as (
      insert into active_keys (key, service_id, hwid, note, is_premium, no_hwid_validation, status, expires_at, chat_id, executions,
-       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count, created_by, created_by_username)
+       created_at, activated_at, last_used_at, hwid_reset_at, hwid_reset_count, max_hwids, hwid_count, created_by, created_by_username, max_sessions)
      select key, service_id, case when no_hwid_validation = 1 then null else :hwid::text end, note, is_premium, no_hwid_validation, status,
        expires_at, chat_id, 0, created_at, :now::bigint, :now::bigint, null, 0, max_hwids, case when no_hwid_validation = 1 then 0 else 1 end,
-       created_by, created_by_username
+       created_by, created_by_username, max_sessions
      from taken
      returning key, service_id, is_premium, no_hwid_validation, expires_at, chat_id, hwid),
    bound as (
@@ -281,6 +281,7 @@ export async function redeemGeneratedKey(trx: Db, dialect: Dialect, input: Redee
       serviceId,
       hwid: bind ? hwid : null,
       maxHwids: taken.maxHwids,
+      maxSessions: taken.maxSessions,
       hwidCount: bind ? 1 : 0,
       note: taken.note,
       isPremium: taken.isPremium,

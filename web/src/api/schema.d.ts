@@ -1947,6 +1947,7 @@ export interface paths {
                                         accountId: string;
                                         username: string | null;
                                     } | null;
+                                    maxSessions: number;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1976,6 +1977,7 @@ export interface paths {
                                         accountId: string;
                                         username: string | null;
                                     } | null;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -2328,6 +2330,7 @@ export interface paths {
                         noHwidValidation?: boolean;
                         chatId?: string;
                         maxHwids?: number;
+                        maxSessions?: number;
                     };
                 };
             };
@@ -2356,6 +2359,7 @@ export interface paths {
                                         accountId: string;
                                         username: string | null;
                                     } | null;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -2457,6 +2461,7 @@ export interface paths {
                                         accountId: string;
                                         username: string | null;
                                     } | null;
+                                    maxSessions: number;
                                     executions: number;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -2538,6 +2543,7 @@ export interface paths {
                         expiresAt?: (string | number) | (never | null);
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        maxSessions?: number;
                         banReason?: string | null;
                         banExpiresAt?: (string | number) | (never | null);
                         hwid?: string | (never | null);
@@ -2570,6 +2576,7 @@ export interface paths {
                                     accountId: string;
                                     username: string | null;
                                 } | null;
+                                maxSessions: number;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2749,6 +2756,7 @@ export interface paths {
                                     accountId: string;
                                     username: string | null;
                                 } | null;
+                                maxSessions: number;
                                 executions: number;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2776,6 +2784,7 @@ export interface paths {
                                     accountId: string;
                                     username: string | null;
                                 } | null;
+                                maxSessions: number;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -2873,6 +2882,7 @@ export interface paths {
                                         accountId: string;
                                         username: string | null;
                                     } | null;
+                                    maxSessions: number;
                                     expirationType: string;
                                     durationDays: number | null;
                                     /** Format: date-time */
@@ -2945,6 +2955,7 @@ export interface paths {
                         expiresAt?: string | number;
                         chatId?: string | (never | null);
                         maxHwids?: number;
+                        maxSessions?: number;
                         /** @enum {string} */
                         expirationType?: "afterRedeem";
                         days?: number;
@@ -2975,6 +2986,7 @@ export interface paths {
                                     accountId: string;
                                     username: string | null;
                                 } | null;
+                                maxSessions: number;
                                 expirationType: string;
                                 durationDays: number | null;
                                 /** Format: date-time */
@@ -4139,6 +4151,7 @@ export interface paths {
                                     } | null;
                                     chatBotToken: string | null;
                                     chatRoleId: string | null;
+                                    sessionHeartbeatSeconds: number;
                                 };
                             };
                         };
@@ -4223,6 +4236,7 @@ export interface paths {
                                 keylessEntries: number;
                                 blacklistedHwids: number;
                                 totalExecutions: number;
+                                liveSessions: number;
                             };
                         };
                     };
@@ -4452,6 +4466,7 @@ export interface paths {
                         chatInteractionsPublicKey?: string | null;
                         chatBotToken?: string | null;
                         chatRoleId?: string | null;
+                        sessionHeartbeatSeconds?: number;
                     };
                 };
             };
@@ -4477,6 +4492,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -6803,6 +6819,7 @@ export interface paths {
                                     disabledMessage?: string;
                                     ffa?: boolean;
                                     silent?: boolean;
+                                    heartbeat: boolean;
                                     size: number;
                                     status: "ready" | "processing" | "failed";
                                     failureReason?: string;
@@ -6879,6 +6896,7 @@ export interface paths {
                         disabledMessage?: string | null;
                         ffa?: boolean;
                         silent?: boolean;
+                        heartbeat?: boolean;
                     };
                 };
             };
@@ -6901,6 +6919,7 @@ export interface paths {
                                 disabledMessage?: string;
                                 ffa?: boolean;
                                 silent?: boolean;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -6987,6 +7006,7 @@ export interface paths {
                         disabledMessage?: string | null;
                         ffa?: boolean;
                         silent?: boolean;
+                        heartbeat?: boolean;
                     };
                 };
             };
@@ -7009,6 +7029,7 @@ export interface paths {
                                 disabledMessage?: string;
                                 ffa?: boolean;
                                 silent?: boolean;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7341,6 +7362,7 @@ export interface paths {
                                 disabledMessage?: string;
                                 ffa?: boolean;
                                 silent?: boolean;
+                                heartbeat: boolean;
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -8109,6 +8131,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -8202,6 +8225,7 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                sessionHeartbeatSeconds: number;
                             };
                         };
                     };
@@ -9058,6 +9082,7 @@ export interface paths {
                                     executions: number;
                                     redemptions: number;
                                     keySystemKeys: number;
+                                    peakSessions: number;
                                 }[];
                                 codes: {
                                     [key: string]: number;
@@ -9319,6 +9344,7 @@ export interface paths {
                                     days: number | null;
                                     isPremium: boolean;
                                     maxHwids: number;
+                                    maxSessions: number;
                                     note: string | null;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -9394,6 +9420,7 @@ export interface paths {
                         days?: number | (never | null);
                         isPremium?: boolean;
                         maxHwids?: number;
+                        maxSessions?: number;
                         note?: string | (never | null);
                     };
                 };
@@ -9415,6 +9442,7 @@ export interface paths {
                                 days: number | null;
                                 isPremium: boolean;
                                 maxHwids: number;
+                                maxSessions: number;
                                 note: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -9500,6 +9528,7 @@ export interface paths {
                         days?: number | (never | null);
                         isPremium?: boolean;
                         maxHwids?: number;
+                        maxSessions?: number;
                         note?: string | (never | null);
                     };
                 };
@@ -9521,6 +9550,7 @@ export interface paths {
                                 days: number | null;
                                 isPremium: boolean;
                                 maxHwids: number;
+                                maxSessions: number;
                                 note: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -11777,6 +11807,749 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a live session
+         * @description Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key?: string;
+                        hwid?: string;
+                        scriptId?: string;
+                        ifNeeded?: boolean | string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                needed: false;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                sessionId: string;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a live session (GET form)
+         * @description For executors with only game:HttpGet: the fields in the query string. Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    key?: string;
+                    hwid?: string;
+                    scriptId?: string;
+                    ifNeeded?: boolean | string;
+                };
+                header?: never;
+                path: {
+                    service: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                needed: false;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                sessionId: string;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heartbeat a live session (GET form)
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                alive: true;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Heartbeat a live session
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                alive: true;
+                                heartbeatSeconds: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a live session
+         * @description The client ends its own session; its place is free at once. `ended: false` when it had already ended.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/sessions/{service}/{sessionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * End a live session (GET form)
+         * @description The client ends its own session; its place is free at once. `ended: false` when it had already ended.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    service: string;
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                            reason?: string;
+                            maxSessions?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List live sessions
+         * @description One page of the service's live sessions, newest first; filters `key` and `scriptId`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    limit?: string;
+                    key?: string;
+                    scriptId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                items: {
+                                    sessionId: string;
+                                    key: string | null;
+                                    hwid: string;
+                                    scriptId: string | null;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** Format: date-time */
+                                    lastSeenAt: string;
+                                }[];
+                                page: number;
+                                limit: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/sessions/kill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End live sessions
+         * @description Ends a key's live sessions (`key`) or one session (`sessionId`) with reason KILLED; their next heartbeat answers 410.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key?: string;
+                        sessionId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                ended: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -14,7 +14,11 @@ export const GENERATE_RANGES = {
   days: { label: 'Days', min: 1, max: 3650 },
   count: { label: 'Count', min: 1, max: 1000 },
   maxHwids: { label: 'Max HWIDs', min: 1, max: 100 },
+  maxSessions: { label: 'Devices at once', min: 0, max: 100 },
 };
+
+/** Contract §18 in plain words: what maxSessions does, under its field in Generate and the key editor. */
+export const MAX_SESSIONS_HINT = 'How many devices may run the key at the same time; 0 means no limit';
 
 type ExpirationType = 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
 /** Contract §12.1: `afterRedeem` counts its days from the redemption; the generated key has no expiry until then. */
@@ -31,6 +35,7 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
   const [isPremium, setPremium] = useState(false);
   const [noHwidValidation, setNoHwid] = useState(false);
   const [maxHwids, setMaxHwids] = useState<number | string>(1);
+  const [maxSessions, setMaxSessions] = useState<number | string>(0);
   const [chatId, setChatId] = useState('');
   const [created, setCreated] = useState<string[] | null>(null);
   const [tried, setTried] = useState(false);
@@ -40,6 +45,7 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
     pastDate ? 'The expiry date is in the past: choose a later date.' : null,
     rangeProblem(count, GENERATE_RANGES.count),
     rangeProblem(maxHwids, GENERATE_RANGES.maxHwids),
+    rangeProblem(maxSessions, GENERATE_RANGES.maxSessions),
   );
   const generate = useMutation({
     mutationFn: async () =>
@@ -56,6 +62,7 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
             isPremium,
             noHwidValidation,
             maxHwids: Number(maxHwids),
+            maxSessions: Number(maxSessions),
             ...(chatId.trim() ? { chatId: chatId.trim() } : {}),
           },
         }),
@@ -136,6 +143,13 @@ export function GenerateDialog({ opened, onClose, serviceId }: { opened: boolean
             <RangeInput range={GENERATE_RANGES.count} value={count} onChange={setCount} showEmpty={tried} required />
             <TextInput label="Note" maxLength={256} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
             <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty={tried} />
+            <RangeInput
+              range={GENERATE_RANGES.maxSessions}
+              value={maxSessions}
+              onChange={setMaxSessions}
+              showEmpty={tried}
+              description={MAX_SESSIONS_HINT}
+            />
             <BuyerFields
               chatId={chatId}
               onChatId={setChatId}

@@ -6,7 +6,8 @@ import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
-import { GENERATE_RANGES } from './GenerateDialog';
+import { GENERATE_RANGES, MAX_SESSIONS_HINT } from './GenerateDialog';
+import { KeySessions } from './KeySessions';
 import type { KeyRecord } from './records';
 import { keyState } from './KeysTable';
 import { BuyerFields, FormErrors } from './KeyFormParts';
@@ -45,6 +46,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   // A key whose time starts at redemption has no date yet and is not lifetime: its editor shows its length instead.
   const afterRedeemDays = record.type === 'generated' ? record.durationDays : null;
   const [lifetime, setLifetime] = useState(record.expiresAt === null && afterRedeemDays === null);
+  const [maxSessions, setMaxSessions] = useState<number | string>(record.maxSessions ?? 0);
   const [expiresAt, setExpiresAt] = useState(toLocalInput(record.expiresAt));
   const [chatId, setChatId] = useState(record.chatId ?? '');
   const boundHwid = record.type === 'active' ? (record.hwid ?? '') : '';
@@ -58,7 +60,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
   const problem = pastExpiry
     ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
-    : rangeProblem(maxHwids, GENERATE_RANGES.maxHwids);
+    : (rangeProblem(maxHwids, GENERATE_RANGES.maxHwids) ?? rangeProblem(maxSessions, GENERATE_RANGES.maxSessions));
   const save = useMutation({
     mutationFn: async () => {
       // The status goes only when it (or the ban's reason or end) changed: a ban is written whole, so re-sending it
@@ -77,7 +79,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
         if (active) return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body: { ...support, ...ban, ...changedHwid } }));
         return unwrap(await api.PUT('/api/v1/keys/api/generated-key', { headers, body: support }));
       }
-      const shared = { ...support, isPremium, noHwidValidation, maxHwids: Number(maxHwids) };
+      const shared = { ...support, isPremium, noHwidValidation, maxHwids: Number(maxHwids), maxSessions: Number(maxSessions) };
       const newExpiry = expiryChanged && !lifetime && expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {};
       if (active) {
         const body = {
@@ -151,6 +153,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           )}
         </Table.Tbody>
       </Table>
+      {active && <KeySessions serviceId={serviceId} keyString={record.key} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -199,6 +202,13 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           {manage && (
             <>
               <RangeInput range={GENERATE_RANGES.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
+              <RangeInput
+                range={GENERATE_RANGES.maxSessions}
+                value={maxSessions}
+                onChange={setMaxSessions}
+                showEmpty
+                description={MAX_SESSIONS_HINT}
+              />
               {afterRedeemDays !== null ? (
                 <Text size="sm" data-testid="after-redeem">
                   Runs {fromRedemption(afterRedeemDays)}: its expiry date is set when a buyer first uses it.

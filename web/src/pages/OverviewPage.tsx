@@ -80,9 +80,10 @@ export default function OverviewPage() {
     <>
       <PageHeader title="Overview" />
       <Stack>
-        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <SimpleGrid cols={{ base: 1, xs: 2, md: 5 }}>
           <Stat title="Active keys" value={status.data.activeKeys} hint="In use on a device" />
           <Stat title="Generated keys" value={status.data.generatedKeys} hint="Not used yet" />
+          <Stat title="Live now" value={status.data.liveSessions} hint="Scripts running with a live session at this moment" />
           <Stat title="Executions today" value={sum('executions')} hint="Since midnight UTC; the line: last 7 days">
             <Sparkline values={weekly('executions')} label="Executions over the last 7 days" />
           </Stat>

@@ -27,6 +27,7 @@ import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
+import { HeartbeatSwitch } from '../scripts/HeartbeatSwitch';
 import type { Script } from '../scripts/types';
 import { OBFUSCATION, obfuscationLabel, scriptStatusLabel } from '../lib/labels';
 import { VersionsDialog } from '../scripts/VersionsDialog';
@@ -48,6 +49,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   // Luarmor's script options (contract §16.3), in plain words.
   const [ffa, setFfa] = useState(false);
   const [silent, setSilent] = useState(false);
+  const [heartbeat, setHeartbeat] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   const tooLarge = fileTooLarge(file);
   const upload = useMutation({
@@ -57,7 +59,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
       return uploadWithProgress<Script>(
         'POST',
         BASE,
-        { name: name.trim(), code: source, obfuscationType, visible, ffa, silent },
+        { name: name.trim(), code: source, obfuscationType, visible, ffa, silent, heartbeat },
         serviceId,
         setProgress,
       );
@@ -128,6 +130,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             checked={silent}
             onChange={(e) => setSilent(e.currentTarget.checked)}
           />
+          <HeartbeatSwitch checked={heartbeat} onChange={setHeartbeat} />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
           {upload.error && !tooLarge && (
             <Text c="red" size="sm" role="alert">

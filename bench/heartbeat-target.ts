@@ -1,0 +1,47 @@
+// The `heartbeat` bench target (contract §20): one server holding SESSIONS live sessions, heartbeats spread over them at
+// random by a wrk script, as SESSIONS running scripts would send them.
+
+/** How many live sessions the target holds while it is measured. */
+export const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000);
+// At most this many opens in flight while the target is prepared.
+const OPENING_AT_ONCE = 32;
+
+/**
+ * Opens `count` live sessions on one key (no device limit, no HWID binding, each with its own HWID) and answers their
+ * ids. The heartbeat period is the longest (300 s), so a session the random spread leaves alone for a while stays live.
+ */
+export async function openLiveSessions(base: string, serviceKey: string, service: string, count: number): Promise<string[]> {
+  const call = async (method: string, path: string, body: unknown, key?: string) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as { data: Record<string, unknown> };
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  await call('PUT', '/api/v1/keys/api/settings', { sessionHeartbeatSeconds: 300 }, serviceKey);
+  const generated = await call('POST', '/api/v1/keys/api/generate', { expirationType: 'lifetime', noHwidValidation: true }, serviceKey);
+  const key = (generated.keys as Array<{ key: string }>)[0]!.key;
+  const ids: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const opened = await call('POST', `/api/v1/public/sessions/${service}`, { key, hwid: `bench-hb-${i}` });
+      ids.push(String(opened.sessionId));
+    }
+  };
+  await Promise.all(Array.from({ length: OPENING_AT_ONCE }, worker));
+  return ids;
+}
+
+/** wrk Lua: a heartbeat of a live session picked at random, as a POST (what request() sends). */
+export const heartbeatScript = (service: string, ids: string[]) => `
+math.randomseed(os.time())
+local ids = {${ids.map((id) => `"${id}"`).join(',')}}
+request = function()
+  return wrk.format("POST", "/api/v1/public/sessions/${service}/" .. ids[math.random(#ids)] .. "/heartbeat")
+end
+`;

@@ -1,0 +1,220 @@
+import type { Redis } from 'ioredis';
+import {
+  deadlineOf,
+  ENDED_KEPT_MS,
+  newSessionId,
+  type Beat,
+  type EndReason,
+  type LiveSession,
+  type LiveSessions,
+  type OpenRequest,
+  type Opened,
+  type SessionFilter,
+  type SessionSelector,
+} from './live-sessions.ts';
+
+// Key names: a hash per session, and two sorted sets of session ids scored by the moment each stops being live (its
+// last heartbeat plus two periods): one per key (the limit counts it) and one per service (the list and the count).
+// The Lua scripts build the set names from the hash's fields, so they assume one Redis node (as the rest of Keyward).
+const PREFIX = 'kw:ls:';
+const hashKey = (sessionId: string) => `${PREFIX}s:${sessionId}`;
+const keySet = (serviceId: string, key: string) => `${PREFIX}k:${serviceId}:${key}`;
+const serviceSet = (serviceId: string) => `${PREFIX}v:${serviceId}`;
+
+// Open: drop the key's timed-out sessions, refuse at the limit, else store the session. One script, so no other open
+// (on any instance) runs between the count and the insert.
+const OPEN = `
+local now = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+if max > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
+  if redis.call('ZCARD', KEYS[2]) >= max then return 0 end
+end
+redis.call('HSET', KEYS[1], 'service', ARGV[5], 'key', ARGV[6], 'hwid', ARGV[7], 'script', ARGV[8], 'hb', ARGV[9],
+  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if ARGV[6] ~= '' then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[11])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[11])
+return 1
+`;
+
+// Heartbeat: the end reason, TIMED_OUT, or (alive) the session's fields after moving its deadline.
+const HEARTBEAT = `
+local h = redis.call('HMGET', KEYS[1], 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
+if not h[2] or h[4] ~= ARGV[3] then return {'TIMED_OUT'} end
+if h[1] then return {h[1]} end
+local now = tonumber(ARGV[1])
+local period = 2 * tonumber(h[3]) * 1000
+if tonumber(h[2]) + period < now then return {'TIMED_OUT'} end
+local deadline = now + period
+local ttl = period + tonumber(ARGV[5])
+redis.call('HSET', KEYS[1], 'seen', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+if h[5] ~= '' then
+  local ks = ARGV[2] .. 'k:' .. h[4] .. ':' .. h[5]
+  redis.call('ZADD', ks, deadline, ARGV[4])
+  redis.call('PEXPIRE', ks, ttl)
+end
+redis.call('ZADD', ARGV[2] .. 'v:' .. h[4], deadline, ARGV[4])
+return {'', h[5], h[6], h[7], h[3], h[8], h[9]}
+`;
+
+// End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
+// their places. ARGV: prefix, service, mode (id | key | hwid | script), value, reason, now, kept ms; close = 1 deletes
+// the session instead (the client ended it itself).
+const END = `
+local prefix, service, mode, value, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local function finish(id)
+  local hk = prefix .. 's:' .. id
+  local h = redis.call('HMGET', hk, 'service', 'key', 'ended')
+  if h[1] ~= service or h[3] then return 0 end
+  if h[2] ~= '' then redis.call('ZREM', prefix .. 'k:' .. service .. ':' .. h[2], id) end
+  redis.call('ZREM', prefix .. 'v:' .. service, id)
+  if ARGV[8] == '1' then
+    redis.call('DEL', hk)
+  else
+    redis.call('HSET', hk, 'ended', reason, 'endedAt', ARGV[6])
+    redis.call('PEXPIRE', hk, ARGV[7])
+  end
+  return 1
+end
+local n = 0
+if mode == 'id' then
+  n = finish(value)
+elseif mode == 'key' then
+  for _, id in ipairs(redis.call('ZRANGE', prefix .. 'k:' .. service .. ':' .. value, 0, -1)) do n = n + finish(id) end
+else
+  local field = mode == 'hwid' and 'hwid' or 'script'
+  for _, id in ipairs(redis.call('ZRANGE', prefix .. 'v:' .. service, 0, -1)) do
+    if redis.call('HGET', prefix .. 's:' .. id, field) == value then n = n + finish(id) end
+  end
+end
+return n
+`;
+
+const MOVE_EXPIRY = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'kexp', ARGV[1]) end return 1`;
+
+type Scripted = Redis & {
+  sessionOpen(...args: (string | number)[]): Promise<number>;
+  sessionHeartbeat(...args: (string | number)[]): Promise<string[]>;
+  sessionEnd(...args: (string | number)[]): Promise<number>;
+  sessionMoveExpiry(...args: (string | number)[]): Promise<number>;
+};
+
+const orNull = (value: string | null | undefined) => (value === '' || value === null || value === undefined ? null : value);
+const numberOrNull = (value: string | null | undefined) => (orNull(value) === null ? null : Number(value));
+
+/** Live sessions in Redis (REDIS_URL set): every instance sees the same state, and a heartbeat touches no database. */
+export class LiveSessionsInRedis implements LiveSessions {
+  private readonly redis: Scripted;
+
+  constructor(redis: Redis) {
+    redis.defineCommand('sessionOpen', { numberOfKeys: 3, lua: OPEN });
+    redis.defineCommand('sessionHeartbeat', { numberOfKeys: 1, lua: HEARTBEAT });
+    redis.defineCommand('sessionEnd', { numberOfKeys: 0, lua: END });
+    redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
+    this.redis = redis as Scripted;
+  }
+
+  async open(request: OpenRequest): Promise<Opened> {
+    const sessionId = newSessionId();
+    const expiresAt = deadlineOf(request.now, request.heartbeatSeconds);
+    const ttl = expiresAt - request.now + ENDED_KEPT_MS;
+    const opened = await this.redis.sessionOpen(
+      hashKey(sessionId),
+      keySet(request.serviceId, request.key ?? ''),
+      serviceSet(request.serviceId),
+      request.now,
+      request.key === null ? 0 : request.maxSessions,
+      expiresAt,
+      ttl,
+      request.serviceId,
+      request.key ?? '',
+      request.hwid,
+      request.scriptId ?? '',
+      request.heartbeatSeconds,
+      request.keyExpiresAt ?? '',
+      sessionId,
+    );
+    return opened === 1 ? { sessionId, expiresAt } : 'limit';
+  }
+
+  async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
+    const answer = await this.redis.sessionHeartbeat(hashKey(sessionId), now, PREFIX, serviceId, sessionId, ENDED_KEPT_MS);
+    if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason };
+    const [, key, hwid, script, hb, started, kexp] = answer;
+    const heartbeatSeconds = Number(hb);
+    const session: LiveSession = {
+      sessionId,
+      serviceId,
+      key: orNull(key),
+      hwid: hwid ?? '',
+      scriptId: orNull(script),
+      heartbeatSeconds,
+      startedAt: Number(started),
+      lastSeenAt: now,
+      keyExpiresAt: numberOrNull(kexp),
+    };
+    return { alive: true, session, expiresAt: deadlineOf(now, heartbeatSeconds) };
+  }
+
+  async keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void> {
+    await this.redis.sessionMoveExpiry(hashKey(session.sessionId), keyExpiresAt ?? '');
+  }
+
+  async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {
+    const [mode, value] =
+      'sessionId' in selector
+        ? ['id', selector.sessionId]
+        : 'key' in selector
+          ? ['key', selector.key]
+          : 'hwid' in selector
+            ? ['hwid', selector.hwid]
+            : ['script', selector.scriptId];
+    return this.redis.sessionEnd(PREFIX, serviceId, mode, value, reason, now, ENDED_KEPT_MS, '0');
+  }
+
+  async close(serviceId: string, sessionId: string, now: number): Promise<boolean> {
+    return (await this.redis.sessionEnd(PREFIX, serviceId, 'id', sessionId, '', now, ENDED_KEPT_MS, '1')) > 0;
+  }
+
+  private async liveIds(serviceId: string, now: number): Promise<string[]> {
+    return this.redis.zrangebyscore(serviceSet(serviceId), now, '+inf');
+  }
+
+  async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
+    const ids = await this.liveIds(serviceId, now);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(hashKey(id), 'key', 'hwid', 'script', 'hb', 'started', 'seen', 'kexp', 'ended');
+    const rows = ((await pipeline.exec()) ?? []).map(([, value], i) => [ids[i]!, value as (string | null)[]] as const);
+    const sessions = rows
+      .filter(([, h]) => h[5] !== null && h[7] === null)
+      .map(([id, h]): LiveSession => ({
+        sessionId: id,
+        serviceId,
+        key: orNull(h[0]),
+        hwid: h[1] ?? '',
+        scriptId: orNull(h[2]),
+        heartbeatSeconds: Number(h[3]),
+        startedAt: Number(h[4]),
+        lastSeenAt: Number(h[5]),
+        keyExpiresAt: numberOrNull(h[6]),
+      }))
+      .filter(
+        (s) => (filter.key === undefined || s.key === filter.key) && (filter.scriptId === undefined || s.scriptId === filter.scriptId),
+      )
+      .sort((a, b) => b.startedAt - a.startedAt || (a.sessionId < b.sessionId ? -1 : 1));
+    return { items: sessions.slice(page.offset, page.offset + page.limit), total: sessions.length };
+  }
+
+  async count(serviceId: string, now: number): Promise<number> {
+    // Timed-out members leave the set here (they free their key's place in the open script).
+    await this.redis.zremrangebyscore(serviceSet(serviceId), '-inf', `(${now}`);
+    return this.redis.zcard(serviceSet(serviceId));
+  }
+
+  async flush(): Promise<void> {}
+}

@@ -1,0 +1,138 @@
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { fixedQuery, runFixedQuery, runFixedQueryNow, type Db, type Dialect } from '../../db/database.ts';
+import type { Database, LiveSessionsTable } from '../../db/schema.ts';
+import type { SessionFilter, SessionSelector } from './live-sessions.ts';
+
+export type SessionRow = Selectable<LiveSessionsTable>;
+
+/** Live: not ended, and heartbeated within two periods (as last flushed; see LiveSessionsInDatabase). */
+const live = (now: number) => (eb: ExpressionBuilder<Database, 'liveSessions'>) =>
+  eb.and([eb('endedReason', 'is', null), eb(sql<number>`last_seen_at + heartbeat_seconds * 2000`, '>=', now)]);
+
+export async function insertSession(db: Db, row: SessionRow) {
+  await db.insertInto('liveSessions').values(row).execute();
+}
+
+/**
+ * Holds the key's place in line until the transaction ends, so two instances counting its live sessions at once
+ * cannot both see room for one more. PostgreSQL: a transaction-scoped advisory lock on the key (it needs no row, so a
+ * keyless or deleted key locks the same way). SQLite runs one writing transaction at a time, which serializes the
+ * same section already.
+ */
+export async function lockKeyForOpen(trx: Db, dialect: Dialect, serviceId: string, key: string) {
+  if (dialect !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`live_sessions:${serviceId}:${key}`}, 0))`.execute(trx);
+}
+
+export async function countLiveOfKey(db: Db, serviceId: string, key: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('liveSessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('serviceId', '=', serviceId)
+    .where('key', '=', key)
+    .where(live(now))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+// Every heartbeat reads its session: a fixed query (prepared once, no query building), run at once on SQLite.
+const FIND_SESSION = fixedQuery(
+  'live_session',
+  `select id, service_id as "serviceId", key, hwid, script_id as "scriptId", heartbeat_seconds as "heartbeatSeconds",
+     started_at as "startedAt", last_seen_at as "lastSeenAt", key_expires_at as "keyExpiresAt",
+     ended_reason as "endedReason", ended_at as "endedAt"
+   from live_sessions where id = :id and service_id = :serviceId`,
+);
+
+/** The session at once (SQLite, while its connection is free), else undefined: then use findSessions. */
+export function findSessionNow(db: Db, serviceId: string, sessionId: string): SessionRow[] | undefined {
+  return runFixedQueryNow<SessionRow>(db, FIND_SESSION, { id: sessionId, serviceId });
+}
+
+const FIND_SESSIONS = fixedQuery(
+  'live_sessions_by_id',
+  `select id, service_id as "serviceId", key, hwid, script_id as "scriptId", heartbeat_seconds as "heartbeatSeconds",
+     started_at as "startedAt", last_seen_at as "lastSeenAt", key_expires_at as "keyExpiresAt",
+     ended_reason as "endedReason", ended_at as "endedAt"
+   from live_sessions where id = any(:ids)`,
+);
+
+/** Several sessions in one statement (PostgreSQL: heartbeats arriving together share one round trip). */
+export async function findSessions(db: Db, dialect: Dialect, ids: string[]): Promise<SessionRow[]> {
+  if (dialect === 'postgres') return runFixedQuery<SessionRow>(db, FIND_SESSIONS, { ids });
+  return db.selectFrom('liveSessions').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Last-seen times only move forward, so instances flushing the same session agree. */
+export async function touchSessions(db: Db, dialect: Dialect, touches: [id: string, at: number][]) {
+  if (touches.length === 0) return;
+  if (dialect === 'postgres') {
+    await sql`update live_sessions as s set last_seen_at = t.at
+      from unnest(${touches.map(([id]) => id)}::text[], ${touches.map(([, at]) => at)}::bigint[]) as t(id, at)
+      where s.id = t.id and s.last_seen_at < t.at`.execute(db);
+    return;
+  }
+  await sql`update live_sessions set last_seen_at = t.at
+    from (select value ->> 0 as id, value ->> 1 as at from json_each(${JSON.stringify(touches)})) as t
+    where live_sessions.id = t.id and live_sessions.last_seen_at < t.at`.execute(db);
+}
+
+export async function endSessions(db: Db, serviceId: string, selector: SessionSelector, reason: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('liveSessions')
+    .set({ endedReason: reason, endedAt: now })
+    .where('serviceId', '=', serviceId)
+    .where('endedReason', 'is', null)
+    .$if('sessionId' in selector, (q) => q.where('id', '=', (selector as { sessionId: string }).sessionId))
+    .$if('key' in selector, (q) => q.where('key', '=', (selector as { key: string }).key))
+    .$if('hwid' in selector, (q) => q.where('hwid', '=', (selector as { hwid: string }).hwid))
+    .$if('scriptId' in selector, (q) => q.where('scriptId', '=', (selector as { scriptId: string }).scriptId))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function deleteSession(db: Db, serviceId: string, sessionId: string): Promise<boolean> {
+  const result = await db.deleteFrom('liveSessions').where('id', '=', sessionId).where('serviceId', '=', serviceId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function setKeyExpiry(db: Db, sessionId: string, keyExpiresAt: number | null) {
+  await db.updateTable('liveSessions').set({ keyExpiresAt }).where('id', '=', sessionId).execute();
+}
+
+export async function pageLive(db: Db, serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
+  const base = db
+    .selectFrom('liveSessions')
+    .where('serviceId', '=', serviceId)
+    .where(live(now))
+    .$if(filter.key !== undefined, (q) => q.where('key', '=', filter.key!))
+    .$if(filter.scriptId !== undefined, (q) => q.where('scriptId', '=', filter.scriptId!));
+  const [items, total] = await Promise.all([
+    base.selectAll().orderBy('startedAt', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(total.n) };
+}
+
+export async function countLive(db: Db, serviceId: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('liveSessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('serviceId', '=', serviceId)
+    .where(live(now))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Drops sessions ended, or silent, longer than `keptMs` ago: their next heartbeat would answer TIMED_OUT anyway. */
+export async function pruneSessions(db: Db, now: number, keptMs: number) {
+  await db
+    .deleteFrom('liveSessions')
+    .where((eb) =>
+      eb.or([
+        eb('endedAt', '<', now - keptMs),
+        eb.and([eb('endedReason', 'is', null), eb(sql<number>`last_seen_at + heartbeat_seconds * 2000`, '<', now - keptMs)]),
+      ]),
+    )
+    .execute();
+}

@@ -1,0 +1,142 @@
+import type { AppContext } from '../../context.ts';
+import type { Redis } from 'ioredis';
+import type { Db, Dialect } from '../../db/database.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { pageOf, type PageRequest } from '../../lib/pagination.ts';
+import { iso } from '../../lib/time.ts';
+import { findActiveKey } from '../keys/keys.service.ts';
+import { serviceForClient } from '../services/services.service.ts';
+import { validateKey } from '../validation/validation.service.ts';
+import { LiveSessionsInDatabase } from './live-sessions.db.ts';
+import { LiveSessionsInRedis } from './live-sessions.redis.ts';
+import type { EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
+
+export type { EndReason, LiveSessions, SessionSelector } from './live-sessions.ts';
+export { endSessions } from './session-ending.service.ts';
+
+/** The one choice of where live sessions are kept, made when the instance starts (style habit 15). */
+export function createLiveSessions(deps: { db: Db; dialect: Dialect; redis: Redis | null }): LiveSessions {
+  return deps.redis ? new LiveSessionsInRedis(deps.redis) : new LiveSessionsInDatabase(deps.db, deps.dialect);
+}
+
+/** The sentence a buyer is shown when a session ends, by reason (the Lua client shows the same words). */
+export const END_SENTENCES: Record<EndReason, string> = {
+  KEY_BANNED: 'Your key was banned',
+  KEY_PAUSED: 'Your key was paused',
+  KEY_EXPIRED: 'Your key has expired',
+  KEY_DELETED: 'Your key was deleted',
+  HWID_RESET: "Your key's HWID was reset",
+  HWID_BLACKLISTED: 'This device is blacklisted',
+  SCRIPT_DISABLED: 'This script was disabled',
+  KILLED: 'Your session was ended by the seller',
+  TIMED_OUT: 'Your session timed out',
+};
+
+const ended = (reason: EndReason) => new AppError('SESSION_ENDED', END_SENTENCES[reason], { reason });
+
+interface OpenInput {
+  key?: string;
+  hwid?: string;
+  scriptId?: string;
+  /** Open only when the script has heartbeat or the key has maxSessions (what the loader asks). */
+  ifNeeded?: boolean;
+}
+
+/**
+ * Opens a live session (contract §18): the same validation as /keys/validate decides (a refusal opens nothing), then
+ * the live state settles the key's limit.
+ */
+export async function openSession(ctx: AppContext, serviceRef: string, input: OpenInput) {
+  const service = await serviceForClient(ctx, serviceRef);
+  let scriptId: string | null = null;
+  let scriptHeartbeat = false;
+  if (input.scriptId !== undefined) {
+    const script = await ctx.delivery.script(input.scriptId);
+    if (!script || script.serviceId !== service.id) throw notFound('Script');
+    if (!script.enabled) throw new AppError('KEY_REFUSED', 'This script is disabled', { reason: 'SCRIPT_DISABLED' });
+    scriptId = script.id;
+    scriptHeartbeat = script.heartbeat;
+  }
+  const verdict = await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid });
+  if (!verdict.valid)
+    throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
+  const now = ctx.clock();
+  // A keyless HWID opens a session without a key; the limit belongs to keys.
+  const keyRow = verdict.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
+  const maxSessions = keyRow?.maxSessions ?? 0;
+  if (input.ifNeeded && !scriptHeartbeat && maxSessions === 0) return { needed: false as const };
+  const heartbeatSeconds = service.sessionHeartbeatSeconds;
+  const opened = await ctx.liveSessions.open({
+    serviceId: service.id,
+    key: keyRow ? keyRow.key : null,
+    hwid: input.hwid!,
+    scriptId,
+    maxSessions,
+    heartbeatSeconds,
+    keyExpiresAt: keyRow?.expiresAt ?? null,
+    now,
+  });
+  if (opened === 'limit') {
+    throw new AppError('SESSION_LIMIT', `This key is already in use on ${maxSessions} device${maxSessions === 1 ? '' : 's'}`, {
+      maxSessions,
+    });
+  }
+  // Live sessions only rise when one opens, so a count taken here finds each hour's peak.
+  if (ctx.analytics.enabled) ctx.analytics.notePeakSessions(service.id, await ctx.liveSessions.count(service.id, now));
+  return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! } as const;
+}
+
+/**
+ * A heartbeat: alive, or 410 with why it ended. The key's expiry is the one refusal no change announces, so a heartbeat
+ * past the expiry the session knew reads the key once (an extension moves it; otherwise the session ends).
+ */
+export async function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string) {
+  const service = await serviceForClient(ctx, serviceRef);
+  const now = ctx.clock();
+  const beat = await ctx.liveSessions.heartbeat(service.id, sessionId, now);
+  if (!beat.alive) throw ended(beat.reason);
+  const { session } = beat;
+  if (session.key !== null && session.keyExpiresAt !== null && session.keyExpiresAt <= now) {
+    const reason = await expiryVerdict(ctx, session, now);
+    if (reason) {
+      await ctx.liveSessions.end(service.id, { sessionId }, reason, now);
+      throw ended(reason);
+    }
+  }
+  return { alive: true as const, heartbeatSeconds: session.heartbeatSeconds, expiresAt: iso(beat.expiresAt)! };
+}
+
+async function expiryVerdict(ctx: AppContext, session: LiveSession, now: number): Promise<EndReason | null> {
+  const row = await findActiveKey(ctx.db, session.serviceId, session.key!);
+  if (!row) return 'KEY_DELETED';
+  if (row.expiresAt !== null && row.expiresAt <= now) return 'KEY_EXPIRED';
+  await ctx.liveSessions.keyExpiryMoved(session, row.expiresAt);
+  return null;
+}
+
+export async function closeSession(ctx: AppContext, serviceRef: string, sessionId: string) {
+  const service = await serviceForClient(ctx, serviceRef);
+  return { ended: await ctx.liveSessions.close(service.id, sessionId, ctx.clock()) };
+}
+
+/** POST /keys/api/sessions/kill: a seller ends a key's sessions, or one session. */
+export async function killSessions(ctx: AppContext, serviceId: string, selector: { key: string } | { sessionId: string }) {
+  return { ended: await ctx.liveSessions.end(serviceId, selector, 'KILLED', ctx.clock()) };
+}
+
+const sessionView = (s: LiveSession) => ({
+  sessionId: s.sessionId,
+  key: s.key,
+  hwid: s.hwid,
+  scriptId: s.scriptId,
+  startedAt: iso(s.startedAt)!,
+  lastSeenAt: iso(s.lastSeenAt)!,
+});
+
+export async function listSessions(ctx: AppContext, serviceId: string, filter: SessionFilter, page: PageRequest) {
+  const { items, total } = await ctx.liveSessions.list(serviceId, filter, page, ctx.clock());
+  return pageOf(items.map(sessionView), total, page);
+}
+
+/** For the service status (contract §18: liveSessions). */
+export const countLiveSessions = (ctx: AppContext, serviceId: string) => ctx.liveSessions.count(serviceId, ctx.clock());
