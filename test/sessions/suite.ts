@@ -93,6 +93,16 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect((await api.open(t.app, { hwid: 'kl-1' })).status).toBe(201);
     });
 
+    it("opens a session without a key for a free-for-all script's run, and still refuses one without a key elsewhere", async () => {
+      const { s, api } = await setup();
+      const free = await uploadScript(t.app, s, { name: 'free', code: 'print(1)', ffa: true, heartbeat: true });
+      const opened = await api.open(t.app, { hwid: 'ffa-pc', scriptId: free.id });
+      expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+      expect((await api.heartbeat(second, opened.body.data.sessionId)).status).toBe(200);
+      const paid = await uploadScript(t.app, s, { name: 'paid', code: 'print(1)', heartbeat: true });
+      expect((await api.open(t.app, { hwid: 'ffa-pc', scriptId: paid.id })).body).toMatchObject({ code: 'KEY_REFUSED' });
+    });
+
     it('never answers 5xx, whatever the input', async () => {
       const { s, key } = await setup();
       const base = `/api/v1/public/sessions/${s.id}`;

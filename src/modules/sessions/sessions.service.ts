@@ -50,19 +50,22 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
   const service = await serviceForClient(ctx, serviceRef);
   let scriptId: string | null = null;
   let scriptHeartbeat = false;
+  let scriptFfa = false;
   if (input.scriptId !== undefined) {
     const script = await ctx.delivery.script(input.scriptId);
     if (!script || script.serviceId !== service.id) throw notFound('Script');
     if (!script.enabled) throw new AppError('KEY_REFUSED', 'This script is disabled', { reason: 'SCRIPT_DISABLED' });
     scriptId = script.id;
     scriptHeartbeat = script.heartbeat;
+    scriptFfa = script.ffa;
   }
-  const verdict = await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid });
-  if (!verdict.valid)
+  // A free-for-all script runs without a key (contract §16.3, §18): its run opens a session all the same, without one.
+  const verdict = input.key || !scriptFfa ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid }) : null;
+  if (verdict && !verdict.valid && !scriptFfa)
     throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
   const now = ctx.clock();
   // A keyless HWID opens a session without a key; the limit belongs to keys.
-  const keyRow = verdict.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
+  const keyRow = verdict?.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
   const maxSessions = keyRow?.maxSessions ?? 0;
   if (input.ifNeeded && !scriptHeartbeat && maxSessions === 0) return { needed: false as const };
   const heartbeatSeconds = service.sessionHeartbeatSeconds;
