@@ -5,6 +5,7 @@ import { call, seedService, type SeededService } from '../helpers/seed.ts';
 import { serviceSeeder } from '../helpers/records.ts';
 import { redactUrl } from '../../src/lib/redact.ts';
 import { LuarmorClient } from './luarmor-client.ts';
+import { addMember } from '../teams/team-helpers.ts';
 
 const t = useTestApp();
 const newService = serviceSeeder(t);
@@ -159,8 +160,32 @@ describe('key details and stats (§16.2)', () => {
   });
 });
 
+describe("a member's account key (§16.1, §17)", () => {
+  it('reaches the services it is a member of with its role: support reads and bans, but may not create users or scripts', async () => {
+    const s = await newService();
+    const support = await addMember(t().app, t().ctx, s, 'support');
+    const owner = client(s.serviceKey);
+    const created = await owner.createUser(s.identifier, { note: 'buyer' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const member = client(support.accountKey);
+    const details = await member.keyDetails();
+    expect(details.status, JSON.stringify(details.body)).toBe(200);
+    expect(details.body.projects.map((p: { id: string }) => p.id)).toEqual([s.id]);
+    const users = await member.getUsers(s.identifier);
+    expect(users.body.users.map((u: { user_key: string }) => u.user_key)).toEqual([created.body.user_key]);
+    expect((await member.blacklist(s.identifier, created.body.user_key, { ban_reason: 'chargeback' })).status).toBe(200);
+    const refused = await member.createUser(s.identifier, {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.success).toBe(false);
+    expect((await member.createScript(s.identifier, { name: 'x', script: 'print(1)' })).status).toBe(403);
+    // A stranger's account key finds no such project.
+    const stranger = await addMember(t().app, t().ctx, await newService(), 'manager');
+    expect((await client(stranger.accountKey).getUsers(s.identifier)).status).toBe(404);
+  });
+});
+
 describe('scripts (§16.2, §16.3)', () => {
-  it('creates with ffa and silent and answers the buyer snippet; an update makes a new version', async () => {
+  it('creates with ffa, silent and heartbeat and answers the buyer snippet; an update makes a new version', async () => {
     const s = await newService();
     const created = await client(s.serviceKey).createScript(s.identifier, {
       name: 'hub',
@@ -177,12 +202,12 @@ describe('scripts (§16.2, §16.3)', () => {
       loader_script: `script_key = "KEY_HERE"\nloadstring(game:HttpGet("http://keyward.test/api/v1/vss/loader/${created.body.script_id}"))()`,
       ffa: false,
       silent: true,
-      heartbeat: false,
+      heartbeat: true,
     });
     const updated = await client(s.serviceKey).updateScript(s.identifier, created.body.script_id, { script: 'print("v2")', ffa: true });
     expect(updated.body).toEqual({ success: true, message: 'Script updated!', script_version: '2' });
     const record = await call(t().app, 'GET', '/api/v1/vss/api/scripts', { key: s.serviceKey });
-    expect(record.body.data.items[0]).toMatchObject({ name: 'hub', ffa: true, silent: true });
+    expect(record.body.data.items[0]).toMatchObject({ name: 'hub', ffa: true, silent: true, heartbeat: true });
   });
 });
 

@@ -17,7 +17,7 @@ import {
   ScriptCode,
   updateScript,
 } from '../scripts/scripts.service.ts';
-import { listAccountServices, type ServiceRow } from '../services/services.service.ts';
+import { listReachableServices, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
 import * as schemas from './luarmor.schemas.ts';
 import { installLuarmorErrors, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
@@ -46,12 +46,12 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
   const { ctx } = app;
   installLuarmorErrors(fastify);
 
-  /** The services a principal of the key routes sees: a service key its own, an account key every one it owns. */
+  /** The services a principal of the key routes sees: a service key its own, an account key every one it owns or is a member of. */
   async function servicesOf(request: Parameters<typeof actorOf>[0]): Promise<ServiceRow[]> {
     const principal = request.principal!;
     if (principal.kind === 'service-key') return [principal.service];
     if (principal.service) return [principal.service];
-    return listAccountServices(ctx.db, principal.account.id);
+    return listReachableServices(ctx.db, principal.account.id);
   }
 
   app.get(
@@ -343,18 +343,18 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Luarmor: create a script',
         description:
-          "Uploads `script` under `name` with ffa and silent (contract §16.3); answers the buyer's loader snippet. Needs allowVss.",
+          "Uploads `script` under `name` with ffa, silent and heartbeat (contract §16.3, §18); answers the buyer's loader snippet. Needs allowVss.",
         tags,
         params: schemas.ProjectParams,
         body: schemas.CreateScriptBody,
       },
     },
     async (request) => {
-      const { name, script, ffa, silent } = request.body;
+      const { name, script, ffa, silent, heartbeat } = request.body;
       const view = await createScript(
         ctx,
         serviceOf(request).id,
-        { name: scriptNameOf(name), code: codeOf(script), ffa, silent },
+        { name: scriptNameOf(name), code: codeOf(script), ffa, silent, heartbeat },
         actorOf(request),
       );
       return ok('Script created!', {
@@ -363,8 +363,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
         loader_script: buyerSnippet(loadstringFor(ctx, view.id)),
         ffa: ffa === true,
         silent: silent === true,
-        // Live sessions (§18) are not part of this branch: the option is accepted and reads back as off.
-        heartbeat: false,
+        heartbeat: view.heartbeat,
       });
     },
   );
@@ -376,20 +375,20 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       bodyLimit,
       schema: {
         summary: 'Luarmor: update a script',
-        description: 'New code (a new version, live at once) and the ffa/silent options of the script. Needs allowVss.',
+        description: 'New code (a new version, live at once) and the ffa/silent/heartbeat options of the script. Needs allowVss.',
         tags,
         params: schemas.ScriptParams,
         body: schemas.UpdateScriptBody,
       },
     },
     async (request) => {
-      const { script, ffa, silent } = request.body;
+      const { script, ffa, silent, heartbeat } = request.body;
       const serviceId = serviceOf(request).id;
       const view = await updateScript(
         ctx,
         serviceId,
         request.params.script_id,
-        { code: script === undefined ? undefined : codeOf(script), ffa, silent },
+        { code: script === undefined ? undefined : codeOf(script), ffa, silent, heartbeat },
         actorOf(request),
       );
       const row = await findScript(ctx.db, view.id);

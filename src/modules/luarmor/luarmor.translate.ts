@@ -77,6 +77,9 @@ function fromAppError(request: FastifyRequest, error: AppError): [number, string
     case 'PERMISSION_DENIED':
     case 'IP_NOT_ALLOWED':
     case 'FORBIDDEN':
+    // A member's role or a reseller's quota (contract §17), in Keyward's words: Luarmor has no such refusal.
+    case 'ROLE_FORBIDDEN':
+    case 'QUOTA_EXCEEDED':
       return [403, error.message];
     case 'NOT_FOUND':
       if (error.message.startsWith('Project')) return [404, PROJECT_NOT_FOUND];

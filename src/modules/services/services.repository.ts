@@ -94,6 +94,27 @@ export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
 export const listAccountServices = (db: Db, accountId: string) =>
   db.selectFrom('services').select(SERVICE_COLUMNS).where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
 
+/** Every service the account owns or is a member of, oldest first (a member's account key reaches these, §17). */
+export const listReachableServices = (db: Db, accountId: string) =>
+  db
+    .selectFrom('services')
+    .select(SERVICE_COLUMNS)
+    .where((eb) =>
+      eb.or([
+        eb('accountId', '=', accountId),
+        eb.exists(
+          eb
+            .selectFrom('serviceMembers as m')
+            .select('m.serviceId')
+            .whereRef('m.serviceId', '=', 'services.id')
+            .where('m.accountId', '=', accountId),
+        ),
+      ]),
+    )
+    .orderBy('createdAt', 'asc')
+    .orderBy('id')
+    .execute();
+
 export const updateService = (db: Db, id: string, patch: Updateable<ServicesTable>) =>
   db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();
 

@@ -220,6 +220,7 @@ export {
   findServiceByKeyDigest,
   findServiceByRef,
   listAccountServices,
+  listReachableServices,
   updateService,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';
