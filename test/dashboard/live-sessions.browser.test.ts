@@ -37,4 +37,38 @@ describe('live now', () => {
       .toBe(1);
     await page.context().close();
   }, 90_000);
+
+  it('saves how often scripts check in from Settings, and Devices at once on a product', async () => {
+    const { ctx } = d.app();
+    const s = await seedService(ctx);
+    const page = await d.signedInPage(s.account, `/services/${s.id}/settings`);
+    const heartbeat = page.getByRole('textbox', { name: 'Heartbeat every (seconds)' });
+    await heartbeat.fill('5');
+    await page.getByRole('button', { name: 'Save heartbeat' }).click();
+    await page
+      .getByText(/from 10 to 300/)
+      .first()
+      .waitFor();
+    await heartbeat.fill('45');
+    await page.getByRole('button', { name: 'Save heartbeat' }).click();
+    await expect
+      .poll(async () =>
+        Number(
+          (await ctx.db.selectFrom('services').select('sessionHeartbeatSeconds').where('id', '=', s.id).executeTakeFirstOrThrow())
+            .sessionHeartbeatSeconds,
+        ),
+      )
+      .toBe(45);
+
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('button', { name: 'New product' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New product' });
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('Two PCs');
+    await dialog.getByRole('textbox', { name: 'Devices at once' }).fill('2');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('article', { name: 'Two PCs' }).waitFor();
+    const product = await ctx.db.selectFrom('products').select('maxSessions').where('serviceId', '=', s.id).executeTakeFirstOrThrow();
+    expect(product.maxSessions).toBe(2);
+    await page.context().close();
+  }, 90_000);
 });

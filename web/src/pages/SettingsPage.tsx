@@ -14,6 +14,13 @@ import { rangeProblem } from '../lib/numbers';
 import { describeTestOutcome } from '../lib/outcomes';
 import { outboxStatusLabel } from '../lib/labels';
 
+const HEARTBEAT = {
+  label: 'Heartbeat every (seconds)',
+  subject: 'How often a running script checks in',
+  min: 10,
+  max: 300,
+  unit: 'seconds',
+};
 const COOLDOWN = {
   free: { label: 'Free keys (hours)', subject: 'The cooldown of free keys', min: 0, max: 720, unit: 'hours' },
   premium: { label: 'Premium keys (hours)', subject: 'The cooldown of premium keys', min: 0, max: 720, unit: 'hours' },
@@ -39,6 +46,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
   const [confirmDisconnect, setConfirmDisconnect] = useState(false);
   const [confirmRemoveWebhook, setConfirmRemoveWebhook] = useState(false);
   const [triedCooldowns, setTriedCooldowns] = useState(false);
+  const [heartbeatSeconds, setHeartbeatSeconds] = useState<number | string>(s.sessionHeartbeatSeconds);
+  const [triedHeartbeat, setTriedHeartbeat] = useState(false);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['service-info', serviceId] });
 
   const update = useMutation({
@@ -233,6 +242,28 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
             <RangeInput range={COOLDOWN.premium} value={premium} onChange={setPremium} showEmpty={triedCooldowns} required />
             <Button type="submit" loading={update.isPending}>
               Save cooldowns
+            </Button>
+          </Group>
+        </form>
+      </Section>
+
+      <Section title="Live sessions">
+        <Text size="sm" mb="xs">
+          A running script checks in this often; a banned or paused key is stopped at its next check, and a device that misses two check-ins
+          frees its place. Shorter stops buyers sooner, longer sends fewer requests.
+        </Text>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setTriedHeartbeat(true);
+            if (rangeProblem(heartbeatSeconds, HEARTBEAT)) return;
+            update.mutate({ sessionHeartbeatSeconds: Number(heartbeatSeconds) });
+          }}
+        >
+          <Group align="flex-start" gap="xs" wrap="wrap">
+            <RangeInput range={HEARTBEAT} value={heartbeatSeconds} onChange={setHeartbeatSeconds} showEmpty={triedHeartbeat} required />
+            <Button type="submit" loading={update.isPending}>
+              Save heartbeat
             </Button>
           </Group>
         </form>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
 import { PRODUCT_PATH, PRODUCTS_PATH, wholeNumberError, type Expiration, type Product } from './types';
+import { MAX_SESSIONS_HINT } from '../keys/GenerateDialog';
 
 /** Create (product null) or edit a product. Numbers are checked here with a sentence and never changed silently. */
 export function ProductDialog({
@@ -22,11 +23,13 @@ export function ProductDialog({
   const [expiration, setExpiration] = useState<Expiration>((product?.expirationType as Expiration | undefined) ?? 'byDays');
   const [days, setDays] = useState<number | string>(product?.days ?? 30);
   const [maxHwids, setMaxHwids] = useState<number | string>(product?.maxHwids ?? 1);
+  const [maxSessions, setMaxSessions] = useState<number | string>(product?.maxSessions ?? 0);
   const [isPremium, setIsPremium] = useState(product?.isPremium ?? false);
   const [note, setNote] = useState(product?.note ?? '');
   const [checked, setChecked] = useState(false);
   const daysError = expiration === 'lifetime' ? null : wholeNumberError('Days', days, 1, 3650);
   const hwidsError = wholeNumberError('Max HWIDs', maxHwids, 1, 100);
+  const sessionsError = wholeNumberError('Devices at once', maxSessions, 0, 100);
   const nameError = name.trim() === '' ? 'Name is required.' : null;
   const save = useMutation({
     mutationFn: async () => {
@@ -36,6 +39,7 @@ export function ProductDialog({
         days: expiration === 'lifetime' ? null : Number(days),
         isPremium,
         maxHwids: Number(maxHwids),
+        maxSessions: Number(maxSessions),
         note: note.trim() || null,
       };
       const headers = serviceHeaders(serviceId);
@@ -56,7 +60,7 @@ export function ProductDialog({
         onSubmit={(e) => {
           e.preventDefault();
           setChecked(true);
-          if (!nameError && !daysError && !hwidsError) save.mutate();
+          if (!nameError && !daysError && !hwidsError && !sessionsError) save.mutate();
         }}
       >
         <Stack>
@@ -96,6 +100,15 @@ export function ProductDialog({
             allowDecimal={false}
             clampBehavior="none"
             error={checked && hwidsError}
+          />
+          <NumberInput
+            label="Devices at once"
+            description={MAX_SESSIONS_HINT}
+            value={maxSessions}
+            onChange={setMaxSessions}
+            allowDecimal={false}
+            clampBehavior="none"
+            error={checked && sessionsError}
           />
           <Checkbox label="Premium" checked={isPremium} onChange={(e) => setIsPremium(e.currentTarget.checked)} />
           <TextInput
