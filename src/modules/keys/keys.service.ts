@@ -1,8 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { ActiveKeysTable, Flag, GeneratedKeysTable } from '../../db/schema.ts';
+import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
 import { AppError, invalid, notFound } from '../../errors.ts';
-import { randomAlphanumeric } from '../../lib/random.ts';
 import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
@@ -10,40 +9,14 @@ import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import { refundResellerKey, roleForbidden, spendResellerQuota, type ServiceAction } from '../services/services.service.ts';
+import { refundResellerKey, roleForbidden, type ServiceAction } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
-import { banNow, banPatch, statusNow } from './key-bans.ts';
+import { banPatch, statusNow } from './key-bans.ts';
 import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
-
-export const KEY_LENGTH = 32;
-export const newLicenseKey = () => randomAlphanumeric(KEY_LENGTH);
-const flag = (value: boolean | undefined): Flag => (value ? 1 : 0);
-
-export type KeyStatus = 'active' | 'paused' | 'banned';
-export type ExpirationType = 'byDays' | 'byDate' | 'lifetime' | 'afterRedeem';
-type TimeInput = string | number;
-
-/** The fields active and generated keys share, as the API shows them at `now` (a ban past its end is no ban, §19). */
-function keyFieldsView(row: repo.ActiveKeyRow | repo.GeneratedKeyRow, now: number) {
-  return {
-    note: row.note,
-    isPremium: row.isPremium === 1,
-    noHwidValidation: row.noHwidValidation === 1,
-    status: statusNow(row, now),
-    expiresAt: iso(row.expiresAt),
-    chatId: row.chatId,
-    maxHwids: row.maxHwids,
-    createdBy: row.createdBy === null ? null : { accountId: row.createdBy, username: row.createdByUsername },
-    maxSessions: row.maxSessions,
-  };
-}
-
-/** Who a key is recorded as made by (contract §17): the acting account, or null for a machine or the system. */
-export interface KeyCreator {
-  accountId: string;
-  username: string | null;
-}
+import { flag } from './keys-generate.service.ts';
+import type { KeyStatus, TimeInput } from './key-types.ts';
+import { toActiveKeyView, toGeneratedKeyView } from './keys-view.ts';
 
 /**
  * Contract §17: a reseller works only on keys it created; any other key is answered as missing (404), like another
@@ -64,201 +37,6 @@ const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId', 'banRea
 /** The role-table action a key edit needs: keys.support for status, note, HWID and Discord user, keys.manage beyond. */
 export const editAction = (edit: object): ServiceAction =>
   Object.keys(edit).every((field) => SUPPORT_EDIT_FIELDS.has(field)) ? 'keys.support' : 'keys.manage';
-
-export function toActiveKeyView(row: repo.ActiveKeyWithHwids, now: number) {
-  const ban = banNow(row, now);
-  return {
-    key: row.key,
-    hwid: row.hwids[0] ?? null,
-    hwids: row.hwids,
-    ...keyFieldsView(row, now),
-    banReason: ban.banReason,
-    banExpiresAt: iso(ban.banExpiresAt),
-    executions: row.executions,
-    createdAt: iso(row.createdAt)!,
-    activatedAt: iso(row.activatedAt)!,
-    lastUsedAt: iso(row.lastUsedAt),
-    hwidResetAt: iso(row.hwidResetAt),
-    hwidResetCount: row.hwidResetCount,
-  };
-}
-
-export function toGeneratedKeyView(row: repo.GeneratedKeyRow, now: number) {
-  return {
-    key: row.key,
-    ...keyFieldsView(row, now),
-    expirationType: row.expirationType,
-    durationDays: row.durationDays ?? null,
-    createdAt: iso(row.createdAt)!,
-  };
-}
-
-export interface GenerateInput {
-  expirationType: ExpirationType;
-  count?: number;
-  days?: number;
-  expiresAt?: TimeInput;
-  note?: string;
-  isPremium?: boolean;
-  noHwidValidation?: boolean;
-  chatId?: string;
-  maxHwids?: number;
-  maxSessions?: number;
-}
-
-const onlyWithDays = (field: string) => invalid(field, `${field} is only used when expirationType is byDays or afterRedeem`);
-
-/** The expiry a new generated key gets, and for afterRedeem the days its time runs from redemption (contract §12.1). */
-function expiryFor(input: GenerateInput, now: number): { expiresAt: number | null; durationDays: number | null } {
-  switch (input.expirationType) {
-    case 'byDays':
-      if (input.days === undefined) throw invalid('days', 'days is required when expirationType is byDays');
-      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
-      return { expiresAt: now + input.days * DAY_MS, durationDays: null };
-    case 'afterRedeem':
-      if (input.days === undefined) throw invalid('days', 'days is required when expirationType is afterRedeem');
-      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
-      // The clock starts at redemption: until then the key has no expiry and never counts as expired.
-      return { expiresAt: null, durationDays: input.days };
-    case 'byDate':
-      if (input.expiresAt === undefined) throw invalid('expiresAt', 'expiresAt is required when expirationType is byDate');
-      if (input.days !== undefined) throw onlyWithDays('days');
-      return { expiresAt: parseFutureTime('expiresAt', input.expiresAt, now), durationDays: null };
-    case 'lifetime':
-      if (input.days !== undefined) throw onlyWithDays('days');
-      if (input.expiresAt !== undefined) throw invalid('expiresAt', 'expiresAt is only used when expirationType is byDate');
-      return { expiresAt: null, durationDays: null };
-  }
-}
-
-/**
- * Writes `input.count` new generated keys in the caller's transaction and answers their rows. For callers
- * that make keys as part of a larger change (a shop delivery); the caller writes its own audit entry.
- */
-export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateInput, now: number, createdBy: KeyCreator | null = null) {
-  const { expiresAt, durationDays } = expiryFor(input, now);
-  const rows = Array.from({ length: input.count ?? 1 }, () => ({
-    key: newLicenseKey(),
-    serviceId,
-    note: input.note ?? null,
-    isPremium: flag(input.isPremium),
-    noHwidValidation: flag(input.noHwidValidation),
-    status: 'active' as const,
-    expiresAt,
-    chatId: input.chatId ?? null,
-    expirationType: input.expirationType,
-    createdAt: now,
-    maxHwids: input.maxHwids ?? 1,
-    maxSessions: input.maxSessions ?? 0,
-    durationDays,
-    createdBy: createdBy?.accountId ?? null,
-    createdByUsername: createdBy?.username ?? null,
-    banReason: null,
-    banExpiresAt: null,
-    unbanToken: null,
-  }));
-  await repo.insertGeneratedKeys(trx, rows);
-  return rows;
-}
-
-/** One new key made active and bound to `hwid` at once: a Luarmor user created with an identifier (contract §16.2). */
-async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, hwid: string, now: number, createdBy: KeyCreator | null) {
-  const { expiresAt } = expiryFor(input, now);
-  const key = newLicenseKey();
-  await repo.insertActiveKey(trx, {
-    key,
-    serviceId,
-    hwid,
-    note: input.note ?? null,
-    isPremium: flag(input.isPremium),
-    noHwidValidation: 0,
-    status: 'active',
-    expiresAt,
-    chatId: input.chatId ?? null,
-    executions: 0,
-    createdAt: now,
-    activatedAt: now,
-    lastUsedAt: null,
-    hwidResetAt: null,
-    hwidResetCount: 0,
-    maxHwids: input.maxHwids ?? 1,
-    hwidCount: 1,
-    createdBy: createdBy?.accountId ?? null,
-    createdByUsername: createdBy?.username ?? null,
-  });
-  await repo.insertKeyHwids(trx, serviceId, key, [hwid]);
-  await syncChatRoles(trx, serviceId, [input.chatId ?? null], now);
-  return key;
-}
-
-/**
- * The one way keys are made through the API: in one transaction, a reseller's quota is spent (too few left, and
- * nothing is created), the keys are written and the generate is audited. `anonymous`: the keys record no maker
- * (contract §17: keys from the Luarmor API have `createdBy` null); by default the acting account (a service key's
- * owner) is recorded.
- */
-async function creatingKeys<T>(
-  ctx: AppContext,
-  serviceId: string,
-  input: GenerateInput,
-  actor: Actor,
-  anonymous: boolean,
-  create: (trx: Db, now: number, createdBy: KeyCreator | null) => Promise<{ result: T; key: string | null; details?: object }>,
-) {
-  const now = ctx.clock();
-  // Checked before the transaction opens, so bad input never holds a connection.
-  const { expiresAt } = expiryFor(input, now);
-  return ctx.db.transaction().execute(async (trx) => {
-    const createdBy = anonymous ? null : await creatorOf(trx, actor);
-    const reseller = resellerScope(actor);
-    if (reseller !== null) {
-      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt };
-      await spendResellerQuota(trx, serviceId, reseller, request, now);
-    }
-    const { result, key, details } = await create(trx, now, createdBy);
-    const count = input.count ?? 1;
-    const audited = { count, expirationType: input.expirationType, isPremium: input.isPremium === true, ...details };
-    await recordServiceAudit(trx, actor, serviceId, 'key.generate', key, audited, now);
-    return result;
-  });
-}
-
-export async function generateKeys(
-  ctx: AppContext,
-  serviceId: string,
-  input: GenerateInput,
-  actor: Actor,
-  options: { anonymous?: boolean } = {},
-) {
-  return creatingKeys(ctx, serviceId, input, actor, options.anonymous === true, async (trx, now, createdBy) => {
-    const rows = await insertNewKeys(trx, serviceId, input, now, createdBy);
-    return { result: rows, key: rows.length === 1 ? rows[0]!.key : null };
-  });
-}
-
-/** One key, active and bound to `hwid` from the start (a Luarmor user with an identifier), made like generateKeys'. */
-export async function generateBoundKey(
-  ctx: AppContext,
-  serviceId: string,
-  input: GenerateInput,
-  hwid: string,
-  actor: Actor,
-  options: { anonymous?: boolean } = {},
-) {
-  const one = { ...input, count: 1 };
-  return creatingKeys(ctx, serviceId, one, actor, options.anonymous === true, async (trx, now, createdBy) => {
-    const key = await insertBoundKey(trx, serviceId, one, hwid, now, createdBy);
-    return { result: key, key, details: { boundTo: hwid } };
-  });
-}
-
-/** The account a generate records as the keys' maker: a service key is its owner's machine credential, so the owner. */
-async function creatorOf(db: Db, actor: Actor): Promise<KeyCreator | null> {
-  if (actor.accountId === null) return null;
-  if (actor.username !== undefined) return { accountId: actor.accountId, username: actor.username };
-  const account = await db.selectFrom('accounts').select('username').where('id', '=', actor.accountId).executeTakeFirst();
-  return { accountId: actor.accountId, username: account?.username ?? null };
-}
 
 /** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
 function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {
@@ -603,4 +381,14 @@ export { scriptLoadstrings } from './loadstrings.ts';
 // Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
 export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
-export { assertOwnKey };
+export { assertOwnKey, toActiveKeyView, toGeneratedKeyView };
+export {
+  generateBoundKey,
+  generateKeys,
+  insertNewKeys,
+  KEY_LENGTH,
+  newLicenseKey,
+  type GenerateInput,
+  type KeyCreator,
+} from './keys-generate.service.ts';
+export type { ExpirationType, KeyStatus, TimeInput } from './key-types.ts';
