@@ -1,4 +1,5 @@
 import { cookiesOf } from '../lib/cookies.ts';
+import { assertStorableParams } from './validation.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound, permissionDenied, unauthorized } from '../errors.ts';
@@ -89,6 +90,7 @@ export function presentedLuarmorKey(request: FastifyRequest): string | null {
  * service key's service, or no service for an account key.
  */
 async function authenticateLuarmor(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  assertStorableParams(request);
   const key = presentedLuarmorKey(request);
   const project = (request.params as { project_id?: unknown } | undefined)?.project_id;
   const ref = typeof project === 'string' ? project : null;

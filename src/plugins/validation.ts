@@ -109,6 +109,16 @@ function unstorableAt(value: unknown, path: string, depth = 0): string | null {
 }
 
 /**
+ * The same refusal for the path parameters alone, for an authentication that reads one (the Luarmor API's key and
+ * project are in the path): such text must be a 400, not a lookup the database fails on.
+ */
+export function assertStorableParams(request: FastifyRequest): void {
+  const field = unstorableAt(request.params, '');
+  if (field !== null)
+    throw invalid(field || 'params', `${field || 'The request params'} must not contain a NUL character or an unpaired surrogate`);
+}
+
+/**
  * Installed once for every route (app.ts), whatever its schema says, so no new route can let such text
  * reach a query: contract §10 wants a 400 naming the field on both databases.
  */
