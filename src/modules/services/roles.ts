@@ -10,16 +10,18 @@ import { AppError } from '../../errors.ts';
  * switch, variables, key system, products, shop, Discord, events, signing, settings, ending sessions.
  * service.own: service key, permissions, IP allowlist, invites, members, deleting the service.
  */
-export type ServiceAction =
-  | 'keys.read'
-  | 'keys.insights'
-  | 'keys.generate'
-  | 'keys.support'
-  | 'keys.manage'
-  | 'keys.delete'
-  | 'lists.manage'
-  | 'service.configure'
-  | 'service.own';
+export const SERVICE_ACTIONS = [
+  'keys.read',
+  'keys.insights',
+  'keys.generate',
+  'keys.support',
+  'keys.manage',
+  'keys.delete',
+  'lists.manage',
+  'service.configure',
+  'service.own',
+] as const;
+export type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
 export type ServiceRole = 'owner' | MemberRole;
 export const MEMBER_ROLES: readonly MemberRole[] = ['manager', 'support', 'reseller'];
@@ -30,17 +32,7 @@ export const MEMBER_ROLES: readonly MemberRole[] = ['manager', 'support', 'resel
  * module scopes a reseller's reads and edits to its own keys (404 outside them) and spends its quota on generate.
  */
 export const ROLE_TABLE: Readonly<Record<ServiceRole, ReadonlySet<ServiceAction>>> = {
-  owner: new Set([
-    'keys.read',
-    'keys.insights',
-    'keys.generate',
-    'keys.support',
-    'keys.manage',
-    'keys.delete',
-    'lists.manage',
-    'service.configure',
-    'service.own',
-  ]),
+  owner: new Set(SERVICE_ACTIONS),
   manager: new Set([
     'keys.read',
     'keys.insights',

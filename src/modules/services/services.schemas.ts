@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Strict, Time } from '../../schemas.ts';
+import { SERVICE_ACTIONS, type ServiceAction } from './roles.ts';
 
 export const ServiceName = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be 1 to 100 characters' });
 export const Service = Type.Object({ id: Type.String(), identifier: Type.String(), name: Type.String(), createdAt: Time });
@@ -28,5 +29,7 @@ export const AllowlistBody = Strict({
 /** Contract §17: the caller's role on the service. */
 export const ServiceRole = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('support'), Type.Literal('reseller')]);
 /** `actions`: what the role may do (contract §17's table), so the dashboard shows only those sections. */
-export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole, actions: Type.Array(Type.String()) });
+/** One of contract §17's actions, named by the role table itself (so the dashboard's type follows it). */
+const ServiceActionName = Type.Unsafe<ServiceAction>({ type: 'string', enum: [...SERVICE_ACTIONS] });
+export const ServiceWithRole = Type.Object({ ...Service.properties, role: ServiceRole, actions: Type.Array(ServiceActionName) });
 export const ServiceList = Type.Object({ services: Type.Array(ServiceWithRole) });

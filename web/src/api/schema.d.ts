@@ -280,7 +280,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
-                                    actions: string[];
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                                 }[];
                             };
                         };
@@ -442,7 +442,7 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 role: "owner" | "manager" | "support" | "reseller";
-                                actions: string[];
+                                actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                             };
                         };
                     };
@@ -1411,7 +1411,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
-                                    actions: string[];
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                                 };
                             };
                         };
@@ -11722,7 +11722,7 @@ export interface paths {
         put?: never;
         /**
          * Luarmor: create a script
-         * @description Uploads `script` under `name` with ffa and silent (contract §16.3); answers the buyer's loader snippet. Needs allowVss.
+         * @description Uploads `script` under `name` with ffa, silent and heartbeat (contract §16.3, §18); answers the buyer's loader snippet. Needs allowVss.
          */
         post: {
             parameters: {
@@ -11772,7 +11772,7 @@ export interface paths {
         get?: never;
         /**
          * Luarmor: update a script
-         * @description New code (a new version, live at once) and the ffa/silent options of the script. Needs allowVss.
+         * @description New code (a new version, live at once) and the ffa/silent/heartbeat options of the script. Needs allowVss.
          */
         put: {
             parameters: {

@@ -5,16 +5,7 @@ import { useServices, type Service } from './queries';
  * lists each service with the caller's `role` and its `actions`. The dashboard shows only what those allow (contract
  * §21: hidden, not greyed out); the server refuses the rest anyway.
  */
-export type ServiceAction =
-  | 'keys.read'
-  | 'keys.insights'
-  | 'keys.generate'
-  | 'keys.support'
-  | 'keys.manage'
-  | 'keys.delete'
-  | 'lists.manage'
-  | 'service.configure'
-  | 'service.own';
+export type ServiceAction = Service['actions'][number];
 
 export interface ServiceAccess {
   /** Still loading: nothing is shown yet. */
