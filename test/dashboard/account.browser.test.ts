@@ -111,7 +111,7 @@ describe('dashboard account and staff pages in a real browser', () => {
       .execute();
     const page = await d.newPage();
     await signInWithPassword(page, d.url('/login'), account.username, account.password);
-    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Too many attempts: sign-in is locked');
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Too many failed sign-ins for this account: wait');
     expect(new URL(page.url()).pathname).toBe('/login');
 
     await page.getByLabel('Sign in with API key').check();
