@@ -10,6 +10,11 @@ import { testDialect } from '../helpers/database.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { SIGNIN_ENV, signIn } from '../signin/helpers.ts';
 
+// A DATA_DIR, -wal and -shm files and the file snapshot belong to the embedded database: on PostgreSQL these cases are
+// not registered at all (rather than reported as skipped).
+const onSqlite = testDialect() === 'sqlite' ? it : () => undefined;
+const describeOnSqlite = testDialect() === 'sqlite' ? describe : () => undefined;
+
 /**
  * Contract §22 (what a new seller tripped on): the CLI never prints a stack trace, names a path it cannot use and
  * why, prints its usage for `keyward` and `--help`, and `account reset-password` sets a password and signs the
@@ -107,7 +112,7 @@ describe('keyward CLI: usage and paths (contract §22)', () => {
     expect(res.stderr).toContain(`keyward: cannot read ${file}: no such file`);
   });
 
-  it.runIf(testDialect() === 'sqlite')('a DATA_DIR it may not use is named, not "unable to open database file"', async () => {
+  onSqlite('a DATA_DIR it may not use is named, not "unable to open database file"', async () => {
     const dir = mkdtempSync(join(scratch, 'server-only-'));
     chmodSync(dir, 0o700);
     const res = await keyward(['migrate'], { asOtherUser: true, env: { DATA_DIR: dir } });
@@ -158,8 +163,8 @@ describe('keyward account reset-password (contract §22)', () => {
   });
 });
 
-describe('keyward backup leaves only the snapshot (contract §22)', () => {
-  it.runIf(testDialect() === 'sqlite')('no *.partial, -wal or -shm beside the snapshot', async () => {
+describeOnSqlite('keyward backup leaves only the snapshot (contract §22)', () => {
+  it('no *.partial, -wal or -shm beside the snapshot', async () => {
     const folder = mkdtempSync(join(scratch, 'out-'));
     const res = await keyward(['backup', '--out', join(folder, 'b.db')]);
     expect(res.code, res.stderr).toBe(0);
@@ -168,8 +173,8 @@ describe('keyward backup leaves only the snapshot (contract §22)', () => {
   });
 });
 
-describe('the backup record survives a restore (contract §22)', () => {
-  it.runIf(testDialect() === 'sqlite')('after restoring an older snapshot, the last backup is still the newest one', async () => {
+describeOnSqlite('the backup record survives a restore (contract §22)', () => {
+  it('after restoring an older snapshot, the last backup is still the newest one', async () => {
     const env = { DATA_DIR: mkdtempSync(join(scratch, 'live-')) };
     expect((await keyward(['migrate'], { env })).code).toBe(0);
     const folder = mkdtempSync(join(scratch, 'snapshots-'));
