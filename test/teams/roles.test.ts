@@ -38,8 +38,9 @@ interface Family {
 const families: Family[] = [
   { name: 'keys.read: list keys', allowed: WHO, run: (who) => asMember(t().app, people[who], s, 'GET', '/keys/api/keys') },
   {
-    name: 'keys.read: service status',
-    allowed: WHO,
+    // Counts over every key of the service: analytics, not a reseller's own keys (contract §17).
+    name: 'keys.insights: service status',
+    allowed: ['owner', 'manager', 'support'],
     run: (who) => asMember(t().app, people[who], s, 'GET', '/keys/api/service/status'),
   },
   {

@@ -33,7 +33,7 @@ export default async function serviceSettingsRoutes(fastify: FastifyInstance) {
   app.get(
     '/keys/api/service/status',
     {
-      config: { ...read, action: 'keys.read' },
+      config: { ...read, action: 'keys.insights' },
       schema: {
         summary: 'Service status',
         description: 'Key, keyless HWID and ban counts of the service.',
