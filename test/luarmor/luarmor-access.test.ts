@@ -178,6 +178,13 @@ describe("a member's account key (§16.1, §17)", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.success).toBe(false);
     expect((await member.createScript(s.identifier, { name: 'x', script: 'print(1)' })).status).toBe(403);
+    // The stats count keys over whole services: support's role may read them, a reseller's may not (§17: no analytics).
+    expect((await member.keyStats()).body.stats.users).toBe(1);
+    const reseller = await addMember(t().app, t().ctx, s, 'reseller');
+    const resellerStats = await client(reseller.accountKey).keyStats();
+    expect(resellerStats.status).toBe(200);
+    expect(resellerStats.body.stats).toMatchObject({ users: 0, scripts: 0 });
+    expect((await client(reseller.accountKey).keyDetails()).body.projects.map((p: { id: string }) => p.id)).toEqual([s.id]);
     // A stranger's account key finds no such project.
     const stranger = await addMember(t().app, t().ctx, await newService(), 'manager');
     expect((await client(stranger.accountKey).getUsers(s.identifier)).status).toBe(404);

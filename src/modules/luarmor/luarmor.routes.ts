@@ -17,7 +17,7 @@ import {
   ScriptCode,
   updateScript,
 } from '../scripts/scripts.service.ts';
-import { listReachableServices, type ServiceRow } from '../services/services.service.ts';
+import { reachableServices, type ServiceAction, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
 import * as schemas from './luarmor.schemas.ts';
 import { installLuarmorErrors, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
@@ -46,12 +46,15 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
   const { ctx } = app;
   installLuarmorErrors(fastify);
 
-  /** The services a principal of the key routes sees: a service key its own, an account key every one it owns or is a member of. */
-  async function servicesOf(request: Parameters<typeof actorOf>[0]): Promise<ServiceRow[]> {
+  /**
+   * The services a principal of the key routes sees: a service key its own; an account key every one it owns or is a
+   * member of whose role allows `action` (a reseller's key counts no one else's keys in the stats).
+   */
+  async function servicesOf(request: Parameters<typeof actorOf>[0], action: ServiceAction): Promise<ServiceRow[]> {
     const principal = request.principal!;
     if (principal.kind === 'service-key') return [principal.service];
     if (principal.service) return [principal.service];
-    return listReachableServices(ctx.db, principal.account.id);
+    return reachableServices(ctx, principal.account.id, action);
   }
 
   app.get(
@@ -79,7 +82,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       const principal = request.principal!;
       const account = principal.kind === 'service-key' ? await findAccountById(ctx.db, principal.accountId) : principal.account;
       const projects = [];
-      for (const service of await servicesOf(request)) {
+      for (const service of await servicesOf(request, 'keys.read')) {
         const scripts = await allScripts(ctx, service.id);
         projects.push({
           platform: 'roblox',
@@ -127,7 +130,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       let users = 0;
       let obfuscations = 0;
       let attacksBlocked = 0;
-      for (const service of await servicesOf(request)) {
+      for (const service of await servicesOf(request, 'keys.insights')) {
         const series = await luarmor.lastDay(ctx, service.id, now);
         series.forEach((bucket, i) => {
           executions[i]! += bucket.executions;

@@ -94,26 +94,22 @@ export const findServiceByKeyDigest = (db: Db, keyDigest: string) =>
 export const listAccountServices = (db: Db, accountId: string) =>
   db.selectFrom('services').select(SERVICE_COLUMNS).where('accountId', '=', accountId).orderBy('createdAt', 'asc').orderBy('id').execute();
 
-/** Every service the account owns or is a member of, oldest first (a member's account key reaches these, §17). */
-export const listReachableServices = (db: Db, accountId: string) =>
-  db
+/** Every service the account owns or is a member of, oldest first, with its role there (a member's key reaches these, §17). */
+export async function listReachableServices(db: Db, accountId: string) {
+  const rows = await db
     .selectFrom('services')
-    .select(SERVICE_COLUMNS)
-    .where((eb) =>
-      eb.or([
-        eb('accountId', '=', accountId),
-        eb.exists(
-          eb
-            .selectFrom('serviceMembers as m')
-            .select('m.serviceId')
-            .whereRef('m.serviceId', '=', 'services.id')
-            .where('m.accountId', '=', accountId),
-        ),
-      ]),
-    )
-    .orderBy('createdAt', 'asc')
-    .orderBy('id')
+    .leftJoin('serviceMembers as m', (join) => join.onRef('m.serviceId', '=', 'services.id').on('m.accountId', '=', accountId))
+    .select(SERVICE_COLUMNS.map((column) => `services.${column}` as const))
+    .select('m.role as memberRole')
+    .where((eb) => eb.or([eb('services.accountId', '=', accountId), eb('m.accountId', 'is not', null)]))
+    .orderBy('services.createdAt', 'asc')
+    .orderBy('services.id')
     .execute();
+  return rows.map(({ memberRole, ...service }) => ({
+    service: service as ServiceRow,
+    role: service.accountId === accountId || memberRole === null ? ('owner' as const) : memberRole,
+  }));
+}
 
 export const updateService = (db: Db, id: string, patch: Updateable<ServicesTable>) =>
   db.updateTable('services').set(patch).where('id', '=', id).executeTakeFirst();

@@ -77,6 +77,12 @@ export async function getServiceAccess(ctx: AppContext, accountId: string, ref: 
   return access;
 }
 
+/** The services an account owns or is a member of on which its role may take `action` (a Luarmor key's details, stats). */
+export async function reachableServices(ctx: AppContext, accountId: string, action: ServiceAction): Promise<ServiceRow[]> {
+  const rows = await repo.listReachableServices(ctx.db, accountId);
+  return rows.filter(({ role }) => roleMay(role, action)).map(({ service }) => service);
+}
+
 /** Every service the account owns or is a member of, each with its role (GET /services). */
 export async function listServicesWithRole(ctx: AppContext, accountId: string) {
   const [owned, member] = await Promise.all([repo.listAccountServices(ctx.db, accountId), memberServices(ctx.db, accountId)]);
@@ -220,7 +226,6 @@ export {
   findServiceByKeyDigest,
   findServiceByRef,
   listAccountServices,
-  listReachableServices,
   updateService,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';
