@@ -278,8 +278,12 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const mode = route.config?.auth;
     if (!mode) return;
     const authenticate = AUTHENTICATORS[mode];
-    // A service route that names no action is held to the strictest a manager may do.
-    const action = route.config?.action ?? (mode === 'service' ? 'service.configure' : undefined);
+    // Every route that acts on a service says what it does, or the app does not start: a new route cannot slip past
+    // the role table (contract §17) by forgetting to name its action.
+    const action = route.config?.action;
+    if ((mode === 'service' || mode === 'luarmor') && action === undefined) {
+      throw new Error(`${String(route.method)} ${route.url} acts on a service but declares no config.action (see ServiceAction)`);
+    }
     const hook = async (request: FastifyRequest) => {
       request.principal = await authenticate(ctx, request);
       // Contract §17's order: authentication and membership above, the role here, input after.
