@@ -3,7 +3,7 @@ import { AppError } from '../../errors.ts';
 
 /**
  * What a service route does, in the words of contract §17's role table. Every service route declares one in its
- * `config.action`; a service route that declares none counts as service.configure (the strictest a manager may do).
+ * `config.action` (the auth hook refuses to register one that does not, so none can slip past this table).
  * keys.read: read keys, list, search, details, sessions. keys.insights: analytics, audit. keys.generate.
  * keys.support: reset HWID, ban, pause, activate, a key's note or Discord user. keys.manage: extend, compensate,
  * bulk, import, export. keys.delete. lists.manage: keyless, blacklist. service.configure: scripts, versions, kill
