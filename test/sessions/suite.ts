@@ -173,6 +173,17 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect(bad.status).toBe(400);
     });
 
+    it("counts a launch once: the loader's session open counts only a refusal, the fetch after it the valid one", async () => {
+      const { s, key, api } = await setup({ expirationType: 'lifetime', noHwidValidation: true, maxSessions: 2 });
+      expect((await api.open(t.app, { key, hwid: 'pc-count', ifNeeded: true })).status).toBe(201);
+      expect((await api.open(t.app, { key: 'not-a-key', hwid: 'pc-count', ifNeeded: true })).status).toBe(403);
+      expect((await api.open(t.app, { key, hwid: 'pc-direct' })).status).toBe(201);
+      await t.ctx.analytics.flush(t.ctx.db);
+      const res = await call(t.app, 'GET', '/api/v1/keys/api/analytics?interval=hour', { key: s.serviceKey });
+      // The direct open (no ifNeeded) is a key check of its own; the loader's refused open ends its launch there.
+      expect(res.body.data.series.at(-1)).toMatchObject({ validations: 2, valid: 1, refused: 1 });
+    });
+
     it('keeps the most sessions live at once in the hour as peakSessions, over both instances', async () => {
       const { s, key, api } = await setup({ expirationType: 'lifetime', noHwidValidation: true });
       const ids = [];

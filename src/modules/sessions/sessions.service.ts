@@ -60,7 +60,8 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     scriptFfa = script.ffa;
   }
   // A free-for-all script runs without a key (contract §16.3, §18): its run opens a session all the same, without one.
-  const verdict = input.key || !scriptFfa ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid }) : null;
+  const verdict =
+    input.key || !scriptFfa ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid }, !input.ifNeeded) : null;
   if (verdict && !verdict.valid && !scriptFfa)
     throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
   const now = ctx.clock();

@@ -126,16 +126,25 @@ function redeemWithWhatCommitsWithIt(ctx: AppContext, serviceId: string, key: st
  * VERDICT_CACHE_MS (the executor loop), and on SQLite whenever its connection is free (a lookup there is a call in this
  * process; real traffic is many keys, each validated rarely).
  */
-export function validateKey(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }): Verdict | Promise<Verdict> {
+export function validateKey(
+  ctx: AppContext,
+  serviceId: string,
+  input: { key?: string; hwid?: string },
+  countValid = true,
+): Verdict | Promise<Verdict> {
   const atOnce = validateAtOnce(ctx, serviceId, input);
   if (atOnce === NOT_NOW || atOnce === ABSENT) {
-    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result));
+    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result, countValid));
   }
-  return counted(ctx, serviceId, atOnce);
+  return counted(ctx, serviceId, atOnce, countValid);
 }
 
-function counted(ctx: AppContext, serviceId: string, result: Verdict): Verdict {
-  ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+/**
+ * `countValid` false: a valid answer is not counted, because the same launch is counted by the fetch that follows
+ * (the loader's session open, contract §18); a refusal ends the launch there and is counted.
+ */
+function counted(ctx: AppContext, serviceId: string, result: Verdict, countValid: boolean): Verdict {
+  if (countValid || !result.valid) ctx.analytics.countVerdict(serviceId, result.code, result.valid);
   // The buyer's way out (contract §22): the service's self-serve reset page, named in the message they see.
   if (result.code === 'KEY_HWID_LOCKED') {
     return { ...result, message: `The key is bound to another HWID; reset it at ${ctx.config.baseUrl}/reset/${serviceId} to use it here` };
