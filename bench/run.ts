@@ -12,7 +12,8 @@
  * coldValidate* (BENCH_COLD_KEYS, default 50,000, bound keys picked at random, so the verdict cache rarely
  * answers) and redeem* (a fresh generated key per request, each redeemed once), plus redeemPostgres32 with 32 clients.
  *
- * Settings: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ONLY (comma-separated target names),
+ * Settings: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ONLY (comma-separated target names), BENCH_REDIS_URL (the
+ * heartbeatPostgresRedis target's Redis, default redis://127.0.0.1:6379/9; off to leave it out),
  * BENCH_PIN=0 to leave CPUs unpinned, BENCH_PROFILE_DIR=dir to write a CPU profile of each Keyward server
  * (node --cpu-prof; open it in Chrome's DevTools or summarise it with bench/profile-summary.ts). --quick: 2 rounds of 4 s (about two minutes).
  */
@@ -342,6 +343,14 @@ async function main() {
       };
       await addHeartbeat('heartbeatSqlite', 'heartbeat sqlite', sqlite);
       if (pgUp) await addHeartbeat('heartbeatPostgres', 'heartbeat postgres', () => pgDatabase(admin, pgCreated));
+      // Scale-out keeps live sessions in Redis (contract §18): the same heartbeats against the Redis store.
+      if (pgUp && process.env.BENCH_REDIS_URL !== 'off') {
+        const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+        await addHeartbeat('heartbeatPostgresRedis', 'heartbeat postgres + redis', async () => ({
+          ...(await pgDatabase(admin, pgCreated)),
+          REDIS_URL: redisUrl,
+        }));
+      }
     } else console.log('cold, redeem and heartbeat targets skipped: they need wrk');
 
     const options = { connections: SETTINGS.connections, seconds: SETTINGS.seconds };
@@ -382,6 +391,7 @@ async function main() {
     // Contract §20: SESSIONS live sessions heartbeat at the rate of a validation's goal.
     goal('heartbeatSqliteRatio', medians.heartbeatSqlite?.ratio, '>= 0.6', (v) => v >= 0.6);
     goal('heartbeatPostgresRatio', medians.heartbeatPostgres?.ratio, '>= 0.6', (v) => v >= 0.6);
+    goal('heartbeatPostgresRedisRatio', medians.heartbeatPostgresRedis?.ratio, '>= 0.6', (v) => v >= 0.6);
     goal('redeemPostgres32PerSecond', medians.redeemPostgres32?.rps, '>= 1000', (v) => v >= 1000);
     const halfP99 = (name: string) =>
       medians[name]?.p99AtHalfLoad === undefined
