@@ -1,6 +1,5 @@
+import { freePort } from '../helpers/free-port.ts';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLog, type AppContext } from '../../src/context.ts';
@@ -18,14 +17,6 @@ let database: TestDatabase;
 let ctx: AppContext;
 let server: ServerProcess;
 let deadRedis = '';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 function doctor(env: Record<string, string>): Promise<{ code: number; lines: string[] }> {
   return new Promise((resolve) => {
@@ -47,7 +38,9 @@ beforeAll(async () => {
     log: silentLog,
     role: 'cli',
   });
-  deadRedis = `redis://127.0.0.1:${await freePort()}`;
+  // A port below 1024: listen(0) never hands one out, so no other test's server can take it while this file runs (a
+  // freed ephemeral port could be, and doctor then met that server instead of a refusal).
+  deadRedis = 'redis://127.0.0.1:1';
   const port = await freePort();
   server = await startServerProcess({
     KEYWARD_SECRET: TEST_SECRET,
@@ -86,7 +79,10 @@ describe('REDIS_URL where nothing answers', () => {
   it('is an error for keyward doctor', async () => {
     const { code, lines } = await doctor({ REDIS_URL: deadRedis });
     expect(code).toBe(1);
-    expect(lines.some((line) => /^error {2}REDIS_URL \(127\.0\.0\.1:\d+\) does not answer \(ECONNREFUSED\)/.test(line))).toBe(true);
+    expect(
+      lines.some((line) => /^error {2}REDIS_URL \(127\.0\.0\.1:\d+\) does not answer \(ECONNREFUSED\)/.test(line)),
+      lines.join('\n'),
+    ).toBe(true);
   });
 });
 
