@@ -14,13 +14,12 @@ import {
   createScript,
   findScript,
   loadstringFor,
-  ScriptCode,
   updateScript,
 } from '../scripts/scripts.service.ts';
 import { reachableServices, type ServiceAction, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
 import * as schemas from './luarmor.schemas.ts';
-import { installLuarmorErrors, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
+import { codeOf, installLuarmorErrors, scriptNameOf, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 
 const tags = ['luarmor'];
@@ -31,15 +30,6 @@ const ok = (message: string, fields: Record<string, unknown> = {}) => ({ success
 const read = { auth: 'luarmor', limit: 'api', action: 'keys.read' } as const;
 const manage = { auth: 'luarmor', limit: 'api', permission: 'allowManageKeys' } as const;
 const vss = { auth: 'luarmor', limit: 'api', permission: 'allowVss', action: 'service.configure' } as const;
-
-/** Luarmor's script names are free text; Keyward's are 1–64 of [A-Za-z0-9_.-]: anything else becomes `-`. */
-const scriptNameOf = (name: string) => name.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64);
-
-function codeOf(script: string) {
-  if (Buffer.byteLength(script, 'utf8') > CODE_LIMIT_BYTES)
-    throw new AppError('PAYLOAD_TOO_LARGE', 'The script code is larger than 40 MB (41,943,040 bytes)');
-  return ScriptCode.fromString(script);
-}
 
 export default async function luarmorRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

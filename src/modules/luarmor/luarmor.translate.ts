@@ -6,6 +6,7 @@ import { describeValidationError } from '../../plugins/validation.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../plugins/errors.ts';
 import { banNow, statusNow } from '../keys/keys.service.ts';
 import type { KeyRowEntry } from '../keys/keys-list.service.ts';
+import { CODE_LIMIT_BYTES, ScriptCode } from '../scripts/scripts.service.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -128,4 +129,14 @@ export function installLuarmorErrors(app: FastifyInstance): void {
     return send(reply, 500, 'Something went wrong on our side; the request id identifies it in the logs');
   });
   app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not found'));
+}
+
+/** Luarmor's script names are free text; Keyward's are 1–64 of [A-Za-z0-9_.-]: anything else becomes `-`. */
+export const scriptNameOf = (name: string) => name.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64);
+
+/** Luarmor sends the whole script as a JSON string: Keyward's size limit, then the code as the scripts service takes it. */
+export function codeOf(script: string) {
+  if (Buffer.byteLength(script, 'utf8') > CODE_LIMIT_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE', 'The script code is larger than 40 MB (41,943,040 bytes)');
+  return ScriptCode.fromString(script);
 }
