@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { sql } from 'kysely';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,12 +6,12 @@ import { loadConfig } from '../../src/config.ts';
 import { silentLog, type AppContext } from '../../src/context.ts';
 import { createContext } from '../../src/modules/state.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
+import { runDoctor } from '../helpers/doctor.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { seedService, type SeededService } from '../helpers/seed.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 /** Contract §11: `keyward doctor` prints one line per finding and exits 1 when any is an error. */
-const ROOT = new URL('../..', import.meta.url).pathname;
 let database: TestDatabase;
 let ctx: AppContext;
 let service: SeededService;
@@ -22,16 +21,7 @@ let port = 0;
 let impostor: Server;
 let impostorUrl = '';
 
-function doctor(env: Record<string, string>): Promise<{ code: number; lines: string[] }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'doctor'],
-      { cwd: ROOT, env: { ...process.env, KEYWARD_SECRET: TEST_SECRET, HOST: '127.0.0.1', ...database.env, ...env } },
-      (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, lines: stdout.trim().split('\n') }),
-    );
-  });
-}
+const doctor = (env: Record<string, string>) => runDoctor({ ...database.env, ...env });
 
 async function listen(app: Server): Promise<number> {
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));

@@ -1,10 +1,10 @@
 import { freePort } from '../helpers/free-port.ts';
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLog, type AppContext } from '../../src/context.ts';
 import { createContext } from '../../src/modules/state.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
+import { runDoctor } from '../helpers/doctor.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { seedService } from '../helpers/seed.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
@@ -12,22 +12,12 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 // Contract §22 "Start and signatures": Redis is an add-on. With REDIS_URL at a port where nothing answers the server
 // starts and serves, says so in one sentence naming REDIS_URL, /healthz says redis is unreachable, doctor calls it an
 // error; doctor also checks each service's Discord buyer role.
-const ROOT = new URL('../..', import.meta.url).pathname;
 let database: TestDatabase;
 let ctx: AppContext;
 let server: ServerProcess;
 let deadRedis = '';
 
-function doctor(env: Record<string, string>): Promise<{ code: number; lines: string[] }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'doctor'],
-      { cwd: ROOT, env: { ...process.env, KEYWARD_SECRET: TEST_SECRET, HOST: '127.0.0.1', ...database.env, BASE_URL: server.url, ...env } },
-      (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, lines: stdout.trim().split('\n') }),
-    );
-  });
-}
+const doctor = (env: Record<string, string>) => runDoctor({ ...database.env, BASE_URL: server.url, ...env });
 
 beforeAll(async () => {
   database = await createTestDatabase();
