@@ -8,9 +8,14 @@ import {
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  SqliteDriver,
+  CompiledQuery,
   sql,
+  type DatabaseConnection,
+  type Driver,
   type MigrationProvider,
   type SqliteDatabase,
+  type SqliteDialectConfig,
 } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
@@ -95,7 +100,7 @@ export function openDatabase(options: DbOptions): DbHandle {
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   const stopCheckpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file) : async () => {};
   const cached = withStatementCache(sqlite);
-  const db = observe(new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins }));
+  const db = observe(new Kysely<Database>({ dialect: new WritingSqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
   // an error could abort) that transaction, so the query then waits for Kysely's connection like any other.
   const run = (query: FixedQuery, parameters: Record<string, unknown>) =>
@@ -110,6 +115,30 @@ export function openDatabase(options: DbOptions): DbHandle {
     await db.destroy();
   };
   return { db, dialect: 'sqlite', source: { sqliteFile: file }, close };
+}
+
+/**
+ * SQLite's plain BEGIN takes the write lock only at the transaction's first write. When another connection to the file
+ * (a CLI command: keyward backup records its run, keyward keys, reset-password) commits between that transaction's
+ * first read and its first write, the write fails at once with SQLITE_BUSY_SNAPSHOT, whatever busy_timeout says: a
+ * generate answered 500 so. BEGIN IMMEDIATE takes the lock at once (waiting up to busy_timeout for it), so a
+ * transaction once begun never fails for another writer. The server has one connection, so it costs no concurrency.
+ */
+class WritingSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class WritingSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new WritingSqliteDriver(this.#config);
+  }
 }
 
 /**

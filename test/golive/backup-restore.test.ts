@@ -43,7 +43,12 @@ async function generate(server: ServerProcess, count: number): Promise<string[]>
     headers: { 'x-api-key': serviceKey, 'content-type': 'application/json' },
     body: JSON.stringify({ expirationType: 'lifetime', count }),
   });
-  if (response.status !== 201) throw new Error(`generate answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201) {
+    const text = await response.text();
+    const requestId = /"requestId":"([^"]+)"/.exec(text)?.[1];
+    const logged = requestId ? server.lines.filter((line) => line.includes(requestId)).join('\n') : '';
+    throw new Error(`generate answered ${response.status}: ${text}\n${logged}`);
+  }
   const body = (await response.json()) as { data: { keys: Array<{ key: string }> } };
   return body.data.keys.map((k) => k.key);
 }
@@ -104,16 +109,27 @@ describe('backup and restore', () => {
       // A writer that keeps adding keys until the backup has finished.
       const acknowledged: string[] = [];
       let writing = true;
+      let failed: unknown = null;
       const writer = (async () => {
         while (writing) acknowledged.push(...(await generate(server, 25)));
-      })();
-      while (acknowledged.length < 100) await new Promise((resolve) => setImmediate(resolve));
+      })().catch((error: unknown) => {
+        failed = error;
+      });
+      // A failed write ends the test with its error, not with a wait for keys that never come.
+      const writtenAtLeast = async (count: number) => {
+        while (acknowledged.length < count) {
+          if (failed) throw failed;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      await writtenAtLeast(100);
       beforeBackup = await keysIn();
       const backup = await cli(['backup', '--out', snapshot]);
       const writtenDuringBackup = acknowledged.length;
-      while (acknowledged.length < writtenDuringBackup + 50) await new Promise((resolve) => setImmediate(resolve));
+      await writtenAtLeast(writtenDuringBackup + 50);
       writing = false;
       await writer;
+      if (failed) throw failed;
 
       expect(backup.stderr).not.toContain('Error');
       expect(backup.code).toBe(0);

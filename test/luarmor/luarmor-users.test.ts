@@ -88,7 +88,8 @@ describe('GET /v3/projects/{pid}/users (§16.2)', () => {
     const s = await newService();
     const keys: string[] = [];
     for (let i = 0; i < 4; i++) {
-      keys.push((await luarmor(s).createUser(s.identifier, { note: `n${i}` })).body.user_key);
+      // Keys are [A-Za-z0-9]: a note with '_' can never also match inside a key (search covers both).
+      keys.push((await luarmor(s).createUser(s.identifier, { note: `n_${i}` })).body.user_key);
       t().clock.advance(1000);
     }
     const all = await luarmor(s).getUsers(s.id);
@@ -96,7 +97,7 @@ describe('GET /v3/projects/{pid}/users (§16.2)', () => {
     expect(all.body.users.map((u: { user_key: string }) => u.user_key)).toEqual(keys);
     const page = await luarmor(s).getUsers(s.identifier, { from: 1, until: 3 });
     expect(page.body.users.map((u: { user_key: string }) => u.user_key)).toEqual(keys.slice(1, 3));
-    expect((await luarmor(s).getUsers(s.identifier, { search: 'n2' })).body.users.map((u: { note: string }) => u.note)).toEqual(['n2']);
+    expect((await luarmor(s).getUsers(s.identifier, { search: 'n_2' })).body.users.map((u: { note: string }) => u.note)).toEqual(['n_2']);
     await luarmor(s).linkDiscord(s.identifier, keys[3]!, CHAT_ID);
     expect((await luarmor(s).getUsers(s.identifier, { discord_id: CHAT_ID })).body.users[0].user_key).toBe(keys[3]);
     const bound = (await luarmor(s).createUser(s.identifier, { identifier: 'hw-list' })).body.user_key;
