@@ -10,9 +10,8 @@
  * VERDICT_CACHE_MS=0 makes every validation run its query; PROFILE_DIR (and PROFILE_INTERVAL_US) write a CPU profile;
  * SERVER_JS=<another build>/server.js compares two builds.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { cpuOf, requestsOf, startTarget, threadCpu, type What } from './cpu-target.ts';
+import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, threadCpu, type What } from './cpu-target.ts';
 
 const what = (process.argv[2] ?? 'validate') as What;
 const requests = Number(process.argv[3] ?? 100000);
@@ -20,22 +19,7 @@ const WARMUP = 5000;
 const coldKeys = Number(process.env.COLD_KEYS ?? 50_000);
 
 /** CPU ms of the PostgreSQL backends connected to this run's database (0 without DATABASE_URL or when not local). */
-const postgresCpuMs = () => {
-  const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '';
-  if (!database) return 0;
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
-      const { user, system } = cpuOf(Number(pid));
-      total += user + system;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total;
-};
+const postgresCpuMs = () => postgresBackendsCpuMs(process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '');
 
 const profileArgs = process.env.PROFILE_DIR
   ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROFILE_DIR, '--cpu-prof-interval', process.env.PROFILE_INTERVAL_US ?? '1000']

@@ -32,6 +32,38 @@ export const cpuOf = (pid: number) => {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 };
 
+/** CPU ms (user + system) of the PostgreSQL backends connected to `database` now (0 for none, or when not local). */
+export function postgresBackendsCpuMs(database: string): number {
+  if (!database) return 0;
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
+      const { user, system } = cpuOf(Number(pid));
+      total += user + system;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/** CPU ms (user + system) of every local redis-server process (0 when none runs here). */
+export function redisCpuMs(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('redis-server')) continue;
+      const { user, system } = cpuOf(Number(pid));
+      total += user + system;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
 /** CPU ms of each thread of a process, by thread name. */
 export const threadCpu = (pid: number) => {
   const out: Record<string, number> = {};

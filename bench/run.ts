@@ -28,6 +28,7 @@ import pg from 'pg';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
 import { seedBenchService } from './seed-service.ts';
 import { heartbeatScript, openLiveSessions, SESSIONS } from './heartbeat-target.ts';
+import { cpuOf, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -61,6 +62,8 @@ interface Target {
   script?: () => string;
   /** After each run: how many requests it made (a redeem target moves on to keys not used yet). */
   ran?: (requests: number) => void;
+  /** CPU ms used so far: by the server process (all its threads), and by its database and Redis when they are local. */
+  cpu?: () => { server: number; database: number };
 }
 
 const COLD_KEYS = Number(process.env.BENCH_COLD_KEYS ?? 50_000);
@@ -119,7 +122,7 @@ function startKeywardProcess(env: Record<string, string>): Promise<{ url: string
   });
 }
 
-function startHello(): Promise<{ url: string; stop: () => void }> {
+function startHello(): Promise<{ url: string; pid: number; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/hello-server.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },
@@ -129,7 +132,7 @@ function startHello(): Promise<{ url: string; stop: () => void }> {
       const match = /"address":"([^"]+)"/.exec(line);
       if (match) {
         pinServer(child.pid);
-        resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
+        resolve({ url: match[1]!, pid: child.pid!, stop: () => child.kill('SIGTERM') });
       }
     });
     child.once('exit', (code) => reject(new Error(`hello server exited with ${code}`)));
@@ -170,9 +173,10 @@ async function startKeyward(env: Record<string, string>, what: What) {
   const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
   pinServer(server.child.pid);
   const base = server.url;
+  const pid = server.child.pid!;
   if (what === 'heartbeat') {
     const sessionIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
-    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds };
+    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds, pid };
   }
   if (what === 'cold' || what === 'redeem') {
     // Key 1 answers valid (redeem: it is redeemed here, so the runs start at key 2).
@@ -182,7 +186,7 @@ async function startKeyward(env: Record<string, string>, what: What) {
     const text = await first.text();
     if (first.status !== 200 || !text.includes('"KEY_VALID"'))
       throw new Error(`seeded ${what} target does not answer as expected: ${text}`);
-    return { url: `${base}/`, stop: server.stop, identifier: service.identifier };
+    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, pid };
   }
   const generated = await api(`${base}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
@@ -200,7 +204,7 @@ async function startKeyward(env: Record<string, string>, what: What) {
   if (first.status !== 200 || (what === 'validate' ? !text.includes('"KEY_VALID"') : text.length !== SCRIPT_BYTES)) {
     throw new Error(`seeded ${what} target does not answer as expected: ${first.status} ${text.slice(0, 200)}`);
   }
-  return { url, stop: server.stop, identifier: service.identifier };
+  return { url, stop: server.stop, identifier: service.identifier, pid };
 }
 
 async function pgDatabase(admin: pg.Client, created: string[]): Promise<Record<string, string>> {
@@ -212,7 +216,12 @@ async function pgDatabase(admin: pg.Client, created: string[]): Promise<Record<s
   return { DATABASE_URL: url.toString() };
 }
 
+/** A load run's figures, with the CPU it cost per request when it was counted (wrk runs). */
+type Measured = LoadResult & { cpuUs?: number; databaseCpuUs?: number };
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const cpuText = (server: number | undefined, database: number | undefined) =>
+  server === undefined ? '' : `   CPU ${server} µs/req${database ? ` (+ database ${database})` : ''}`;
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 
 /** Runs a helper script in its own process and keeps every JSON object it prints on a line of its own. */
@@ -241,17 +250,24 @@ async function main() {
     stdio: 'inherit',
   });
   const useWrk = ensureWrk();
-  const load = (target: Target, options: LoadOptions): Promise<LoadResult> =>
-    (useWrk && !options.rate ? wrk : autocannon)(target.url, {
+  const load = async (target: Target, options: LoadOptions): Promise<Measured> => {
+    const before = target.cpu?.();
+    const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
       ...options,
       connections: options.rate ? options.connections : (target.connections ?? options.connections),
       headers: target.headers,
       script: target.script?.(),
       cpus: pin ? LOAD_CPUS : undefined,
-    }).then((result) => {
-      target.ran?.(result.requests ?? 0);
-      return result;
     });
+    target.ran?.(result.requests ?? 0);
+    const after = target.cpu?.();
+    // CPU per request beside req/s: µs of the server process, and of its database (PostgreSQL backends, Redis).
+    if (before && after && result.requests) {
+      result.cpuUs = Math.round(((after.server - before.server) * 1000) / result.requests);
+      result.databaseCpuUs = Math.round(((after.database - before.database) * 1000) / result.requests);
+    }
+    return result;
+  };
   console.log(
     `${useWrk ? 'wrk' : 'autocannon'}: ${SETTINGS.connections} connections, ${SETTINGS.seconds} s per target, ${SETTINGS.rounds} interleaved rounds; ` +
       `medians reported${pin ? `; servers on CPU ${SERVER_CPU}, generator on CPUs ${LOAD_CPUS}` : ''}\n`,
@@ -279,7 +295,16 @@ async function main() {
   try {
     const hello = await startHello();
     stops.push(hello.stop);
-    targets.push({ name: 'baseline', label: 'baseline (hello)', url: `${hello.url}/hello`, halfLoad: true });
+    targets.push({
+      name: 'baseline',
+      label: 'baseline (hello)',
+      url: `${hello.url}/hello`,
+      halfLoad: true,
+      cpu: () => {
+        const { user, system } = cpuOf(hello.pid);
+        return { server: user + system, database: 0 };
+      },
+    });
 
     const add = async (
       name: string,
@@ -289,9 +314,15 @@ async function main() {
       extra: Partial<Target> = {},
     ) => {
       if (!wanted(name)) return undefined;
-      const server = await startKeyward(await env(), what);
+      const serverEnv = await env();
+      const server = await startKeyward(serverEnv, what);
       stops.push(server.stop);
-      targets.push({ name, label, url: server.url, ...extra });
+      const database = serverEnv.DATABASE_URL ? new URL(serverEnv.DATABASE_URL).pathname.slice(1) : '';
+      const cpu = () => {
+        const { user, system } = cpuOf(server.pid);
+        return { server: user + system, database: postgresBackendsCpuMs(database) + (serverEnv.REDIS_URL ? redisCpuMs() : 0) };
+      };
+      targets.push({ name, label, url: server.url, cpu, ...extra });
       return server;
     };
     /** A target of fresh generated keys: each run starts after the keys the runs before it used. */
@@ -355,19 +386,34 @@ async function main() {
 
     const options = { connections: SETTINGS.connections, seconds: SETTINGS.seconds };
     for (const target of targets) await load(target, { ...options, seconds: SETTINGS.warmupSeconds });
-    const samples = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+    const samples = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       console.log(`round ${round}`);
       for (const target of targets) {
         const r = await load(target, options);
         if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
         samples.get(target.name)!.push(r);
-        console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms`);
+        console.log(
+          `  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms${cpuText(r.cpuUs, r.databaseCpuUs)}`,
+        );
       }
     }
-    const medians: Record<string, { rps: number; p50: number; p99: number; ratio?: number; p99AtHalfLoad?: number }> = {};
+    const medians: Record<
+      string,
+      { rps: number; p50: number; p99: number; cpuUs?: number; databaseCpuUs?: number; ratio?: number; p99AtHalfLoad?: number }
+    > = {};
+    const medianOf = (values: Array<number | undefined>) => {
+      const known = values.filter((v) => v !== undefined);
+      return known.length ? median(known) : undefined;
+    };
     for (const [name, list] of samples)
-      medians[name] = { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) };
+      medians[name] = {
+        rps: median(list.map((r) => r.rps)),
+        p50: median(list.map((r) => r.p50)),
+        p99: median(list.map((r) => r.p99)),
+        cpuUs: medianOf(list.map((r) => r.cpuUs)),
+        databaseCpuUs: medianOf(list.map((r) => r.databaseCpuUs)),
+      };
     const baseline = medians.baseline!;
     for (const [name, m] of Object.entries(medians)) if (name !== 'baseline') m.ratio = ratio(m.rps, baseline.rps);
 
@@ -464,7 +510,7 @@ async function main() {
     console.log('\nmedians, ratio to the baseline:');
     for (const [name, m] of Object.entries(medians)) {
       console.log(
-        `  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`,
+        `  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${cpuText(m.cpuUs, m.databaseCpuUs)}${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`,
       );
     }
     console.log('\ngoals:');

@@ -62,7 +62,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     touches: new KeyTouches(),
     analytics: new AnalyticsAggregator(clock, server && config.analytics),
     exports: new ExportWorkers(options.database.source, log),
-    liveSessions: createLiveSessions(infrastructure),
+    liveSessions: createLiveSessions({ ...infrastructure, server }),
     jobs: new Jobs(),
     close: async () => {
       await ctx.exports.close();

@@ -82,6 +82,21 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect((await api.list(t.app)).body.data.total).toBe(1);
     });
 
+    it('keeps a session alive that heartbeats only on the other instance, whichever instance opened it', async () => {
+      const { s, key, api } = await setup();
+      const sessionId = await openSession(t.app, s, { key, hwid: 'pc-1' });
+      // 30 s periods: three heartbeats 25 s apart on the second instance, each flushed, carry it past the 60 s the
+      // opening instance saw last.
+      for (let i = 0; i < 3; i++) {
+        t.clock.advance(25_000);
+        expect((await api.heartbeat(second, sessionId)).status).toBe(200);
+        await second.ctx.liveSessions.flush(t.clock.now);
+      }
+      expect((await api.heartbeat(t.app, sessionId)).status).toBe(200);
+      t.clock.advance(61_000);
+      await expectEnded(t.app, s, sessionId, 'TIMED_OUT');
+    });
+
     it('answers an unknown session id 410 TIMED_OUT', async () => {
       const { s } = await setup();
       await expectEnded(t.app, s, 'no-such-session', 'TIMED_OUT');

@@ -1,4 +1,5 @@
 import type { Db, Dialect } from '../../db/database.ts';
+import type { InvalidationBus } from '../../db/invalidation.ts';
 import * as repo from './sessions.repository.ts';
 import {
   deadlineOf,
@@ -30,6 +31,11 @@ const sessionOf = (row: repo.SessionRow): LiveSession => ({
 const READ_BATCH = 500;
 // At most this many extended key expiries are remembered per instance; a forgotten one costs one more key read.
 const MOVED_EXPIRIES_LIMIT = 50_000;
+// At most this many live sessions' rows are kept in memory (about 300 bytes each); past it they are all let go and
+// read again at their next heartbeat.
+const KEPT_ROWS_LIMIT = 200_000;
+// Told when sessions of a service end or close (the key is the service id, '*' all): kept rows of it are dropped.
+const ENDED_TOPIC = 'live-sessions-ended';
 
 /**
  * Live sessions in the database (no REDIS_URL). A heartbeat reads its row (so an end made on any instance shows at the
@@ -42,11 +48,57 @@ export class LiveSessionsInDatabase implements LiveSessions {
   private readonly movedExpiries = new Map<string, number | null>();
   private flushing: Promise<void> = Promise.resolve();
   private lastPruneAt = 0;
+  /**
+   * Live sessions' rows, so a heartbeat reads none (the read was a fifth of a heartbeat's CPU on SQLite). Only with
+   * `endings`: on SQLite one process holds the database, every end passes through a store on its handle, and the
+   * in-process bus tells every store on the handle before end() returns, so the next heartbeat still answers 410. On
+   * PostgreSQL another instance's end arrives by NOTIFY, after its request has answered: rows are read every time.
+   */
+  private readonly kept: Map<string, Map<string, repo.SessionRow>> | null;
+  private keptCount = 0;
 
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
-  ) {}
+    private readonly endings: InvalidationBus | null = null,
+  ) {
+    this.kept = endings ? new Map() : null;
+    endings?.subscribe(ENDED_TOPIC, (serviceId) => this.forget(serviceId));
+  }
+
+  private keptRow(serviceId: string, sessionId: string): repo.SessionRow | undefined {
+    return this.kept?.get(serviceId)?.get(sessionId);
+  }
+
+  private keep(row: repo.SessionRow): void {
+    if (!this.kept || row.endedReason !== null) return;
+    if (this.keptCount >= KEPT_ROWS_LIMIT) this.forget('*');
+    let rows = this.kept.get(row.serviceId);
+    if (!rows) this.kept.set(row.serviceId, (rows = new Map()));
+    if (!rows.has(row.id)) this.keptCount++;
+    rows.set(row.id, row);
+  }
+
+  /** By service, so that a bulk ban's thousands of ends each cost one lookup. */
+  private forget(serviceId: string): void {
+    if (!this.kept) return;
+    if (serviceId === '*') {
+      this.kept.clear();
+      this.keptCount = 0;
+      return;
+    }
+    this.keptCount -= this.kept.get(serviceId)?.size ?? 0;
+    this.kept.delete(serviceId);
+  }
+
+  private unkeep(serviceId: string, sessionId: string): void {
+    if (this.kept?.get(serviceId)?.delete(sessionId)) this.keptCount--;
+  }
+
+  /** Every store on this handle drops the service's kept rows before the caller answers. */
+  private async ended(serviceId: string): Promise<void> {
+    if (this.endings) await this.endings.publish(ENDED_TOPIC, serviceId);
+  }
 
   async open(request: OpenRequest): Promise<Opened> {
     const { serviceId, key, now } = request;
@@ -74,6 +126,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
       });
       if (!opened) return 'limit';
     }
+    this.keep(row);
     return { sessionId: row.id, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
   }
 
@@ -82,8 +135,13 @@ export class LiveSessionsInDatabase implements LiveSessions {
    * statement in flight at a time, so under load each round trip answers many heartbeats, and none reads a copy).
    */
   private async read(serviceId: string, sessionId: string): Promise<repo.SessionRow | undefined> {
+    const kept = this.keptRow(serviceId, sessionId);
+    if (kept) return kept;
     const now = repo.findSessionNow(this.db, serviceId, sessionId);
-    if (now) return now[0];
+    if (now) {
+      if (now[0]) this.keep(now[0]);
+      return now[0];
+    }
     const row = await new Promise<repo.SessionRow | undefined>((resolve, reject) => {
       this.waiting.push({ id: sessionId, resolve, reject });
       this.readBatch();
@@ -116,12 +174,32 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const row = await this.read(serviceId, sessionId);
+    let row = await this.read(serviceId, sessionId);
+    if (row && row === this.keptRow(serviceId, sessionId) && deadlineOf(row.lastSeenAt, row.heartbeatSeconds) < now) {
+      // A kept row knows only this store's heartbeats: another instance on the handle may have flushed later ones.
+      this.unkeep(serviceId, sessionId);
+      row = await this.read(serviceId, sessionId);
+    }
     if (!row) return { alive: false, reason: 'TIMED_OUT' };
+    return this.beat(row, now);
+  }
+
+  heartbeatAtOnce(serviceId: string, sessionId: string, now: number): Beat | undefined {
+    const row = this.keptRow(serviceId, sessionId);
+    if (!row || deadlineOf(row.lastSeenAt, row.heartbeatSeconds) < now) return undefined;
+    return this.beat(row, now);
+  }
+
+  /** Judges the session's row as read (or kept) and records the heartbeat in memory. */
+  private beat(row: repo.SessionRow, now: number): Beat {
+    const serviceId = row.serviceId;
+    const sessionId = row.id;
     if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason };
     const lastSeenAt = Math.max(row.lastSeenAt, this.pending.get(sessionId) ?? 0);
     if (deadlineOf(lastSeenAt, row.heartbeatSeconds) < now) return { alive: false, reason: 'TIMED_OUT' };
     if ((this.pending.get(sessionId) ?? 0) < now) this.pending.set(sessionId, now);
+    const kept = this.keptRow(serviceId, sessionId);
+    if (kept && kept.lastSeenAt < now) kept.lastSeenAt = now;
     const session = sessionOf(row);
     if (this.movedExpiries.has(sessionId)) session.keyExpiresAt = this.movedExpiries.get(sessionId)!;
     return { alive: true, session: { ...session, lastSeenAt: now }, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
@@ -133,12 +211,16 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {
-    return repo.endSessions(this.db, serviceId, selector, reason, now);
+    const ended = await repo.endSessions(this.db, serviceId, selector, reason, now);
+    await this.ended(serviceId);
+    return ended;
   }
 
   async close(serviceId: string, sessionId: string): Promise<boolean> {
     this.pending.delete(sessionId);
-    return repo.deleteSession(this.db, serviceId, sessionId);
+    const closed = await repo.deleteSession(this.db, serviceId, sessionId);
+    await this.ended(serviceId);
+    return closed;
   }
 
   async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {

@@ -78,10 +78,12 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
       response: clientResponses(schemas.Alive, 200),
     },
   });
-  const beat = async (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => ({
-    success: true as const,
-    data: await sessions.heartbeat(ctx, request.params.service, request.params.sessionId),
-  });
+  // Not async: a heartbeat answered at once goes back as a plain value, which Fastify sends without a promise.
+  const alive = <T>(data: T) => ({ success: true as const, data });
+  const beat = (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => {
+    const answer = sessions.heartbeat(ctx, request.params.service, request.params.sessionId);
+    return answer instanceof Promise ? answer.then(alive) : alive(answer);
+  };
   app.post('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session'), beat);
   app.get('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session (GET form)'), beat);
 

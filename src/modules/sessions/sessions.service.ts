@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Redis } from 'ioredis';
 import type { Db, Dialect } from '../../db/database.ts';
+import type { InvalidationBus } from '../../db/invalidation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
@@ -9,14 +10,24 @@ import { serviceForClient } from '../services/services.service.ts';
 import { validateKey } from '../validation/validation.service.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
 import { LiveSessionsInRedis } from './live-sessions.redis.ts';
-import type { EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
+import type { Beat, EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
 
 export type { EndReason, LiveSessions, SessionSelector } from './live-sessions.ts';
 export { endSessions } from './session-ending.service.ts';
 
-/** The one choice of where live sessions are kept, made when the instance starts (style habit 15). */
-export function createLiveSessions(deps: { db: Db; dialect: Dialect; redis: Redis | null }): LiveSessions {
-  return deps.redis ? new LiveSessionsInRedis(deps.redis) : new LiveSessionsInDatabase(deps.db, deps.dialect);
+/**
+ * The one choice of where live sessions are kept, made when the instance starts (style habit 15). A server on SQLite
+ * keeps its sessions' rows in memory too (LiveSessionsInDatabase says why that is safe only there).
+ */
+export function createLiveSessions(deps: {
+  db: Db;
+  dialect: Dialect;
+  redis: Redis | null;
+  bus: InvalidationBus;
+  server: boolean;
+}): LiveSessions {
+  if (deps.redis) return new LiveSessionsInRedis(deps.redis);
+  return new LiveSessionsInDatabase(deps.db, deps.dialect, deps.server && deps.dialect === 'sqlite' ? deps.bus : null);
 }
 
 /** The sentence a buyer is shown when a session ends, by reason (the Lua client shows the same words). */
@@ -94,20 +105,37 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
  * A heartbeat: alive, or 410 with why it ended. The key's expiry is the one refusal no change announces, so a heartbeat
  * past the expiry the session knew reads the key once (an extension moves it; otherwise the session ends).
  */
-export async function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string) {
+export function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string): Alive | Promise<Alive> {
+  // A live session of a known service, answered without a promise (as a key validated in a loop is).
+  const service = ctx.services.peek(serviceRef);
+  const now = ctx.clock();
+  const beat = service ? ctx.liveSessions.heartbeatAtOnce?.(service.id, sessionId, now) : undefined;
+  if (beat?.alive && !expiryPassed(beat.session, now)) return aliveOf(beat);
+  return heartbeatAfterReads(ctx, serviceRef, sessionId);
+}
+
+type Alive = { alive: true; heartbeatSeconds: number; expiresAt: string };
+const aliveOf = (beat: Beat & { alive: true }): Alive => ({
+  alive: true,
+  heartbeatSeconds: beat.session.heartbeatSeconds,
+  expiresAt: iso(beat.expiresAt)!,
+});
+const expiryPassed = (session: LiveSession, now: number) =>
+  session.key !== null && session.keyExpiresAt !== null && session.keyExpiresAt <= now;
+
+async function heartbeatAfterReads(ctx: AppContext, serviceRef: string, sessionId: string): Promise<Alive> {
   const service = await serviceForClient(ctx, serviceRef);
   const now = ctx.clock();
   const beat = await ctx.liveSessions.heartbeat(service.id, sessionId, now);
   if (!beat.alive) throw ended(beat.reason);
-  const { session } = beat;
-  if (session.key !== null && session.keyExpiresAt !== null && session.keyExpiresAt <= now) {
-    const reason = await expiryVerdict(ctx, session, now);
+  if (expiryPassed(beat.session, now)) {
+    const reason = await expiryVerdict(ctx, beat.session, now);
     if (reason) {
       await ctx.liveSessions.end(service.id, { sessionId }, reason, now);
       throw ended(reason);
     }
   }
-  return { alive: true as const, heartbeatSeconds: session.heartbeatSeconds, expiresAt: iso(beat.expiresAt)! };
+  return aliveOf(beat);
 }
 
 async function expiryVerdict(ctx: AppContext, session: LiveSession, now: number): Promise<EndReason | null> {
