@@ -8,9 +8,16 @@ const OPENING_AT_ONCE = 32;
 
 /**
  * Opens `count` live sessions on one key (no device limit, no HWID binding, each with its own HWID) and answers their
- * ids. The heartbeat period is the longest (300 s), so a session the random spread leaves alone for a while stays live.
+ * ids. The heartbeat period is the longest (300 s) unless given, so a session the random spread leaves alone for a
+ * while stays live.
  */
-export async function openLiveSessions(base: string, serviceKey: string, service: string, count: number): Promise<string[]> {
+export async function openLiveSessions(
+  base: string,
+  serviceKey: string,
+  service: string,
+  count: number,
+  heartbeatSeconds = 300,
+): Promise<string[]> {
   const call = async (method: string, path: string, body: unknown, key?: string) => {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -21,7 +28,7 @@ export async function openLiveSessions(base: string, serviceKey: string, service
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
     return json.data;
   };
-  await call('PUT', '/api/v1/keys/api/settings', { sessionHeartbeatSeconds: 300 }, serviceKey);
+  await call('PUT', '/api/v1/keys/api/settings', { sessionHeartbeatSeconds: heartbeatSeconds }, serviceKey);
   const generated = await call('POST', '/api/v1/keys/api/generate', { expirationType: 'lifetime', noHwidValidation: true }, serviceKey);
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
   const ids: string[] = [];

@@ -64,6 +64,8 @@ interface Target {
   ran?: (requests: number) => void;
   /** CPU ms used so far: by the server process (all its threads), and by its database and Redis when they are local. */
   cpu?: () => { server: number; database: number };
+  /** Load of its own that runs only while this target is measured (the live sessions' heartbeats). */
+  background?: { resume(): void; pause(): void };
 }
 
 const COLD_KEYS = Number(process.env.BENCH_COLD_KEYS ?? 50_000);
@@ -166,7 +168,7 @@ type What = 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
  * A server process on a fresh database with an account, a service, a key bound to one HWID, and (for fetch) a
  * script; for cold, COLD_KEYS bound keys; for redeem, REDEEM_KEYS generated keys beside them (seeded before the server starts).
  */
-async function startKeyward(env: Record<string, string>, what: What) {
+async function startKeyward(env: Record<string, string>, what: What, withSessions = false) {
   const service = await seedBenchService({ ...env, KEYWARD_SECRET: SECRET }, what, { coldKeys: COLD_KEYS, redemptions: REDEEM_KEYS });
   const serviceKey = service.serviceKey;
 
@@ -174,9 +176,12 @@ async function startKeyward(env: Record<string, string>, what: What) {
   pinServer(server.child.pid);
   const base = server.url;
   const pid = server.child.pid!;
+  // Validation while SESSIONS sessions live (contract §20): they are opened first, and heartbeat while it is measured.
+  const liveIds = withSessions ? await openLiveSessions(base, serviceKey, service.identifier, SESSIONS) : undefined;
+  const withLive = <T extends object>(target: T) => ({ ...target, liveIds, base });
   if (what === 'heartbeat') {
     const sessionIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
-    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds, pid };
+    return withLive({ url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds, pid });
   }
   if (what === 'cold' || what === 'redeem') {
     // Key 1 answers valid (redeem: it is redeemed here, so the runs start at key 2).
@@ -186,7 +191,7 @@ async function startKeyward(env: Record<string, string>, what: What) {
     const text = await first.text();
     if (first.status !== 200 || !text.includes('"KEY_VALID"'))
       throw new Error(`seeded ${what} target does not answer as expected: ${text}`);
-    return { url: `${base}/`, stop: server.stop, identifier: service.identifier, pid };
+    return withLive({ url: `${base}/`, stop: server.stop, identifier: service.identifier, pid });
   }
   const generated = await api(`${base}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
@@ -204,7 +209,38 @@ async function startKeyward(env: Record<string, string>, what: What) {
   if (first.status !== 200 || (what === 'validate' ? !text.includes('"KEY_VALID"') : text.length !== SCRIPT_BYTES)) {
     throw new Error(`seeded ${what} target does not answer as expected: ${first.status} ${text.slice(0, 200)}`);
   }
-  return { url, stop: server.stop, identifier: service.identifier, pid };
+  return withLive({ url, stop: server.stop, identifier: service.identifier, pid });
+}
+
+// The live sessions' rate: each beats once per 30 s, the default heartbeat period (contract §18), in turns.
+const LIVE_HEARTBEATS_PER_SECOND = Math.round(SESSIONS / 30);
+
+/**
+ * The heartbeat pacer (bench/heartbeat-pacer.ts) of a *Live target, on the generator's CPUs, stopped (SIGSTOP) but
+ * while its target is measured. `finish` ends it and answers its counts of alive, ended and failed heartbeats.
+ */
+function startPacer(base: string, service: string, ids: string[], dir: string) {
+  const file = join(dir, `sessions-${service}.txt`);
+  writeFileSync(file, ids.join('\n'));
+  const args = ['--import', 'tsx', 'bench/heartbeat-pacer.ts', base, service, file, String(LIVE_HEARTBEATS_PER_SECOND)];
+  const child = pin
+    ? spawn('taskset', ['-c', LOAD_CPUS, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += String(chunk)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGSTOP');
+  return {
+    resume: () => child.kill('SIGCONT'),
+    pause: () => child.kill('SIGSTOP'),
+    finish: async (): Promise<{ alive: number; ended: number; failed: number } | undefined> => {
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+      await exited;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      return line ? (JSON.parse(line) as { alive: number; ended: number; failed: number }) : undefined;
+    },
+  };
 }
 
 async function pgDatabase(admin: pg.Client, created: string[]): Promise<Record<string, string>> {
@@ -251,6 +287,7 @@ async function main() {
   });
   const useWrk = ensureWrk();
   const load = async (target: Target, options: LoadOptions): Promise<Measured> => {
+    target.background?.resume();
     const before = target.cpu?.();
     const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
       ...options,
@@ -261,6 +298,7 @@ async function main() {
     });
     target.ran?.(result.requests ?? 0);
     const after = target.cpu?.();
+    target.background?.pause();
     // CPU per request beside req/s: µs of the server process, and of its database (PostgreSQL backends, Redis).
     if (before && after && result.requests) {
       result.cpuUs = Math.round(((after.server - before.server) * 1000) / result.requests);
@@ -277,6 +315,7 @@ async function main() {
   const wanted = (name: string) => !only || name === 'baseline' || only.includes(name);
   const targets: Target[] = [];
   const stops: Array<() => unknown> = [];
+  const pacers = new Map<string, ReturnType<typeof startPacer>>();
   const dirs: string[] = [];
   const sqlite = () => {
     const dir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
@@ -312,11 +351,17 @@ async function main() {
       env: () => Promise<Record<string, string>> | Record<string, string>,
       what: What,
       extra: Partial<Target> = {},
+      withSessions = false,
     ) => {
       if (!wanted(name)) return undefined;
       const serverEnv = await env();
-      const server = await startKeyward(serverEnv, what);
+      const server = await startKeyward(serverEnv, what, withSessions);
       stops.push(server.stop);
+      if (server.liveIds) {
+        const pacer = startPacer(server.base, server.identifier, server.liveIds, sqlite().DATA_DIR);
+        pacers.set(name, pacer);
+        extra = { ...extra, background: pacer };
+      }
       const database = serverEnv.DATABASE_URL ? new URL(serverEnv.DATABASE_URL).pathname.slice(1) : '';
       const cpu = () => {
         const { user, system } = cpuOf(server.pid);
@@ -361,6 +406,18 @@ async function main() {
       };
       await addCold('coldValidateSqlite', 'cold validate sqlite', sqlite);
       if (pgUp) await addCold('coldValidatePostgres', 'cold validate postgres', () => pgDatabase(admin, pgCreated));
+      // The same validations while SESSIONS live sessions heartbeat at a 30 s period's rate (contract §20).
+      const addColdLive = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>) => {
+        let identifier = '';
+        const server = await add(name, label, env, 'cold', { script: () => coldScript(identifier, COLD_KEYS) }, true);
+        if (server) identifier = server.identifier;
+      };
+      await add('validateSqliteLive', 'validate sqlite, sessions', sqlite, 'validate', {}, true);
+      await addColdLive('coldValidateSqliteLive', 'cold sqlite, sessions', sqlite);
+      if (pgUp) {
+        await add('validatePostgresLive', 'validate pg, sessions', () => pgDatabase(admin, pgCreated), 'validate', {}, true);
+        await addColdLive('coldValidatePostgresLive', 'cold pg, sessions', () => pgDatabase(admin, pgCreated));
+      }
       await addRedeem('redeemSqlite', 'redeem sqlite', sqlite);
       if (pgUp) {
         await addRedeem('redeemPostgres', 'redeem postgres', () => pgDatabase(admin, pgCreated));
@@ -370,7 +427,7 @@ async function main() {
       const addHeartbeat = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>) => {
         let script = '';
         const server = await add(name, label, env, 'heartbeat', { script: () => script });
-        if (server) script = heartbeatScript(server.identifier, server.sessionIds ?? []);
+        if (server) script = heartbeatScript(server.identifier, 'sessionIds' in server ? (server.sessionIds as string[]) : []);
       };
       await addHeartbeat('heartbeatSqlite', 'heartbeat sqlite', sqlite);
       if (pgUp) await addHeartbeat('heartbeatPostgres', 'heartbeat postgres', () => pgDatabase(admin, pgCreated));
@@ -434,6 +491,11 @@ async function main() {
     // Many keys, each validated rarely (issue 21): stretch goals 0.5 and 0.35.
     goal('coldValidateSqliteRatio', medians.coldValidateSqlite?.ratio, '>= 0.4', (v) => v >= 0.4);
     goal('coldValidatePostgresRatio', medians.coldValidatePostgres?.ratio, '>= 0.25', (v) => v >= 0.25);
+    // Contract §20: validation keeps its goals while SESSIONS live sessions heartbeat at their rate.
+    goal('validateSqliteLiveRatio', medians.validateSqliteLive?.ratio, '>= 0.6', (v) => v >= 0.6);
+    goal('validatePostgresLiveRatio', medians.validatePostgresLive?.ratio, '>= 0.6', (v) => v >= 0.6);
+    goal('coldValidateSqliteLiveRatio', medians.coldValidateSqliteLive?.ratio, '>= 0.4', (v) => v >= 0.4);
+    goal('coldValidatePostgresLiveRatio', medians.coldValidatePostgresLive?.ratio, '>= 0.25', (v) => v >= 0.25);
     // Contract §20: SESSIONS live sessions heartbeat at the rate of a validation's goal.
     goal('heartbeatSqliteRatio', medians.heartbeatSqlite?.ratio, '>= 0.6', (v) => v >= 0.6);
     goal('heartbeatPostgresRatio', medians.heartbeatPostgres?.ratio, '>= 0.6', (v) => v >= 0.6);
@@ -506,6 +568,9 @@ async function main() {
       (v) => v <= 3,
     );
     results.goals = goals;
+    // How the *Live targets' sessions answered their heartbeats over the run (alive should be nearly all).
+    for (const [name, pacer] of pacers) results[`${name}Heartbeats`] = await pacer.finish();
+    pacers.clear();
 
     console.log('\nmedians, ratio to the baseline:');
     for (const [name, m] of Object.entries(medians)) {
@@ -521,6 +586,7 @@ async function main() {
     writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
     console.log('written to bench/results.json');
   } finally {
+    for (const pacer of pacers.values()) await pacer.finish();
     for (const stop of stops) await stop();
     for (const name of pgCreated) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     await admin.end().catch(() => {});
