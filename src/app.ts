@@ -7,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { openDatabase, migrate, type DbHandle } from './db/database.ts';
 import type { ErrorBody } from './errors.ts';
 import { requestLogValue } from './lib/redact.ts';
+import { lazyChildLoggerFactory } from './lib/lazy-child-logger.ts';
 import { fastifyTrustProxy } from './lib/trust-proxy.ts';
 import type { Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
@@ -88,6 +89,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLoggerFactory,
     ...timeouts(config.requestTimeoutSeconds * 1000),
     ajv: ajvOptions,
     routerOptions: { ignoreTrailingSlash: true },
