@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 
-const METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-type Method = (typeof METHODS)[number];
+type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type Leveled = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
 /**
