@@ -6,7 +6,8 @@
  * 410 it calls the script's api.on_session_end(reason) if set (handler_of() finds it), else kicks the local player
  * with the sentence, else raises it.
  * Calls go through request/http_request where the executor has one (it gives the status, and never raises on a 410),
- * else game:HttpGet; either way the GET forms, so no JSON has to be written. Lua 5.1, no library needed.
+ * else game:HttpGet; either way the GET forms, so no JSON has to be written. Lua 5.1, no library needed. Where
+ * HttpGet raises on the 410 (hiding the reason), the end still happens, with the reason ENDED.
  */
 export const SESSION_LUA = String.raw`
 local function keyward_session(base, service, key, hwid, script_id, handler_of)
@@ -23,7 +24,13 @@ local function keyward_session(base, service, key, hwid, script_id, handler_of)
       return ""
     end
     local ok, body = pcall(function() return game:HttpGet(url) end)
-    return ok and tostring(body) or ""
+    if ok then return tostring(body) end
+    -- Some executors' HttpGet raises on an error status ("HTTP 410 (Gone)") and the answer's body is lost with it:
+    -- the status in the message still says the session ended, though not why.
+    if string.find(tostring(body), "410", 1, true) then
+      return '{"code":"SESSION_ENDED","reason":"ENDED","error":"Your session has ended"}'
+    end
+    return ""
   end
   local function field(body, name)
     return string.match(body, '"' .. name .. '"%s*:%s*"([^"]*)"') or string.match(body, '"' .. name .. '"%s*:%s*(%d+)')

@@ -66,6 +66,22 @@ describe.each(['lua5.1', 'luajit'])('live sessions in %s', (interpreter) => {
     }
   }, 60_000);
 
+  it('kicks the player on an executor whose only game:HttpGet raises on the 410', async () => {
+    const [key] = await generateKeys(t().app, s.serviceKey);
+    const running = run(interpreter, `only_strict_http_get()\n${LOADER}`, { KW_KEY: key!, KW_HWID: `strict-${interpreter}` });
+    try {
+      await expect.poll(() => running.state.output, { timeout: 30_000, interval: 100 }).toContain('RAN');
+      await expect.poll(() => liveOf(key!), { timeout: 5_000 }).toBe(1);
+      const bannedAt = Date.now();
+      await call(t().app, 'PUT', '/api/v1/keys/api/key', { key: s.serviceKey, body: { key, status: 'banned' } });
+      const output = await running.done;
+      expect(output).toContain('KICKED:Your session has ended');
+      expect(Date.now() - bannedAt).toBeLessThan(2 * HEARTBEAT_SECONDS * 1000);
+    } finally {
+      running.kill();
+    }
+  }, 60_000);
+
   it('runs nothing when the key is already in use on its maxSessions devices, and says so', async () => {
     const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'lifetime', maxSessions: 1 });
     const opened = await call(t().app, 'POST', `/api/v1/public/sessions/${s.id}`, { body: { key, hwid: 'pc-1' } });

@@ -28,6 +28,18 @@ function game:HttpGet(url)
   pipe:close()
   return body
 end
+-- An executor with only game:HttpGet, which raises on an error status as Roblox's own HTTP calls do.
+function only_strict_http_get()
+  request, http_request, syn = nil, nil, nil
+  function game:HttpGet(url)
+    local pipe = io.popen("curl -sS --max-time 20 -w '\n%{http_code}' " .. sh(url))
+    local out = pipe:read("*a")
+    pipe:close()
+    local body, status = string.match(out, "^(.*)\n(%d+)$")
+    if not status or tonumber(status) >= 400 then error("HTTP " .. tostring(status) .. " (Gone)") end
+    return body
+  end
+end
 function request(options)
   local pipe = io.popen("curl -sS --max-time 20 -X " .. (options.Method or "GET") .. " -w '\\n%{http_code}' " .. sh(options.Url))
   local out = pipe:read("*a")
