@@ -52,3 +52,17 @@ request = function()
   return wrk.format("POST", "/api/v1/public/sessions/${service}/" .. ids[math.random(#ids)] .. "/heartbeat")
 end
 `;
+
+/**
+ * wrk Lua for heartbeats at a set pace: the sessions in turns, each connection waiting `delayMs` before its next
+ * request (wrk's delay()), so `connections` × 1000 / `delayMs` heartbeats a second.
+ */
+export const pacedHeartbeatScript = (service: string, ids: string[], delayMs: number) => `
+local ids = {${ids.map((id) => `"${id}"`).join(',')}}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("POST", "/api/v1/public/sessions/${service}/" .. ids[(i % #ids) + 1] .. "/heartbeat")
+end
+delay = function() return ${delayMs} end
+`;

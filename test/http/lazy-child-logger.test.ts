@@ -54,7 +54,10 @@ describe('the lazy request logger', () => {
       throw new Error('kaput');
     });
     expect((await app.inject('/boom')).statusCode).toBe(500);
-    expect(lines.find((l) => (l.err as { message?: string } | undefined)?.message === 'kaput')).toMatchObject({ reqId: 'req-42', level: 50 });
+    expect(lines.find((l) => (l.err as { message?: string } | undefined)?.message === 'kaput')).toMatchObject({
+      reqId: 'req-42',
+      level: 50,
+    });
     expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed').map((l) => l.reqId)).toEqual([
       'req-42',
       'req-42',
