@@ -38,8 +38,8 @@ const KEPT_ROWS_LIMIT = 200_000;
 const ENDED_TOPIC = 'live-sessions-ended';
 
 /**
- * Live sessions in the database (no REDIS_URL). A heartbeat reads its row (so an end made on any instance shows at the
- * next heartbeat) and writes nothing: the time is kept in memory and the session-flush job writes the batch every
+ * Live sessions in the database (no REDIS_URL). On PostgreSQL a heartbeat reads its row (so an end made on any instance
+ * shows at the next heartbeat); on SQLite the server's kept copy answers (see `kept`). Either way it writes nothing: the time is kept in memory and the session-flush job writes the batch every
  * SESSION_FLUSH_MS, well inside the shortest heartbeat period (10 s), so a live session's row never looks two periods
  * old. An open takes the key's lock (sessions.repository.ts lockKeyForOpen), counts and inserts in one transaction.
  */
