@@ -54,6 +54,12 @@ declare module 'fastify' {
     auth?: AuthMode;
     permission?: PermissionFlag;
     action?: ServiceAction;
+    /**
+     * A finer action read off the request's body (a key edit that changes the key's terms needs keys.manage): checked
+     * once the body is parsed and before it is validated, so a role that may not act hears 403, not a 400 about its
+     * input (contract §17's order). undefined: nothing finer to check (the body's shape is validation's to refuse).
+     */
+    actionOfBody?: (body: unknown) => ServiceAction | undefined;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -291,6 +297,14 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     };
     const existing = route.onRequest;
     route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
+    const actionOfBody = route.config?.actionOfBody;
+    if (!actionOfBody) return;
+    const finer = async (request: FastifyRequest) => {
+      const needed = actionOfBody(request.body);
+      if (needed) assertRoleMay(request.principal, needed);
+    };
+    const validating = route.preValidation;
+    route.preValidation = [finer, ...(validating === undefined ? [] : Array.isArray(validating) ? validating : [validating])] as never;
   });
 }
 

@@ -217,3 +217,28 @@ describe('a reseller and keys it did not create', () => {
     expect(status.keysRedeemed).toBeGreaterThanOrEqual(1);
   });
 });
+
+// Contract §17's order: the role is checked before the input, also where the body decides the role (a key edit that
+// changes the key's terms, a bulk action beyond support work): a support member hears 403, not a 400 about its input.
+describe('a finer role check read off the body', () => {
+  const refusals: Array<[string, 'PUT' | 'POST', string, Record<string, unknown>]> = [
+    ['a terms edit with a bad value', 'PUT', '/keys/api/generated-key', { key: 'x', isPremium: 'very', note: 7 }],
+    ['a terms edit of an active key with an unknown field', 'PUT', '/keys/api/key', { key: 'x', expiresAt: 'soon', colour: 'red' }],
+    ['a bulk extend without days', 'POST', '/keys/api/keys/bulk', { action: 'extend', keys: 'all of them' }],
+  ];
+  it.each(refusals)('%s is 403 ROLE_FORBIDDEN for support', async (_name, method, path, body) => {
+    const res = await asMember(t().app, people.support, s, method, path, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(403);
+    expect(res.body.code).toBe('ROLE_FORBIDDEN');
+  });
+
+  it('leaves a body whose action it cannot read to validation (400), and the manager’s bad input is a 400', async () => {
+    const unknown = await asMember(t().app, people.support, s, 'POST', '/keys/api/keys/bulk', { action: 'explode', keys: [] });
+    expect(unknown.status).toBe(400);
+    const notObject = await asMember(t().app, people.support, s, 'PUT', '/keys/api/key', ['key']);
+    expect(notObject.status).toBe(400);
+    const manager = await asMember(t().app, people.manager, s, 'PUT', '/keys/api/generated-key', { key: 'x', isPremium: 'very' });
+    expect(manager.status).toBe(400);
+    expect(manager.body.code).toBe('VALIDATION_ERROR');
+  });
+});

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { assertRoleMay, serviceOf } from '../../plugins/auth.ts';
+import { serviceOf } from '../../plugins/auth.ts';
 import { Responses } from '../../schemas.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys-bulk.schemas.ts';
-import { bulkActionNeeds, bulkKeys } from './keys-bulk.service.ts';
+import { bulkActionOfBody, bulkKeys } from './keys-bulk.service.ts';
 
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
 const tags = ['keys'];
@@ -17,7 +17,7 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
     '/keys/api/keys/bulk',
     {
       // Support work needs keys.support, the rest keys.manage (bulkActionNeeds); a reseller acts on its own keys only.
-      config: { ...manage, action: 'keys.support' },
+      config: { ...manage, action: 'keys.support', actionOfBody: bulkActionOfBody },
       schema: {
         summary: 'Act on many keys',
         description:
@@ -28,7 +28,6 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      assertRoleMay(request.principal, bulkActionNeeds(request.body.action));
       return { success: true as const, data: await bulkKeys(ctx, actorOf(request), serviceOf(request), request.body) };
     },
   );

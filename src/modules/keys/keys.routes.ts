@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import { Deleted, Responses } from '../../schemas.ts';
-import { assertRoleMay, serviceOf } from '../../plugins/auth.ts';
+import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
@@ -20,6 +20,8 @@ const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } 
 // Contract §17's actions: a key edit is support work (status, note, HWID, Discord user) unless it changes the key's terms.
 const generate = { ...manage, action: 'keys.generate' } as const;
 const support = { ...manage, action: 'keys.support' } as const;
+// A key edit beyond support work (status, note, HWID, Discord user) changes the key's terms: keys.manage.
+const editKey = { ...support, actionOfBody: keys.editActionOfBody } as const;
 const manageKeys = { ...manage, action: 'keys.manage' } as const;
 const remove = { ...manage, action: 'keys.delete' } as const;
 const tags = ['keys'];
@@ -92,7 +94,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/key',
     {
-      config: support,
+      config: editKey,
       schema: {
         summary: 'Edit an active key',
         description:
@@ -104,7 +106,6 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { key, ...edit } = request.body;
-      assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
         data: keys.toActiveKeyView(await keys.editActiveKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),
@@ -179,7 +180,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
   app.put(
     '/keys/api/generated-key',
     {
-      config: support,
+      config: editKey,
       schema: {
         summary: 'Edit a generated key',
         description:
@@ -191,7 +192,6 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { key, ...edit } = request.body;
-      assertRoleMay(request.principal, keys.editAction(edit));
       return {
         success: true as const,
         data: keys.toGeneratedKeyView(await keys.editGeneratedKey(ctx, serviceOf(request).id, key, edit, actorOf(request)), ctx.clock()),

@@ -38,6 +38,13 @@ const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId', 'banRea
 export const editAction = (edit: object): ServiceAction =>
   Object.keys(edit).every((field) => SUPPORT_EDIT_FIELDS.has(field)) ? 'keys.support' : 'keys.manage';
 
+/** The same, of a request body not validated yet (the role is checked before input): its fields other than `key`. */
+export function editActionOfBody(body: unknown): ServiceAction | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { key: _key, ...edit } = body as Record<string, unknown>;
+  return editAction(edit);
+}
+
 /** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
 function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {
   return { rows: rows.slice(0, repo.MAX_LOOKUP_ROWS), truncated: rows.length > repo.MAX_LOOKUP_ROWS };
