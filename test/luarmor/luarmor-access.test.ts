@@ -178,6 +178,15 @@ describe("a member's account key (§16.1, §17)", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.success).toBe(false);
     expect((await member.createScript(s.identifier, { name: 'x', script: 'print(1)' })).status).toBe(403);
+    // A user edit is support work, unless it moves the key's expiry (keys.manage), whatever else the body holds.
+    const key = created.body.user_key;
+    expect((await member.updateUser(s.identifier, { user_key: key, note: 'refunded' })).status).toBe(200);
+    const tomorrow = Math.floor(Date.now() / 1000) + 86_400;
+    const terms = await member.updateUser(s.identifier, { user_key: key, auth_expire: tomorrow });
+    expect(terms.status, JSON.stringify(terms.body)).toBe(403);
+    expect(terms.body.success).toBe(false);
+    const kept = await owner.getUsers(s.identifier);
+    expect(kept.body.users[0]).toMatchObject({ note: 'refunded', auth_expire: -1 });
     // The stats count keys over whole services: support's role may read them, a reseller's may not (§17: no analytics).
     expect((await member.keyStats()).body.stats.users).toBe(1);
     const reseller = await addMember(t().app, t().ctx, s, 'reseller');

@@ -194,7 +194,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
   app.patch(
     '/v3/projects/:project_id/users',
     {
-      config: { ...manage, action: 'keys.support' },
+      config: { ...manage, action: 'keys.support', actionOfBody: luarmor.editUserAction },
       schema: {
         summary: 'Luarmor: edit a user',
         description:

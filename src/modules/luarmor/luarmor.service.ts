@@ -8,7 +8,7 @@ import { resellerScope, type Actor } from '../audit/actor.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { keyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
-import type { ServiceRow } from '../services/services.service.ts';
+import type { ServiceAction, ServiceRow } from '../services/services.service.ts';
 import { analyticsOf } from '../analytics/analytics.service.ts';
 import { findServiceByRef } from '../services/services.service.ts';
 import { KEY_NOT_FOUND, PROJECT_NOT_FOUND, LuarmorRefusal, refuse, toLuarmorUser } from './luarmor.translate.ts';
@@ -141,6 +141,21 @@ export interface EditUserInput {
 }
 
 /** PATCH /users: the edit Keyward's PUT /keys/api/key (or generated-key) makes. */
+// Keyward's key-edit field for each field of a Luarmor user edit: the role an edit needs is keys.editAction's to say.
+const KEY_EDIT_FIELD_OF: Readonly<Record<string, string>> = {
+  note: 'note',
+  discord_id: 'chatId',
+  identifier: 'hwid',
+  auth_expire: 'expiresAt',
+};
+
+/** The role-table action a user edit's body needs (auth_expire changes the key's terms: keys.manage), before validation. */
+export function editUserAction(body: unknown): ServiceAction | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const fields = Object.keys(body).filter((field) => Object.hasOwn(KEY_EDIT_FIELD_OF, field));
+  return keys.editAction(Object.fromEntries(fields.map((field) => [KEY_EDIT_FIELD_OF[field], true])));
+}
+
 export async function editUser(ctx: AppContext, serviceId: string, input: EditUserInput, actor: Actor) {
   const user = await requireUser(ctx, serviceId, input.user_key);
   const now = ctx.clock();
