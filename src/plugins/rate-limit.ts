@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
+import { BatchedScript } from '../lib/redis-batch.ts';
 import { presentedKey, presentedLuarmorKey } from './auth.ts';
 import { sharedOrLocalStore } from './rate-limit-store.ts';
 import { serviceForClient } from '../modules/services/services.service.ts';
@@ -48,9 +50,9 @@ function clientTarget(ctx: AppContext, request: FastifyRequest): string | Promis
 
 const UNKNOWN_TARGET = '?';
 
-const keyGenerators = (ctx: AppContext): Record<LimitKind, (request: FastifyRequest) => string | Promise<string>> => ({
-  // Per address and service: one busy game server must not starve another seller's users.
-  client: async (request) => `client:${addressKey(request.ip)}:${await clientTarget(ctx, request)}`,
+// The client kind is counted by clientLimiter (below), per address and service: one busy game server must not starve
+// another seller's users.
+const keyGenerators = (): Record<Exclude<LimitKind, 'client'>, (request: FastifyRequest) => string> => ({
   api: (request) => {
     // The Luarmor-compatible routes spend the same budget per key as Keyward's own (contract §20).
     const key = request.routeOptions.config.auth === 'luarmor' ? presentedLuarmorKey(request) : presentedKey(request);
@@ -93,17 +95,18 @@ export class WindowCounter {
   }
 }
 
+type Window = { count: number; resetAt: number };
+/** Counts one hit of `key` in its window: at once in this process, or a promise when Redis counts it. */
+type Count = (key: string, now: number) => Window | Promise<Window>;
+
 /**
- * The client budget without Redis: the hot path of every executor call, so it is a Map lookup and three
- * headers rather than the plugin's promise chain (bench/cpu-cost.ts: about a sixth of a validation's CPU).
- * Same answers as the plugin gives the other kinds: RateLimit-* headers, 429 with Retry-After.
+ * The client budget: the hot path of every executor call, so a counter and three headers rather than the plugin's
+ * promise chain (bench/cpu-cost.ts: about a sixth of a validation's CPU). Same answers as the plugin gives the other
+ * kinds: RateLimit-* headers, 429 with Retry-After.
  */
-function localClientLimiter(ctx: AppContext, max: number) {
-  const counter = new WindowCounter();
+function clientLimiter(ctx: AppContext, max: number, count: Count) {
   const limit = String(max);
-  const spend = (request: FastifyRequest, reply: FastifyReply, target: string): AppError | undefined => {
-    const now = Date.now();
-    const { count, resetAt } = counter.hit(`${addressKey(request.ip)}:${target}`, now);
+  const answer = (reply: FastifyReply, now: number, { count, resetAt }: Window): AppError | undefined => {
     const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
     reply
       .header('ratelimit-limit', limit)
@@ -113,13 +116,55 @@ function localClientLimiter(ctx: AppContext, max: number) {
     reply.header('retry-after', resetSeconds);
     return new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`, { retryAfter: resetSeconds });
   };
-  // Callback style, synchronous when the service is cached: no promise per executor call.
+  const spend = (request: FastifyRequest, reply: FastifyReply, target: string, done: HookHandlerDoneFunction) => {
+    const now = Date.now();
+    const counted = count(`client:${addressKey(request.ip)}:${target}`, now);
+    if (!(counted instanceof Promise)) return done(answer(reply, now, counted));
+    counted.then((window) => done(answer(reply, now, window)), done);
+  };
+  // Callback style, synchronous when the service is cached and the count local: no promise per executor call.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const target = clientTarget(ctx, request);
-    if (typeof target === 'string') return done(spend(request, reply, target));
-    target.then((resolved) => done(spend(request, reply, resolved)), done);
+    if (typeof target === 'string') return spend(request, reply, target, done);
+    target.then((resolved) => spend(request, reply, resolved, done), done);
   };
 }
+
+// One fixed window per key, as the plugin's Redis store counts (same key names, so every instance shares them); many
+// keys in one call (lib/redis-batch.ts). ARGV: the window in ms, then one key per hit; a {count, ms left} per hit.
+const SPEND_LUA = `
+local window = tonumber(ARGV[1])
+local replies = {}
+for i = 2, #ARGV do
+  local count = redis.call('INCR', ARGV[i])
+  if count == 1 then
+    redis.call('PEXPIRE', ARGV[i], window)
+    replies[#replies + 1] = {count, window}
+  else
+    replies[#replies + 1] = {count, redis.call('PTTL', ARGV[i])}
+  end
+end
+return replies
+`;
+
+/**
+ * The client budget counted in Redis, shared by every instance. Executor calls arrive by the thousand a second, so
+ * their counts go in batches. While Redis does not answer, this instance counts for itself, as the other kinds' store
+ * does (rate-limit-store.ts).
+ */
+function sharedClientCount(redis: Redis): Count {
+  const spend = new BatchedScript<[number, number]>(redis, 'keywardClientSpend', SPEND_LUA, 1, () => [WINDOW_MS]);
+  const local = new WindowCounter();
+  return (key, now) => {
+    if (redis.status !== 'ready') return local.hit(key, now);
+    return spend.run([`${REDIS_NAMESPACE}${key}`]).then(
+      ([count, ttl]) => ({ count, resetAt: now + Math.max(0, ttl) }),
+      () => local.hit(key, now),
+    );
+  };
+}
+
+const REDIS_NAMESPACE = 'keyward:rl:';
 
 /**
  * Must be installed before routes are added. Each kind of budget is ONE limiter shared by every route
@@ -137,22 +182,24 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     global: false,
     enableDraftSpec: true,
     // While Redis does not answer, each instance counts for itself (rate-limit-store.ts), never no limit at all.
-    ...(ctx.redis ? { store: sharedOrLocalStore(ctx.redis, 'keyward:rl:') } : {}),
+    ...(ctx.redis ? { store: sharedOrLocalStore(ctx.redis, REDIS_NAMESPACE) } : {}),
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} seconds`, {
         retryAfter: Math.ceil(context.ttl / 1000),
       }),
   });
-  const keyFor = keyGenerators(ctx);
+  const keyFor = keyGenerators();
   const limiters = new Map<
     LimitKind,
-    ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | ReturnType<typeof localClientLimiter>
+    ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | ReturnType<typeof clientLimiter>
   >();
   for (const kind of ['client', 'api', 'login'] as const) {
     if (perMinute[kind] <= 0) continue;
-    if (kind === 'client' && !ctx.redis) limiters.set(kind, localClientLimiter(ctx, perMinute[kind]));
-    else limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: WINDOW_MS, keyGenerator: keyFor[kind] }));
+    if (kind === 'client') {
+      const local = new WindowCounter();
+      limiters.set(kind, clientLimiter(ctx, perMinute[kind], ctx.redis ? sharedClientCount(ctx.redis) : (key, now) => local.hit(key, now)));
+    } else limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: WINDOW_MS, keyGenerator: keyFor[kind] }));
   }
   if (ctx.config.rateLimit.authFailuresPerMinute > 0) installAuthFailureBudget(app, ctx, ctx.config.rateLimit.authFailuresPerMinute);
   app.addHook('onRoute', (route) => {

@@ -56,6 +56,16 @@ describe('REDIS_URL where nothing answers', () => {
     expect(spec.status).toBe(200);
   });
 
+  it('counts an executor’s calls in this instance meanwhile (the client budget never goes unlimited)', async () => {
+    const s = await seedService(ctx);
+    const validate = () => fetch(`${server.url}/api/v1/keys/validate?service=${s.identifier}&key=nope&hwid=pc`);
+    const first = await validate();
+    expect(first.status).toBe(200);
+    const remaining = Number(first.headers.get('ratelimit-remaining'));
+    expect(remaining).toBeGreaterThan(0);
+    expect(Number((await validate()).headers.get('ratelimit-remaining'))).toBe(remaining - 1);
+  });
+
   it('says so in one sentence naming REDIS_URL, not once per reconnect', async () => {
     await server.waitFor((lines) => lines.some((line) => line.includes('REDIS_URL')));
     // ioredis retries every few hundred ms at first: wait for several more tries' worth of output (a request's log line).

@@ -36,4 +36,16 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
     expect((await call(second, 'GET', url, { remoteAddress: address })).status).toBe(200);
     expect((await call(t().app, 'GET', url, { remoteAddress: address })).status).toBe(429);
   });
+
+  it('spends exactly the budget when one address’s calls race on two instances (counted in batches)', async () => {
+    const s = await seedService(t().ctx);
+    const url = `/api/v1/keys/validate?service=${s.identifier}&key=nope&hwid=pc`;
+    const address = `203.0.113.${Math.floor(Math.random() * 200) + 10}`;
+    const racing = Array.from({ length: 40 }, (_, i) => call(i % 2 ? second : t().app, 'GET', url, { remoteAddress: address }));
+    const statuses = (await Promise.all(racing)).map((res) => res.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(38);
+    // Another address still has its own budget.
+    expect((await call(second, 'GET', url, { remoteAddress: '203.0.113.250' })).status).toBe(200);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { BatchedScript } from '../../lib/redis-batch.ts';
 import {
   deadlineOf,
   ENDED_KEPT_MS,
@@ -41,25 +42,41 @@ redis.call('ZADD', KEYS[3], ARGV[3], ARGV[11])
 return 1
 `;
 
-// Heartbeat: the end reason, TIMED_OUT, or (alive) the session's fields after moving its deadline.
-const HEARTBEAT = `
-local h = redis.call('HMGET', KEYS[1], 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
-if not h[2] or h[4] ~= ARGV[3] then return {'TIMED_OUT'} end
-if h[1] then return {h[1]} end
-local now = tonumber(ARGV[1])
-local period = 2 * tonumber(h[3]) * 1000
-if tonumber(h[2]) + period < now then return {'TIMED_OUT'} end
-local deadline = now + period
-local ttl = period + tonumber(ARGV[5])
-redis.call('HSET', KEYS[1], 'seen', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ttl)
-if h[5] ~= '' then
-  local ks = ARGV[2] .. 'k:' .. h[4] .. ':' .. h[5]
-  redis.call('ZADD', ks, deadline, ARGV[4])
-  redis.call('PEXPIRE', ks, ttl)
+// Heartbeats, many in one call (lib/redis-batch.ts): for each, the end reason, TIMED_OUT, or (alive) the session's
+// fields after moving its deadline. ARGV: prefix, kept ms, then (service, session id, now) per heartbeat.
+const HEARTBEATS = `
+local prefix, kept = ARGV[1], tonumber(ARGV[2])
+local replies = {}
+for i = 3, #ARGV, 3 do
+  local service, id, now = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local hk = prefix .. 's:' .. id
+  local h = redis.call('HMGET', hk, 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
+  local reply
+  if not h[2] or h[4] ~= service then
+    reply = {'TIMED_OUT'}
+  elseif h[1] then
+    reply = {h[1]}
+  else
+    local period = 2 * tonumber(h[3]) * 1000
+    if tonumber(h[2]) + period < now then
+      reply = {'TIMED_OUT'}
+    else
+      local deadline = now + period
+      local ttl = period + kept
+      redis.call('HSET', hk, 'seen', ARGV[i + 2])
+      redis.call('PEXPIRE', hk, ttl)
+      if h[5] ~= '' then
+        local ks = prefix .. 'k:' .. service .. ':' .. h[5]
+        redis.call('ZADD', ks, deadline, id)
+        redis.call('PEXPIRE', ks, ttl)
+      end
+      redis.call('ZADD', prefix .. 'v:' .. service, deadline, id)
+      reply = {'', h[5], h[6], h[7], h[3], h[8], h[9]}
+    end
+  end
+  replies[#replies + 1] = reply
 end
-redis.call('ZADD', ARGV[2] .. 'v:' .. h[4], deadline, ARGV[4])
-return {'', h[5], h[6], h[7], h[3], h[8], h[9]}
+return replies
 `;
 
 // End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
@@ -99,7 +116,6 @@ const MOVE_EXPIRY = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET
 
 type Scripted = Redis & {
   sessionOpen(...args: (string | number)[]): Promise<number>;
-  sessionHeartbeat(...args: (string | number)[]): Promise<string[]>;
   sessionEnd(...args: (string | number)[]): Promise<number>;
   sessionMoveExpiry(...args: (string | number)[]): Promise<number>;
 };
@@ -110,13 +126,15 @@ const numberOrNull = (value: string | null | undefined) => (orNull(value) === nu
 /** Live sessions in Redis (REDIS_URL set): every instance sees the same state, and a heartbeat touches no database. */
 export class LiveSessionsInRedis implements LiveSessions {
   private readonly redis: Scripted;
+  // Heartbeats are the hot path: those that arrive while one batch is on the wire go to Redis together.
+  private readonly beats: BatchedScript<string[]>;
 
   constructor(redis: Redis) {
     redis.defineCommand('sessionOpen', { numberOfKeys: 3, lua: OPEN });
-    redis.defineCommand('sessionHeartbeat', { numberOfKeys: 1, lua: HEARTBEAT });
     redis.defineCommand('sessionEnd', { numberOfKeys: 0, lua: END });
     redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
     this.redis = redis as Scripted;
+    this.beats = new BatchedScript<string[]>(redis, 'sessionHeartbeats', HEARTBEATS, 3, () => [PREFIX, ENDED_KEPT_MS]);
   }
 
   async open(request: OpenRequest): Promise<Opened> {
@@ -143,7 +161,7 @@ export class LiveSessionsInRedis implements LiveSessions {
   }
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const answer = await this.redis.sessionHeartbeat(hashKey(sessionId), now, PREFIX, serviceId, sessionId, ENDED_KEPT_MS);
+    const answer = await this.beats.run([serviceId, sessionId, now]);
     if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason };
     const [, key, hwid, script, hb, started, kexp] = answer;
     const heartbeatSeconds = Number(hb);
