@@ -134,7 +134,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
    * A session's row, read now: at once on SQLite; on PostgreSQL in a batch with the other heartbeats waiting (one
    * statement in flight at a time, so under load each round trip answers many heartbeats, and none reads a copy).
    */
-  private async read(serviceId: string, sessionId: string): Promise<repo.SessionRow | undefined> {
+  private read(serviceId: string, sessionId: string): repo.SessionRow | undefined | Promise<repo.SessionRow | undefined> {
     const kept = this.keptRow(serviceId, sessionId);
     if (kept) return kept;
     const now = repo.findSessionNow(this.db, serviceId, sessionId);
@@ -142,14 +142,18 @@ export class LiveSessionsInDatabase implements LiveSessions {
       if (now[0]) this.keep(now[0]);
       return now[0];
     }
-    const row = await new Promise<repo.SessionRow | undefined>((resolve, reject) => {
-      this.waiting.push({ id: sessionId, resolve, reject });
+    return new Promise<repo.SessionRow | undefined>((resolve, reject) => {
+      this.waiting.push({ id: sessionId, serviceId, resolve, reject });
       this.readBatch();
     });
-    return row?.serviceId === serviceId ? row : undefined;
   }
 
-  private readonly waiting: Array<{ id: string; resolve: (row: repo.SessionRow | undefined) => void; reject: (err: unknown) => void }> = [];
+  private readonly waiting: Array<{
+    id: string;
+    serviceId: string;
+    resolve: (row: repo.SessionRow | undefined) => void;
+    reject: (err: unknown) => void;
+  }> = [];
   private reading = false;
 
   private readBatch(): void {
@@ -161,7 +165,10 @@ export class LiveSessionsInDatabase implements LiveSessions {
       .then(
         (rows) => {
           const byId = new Map(rows.map((row) => [row.id, row]));
-          for (const w of batch) w.resolve(byId.get(w.id));
+          for (const w of batch) {
+            const row = byId.get(w.id);
+            w.resolve(row?.serviceId === w.serviceId ? row : undefined);
+          }
         },
         (err: unknown) => {
           for (const w of batch) w.reject(err);
@@ -174,7 +181,8 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    let row = await this.read(serviceId, sessionId);
+    const read = this.read(serviceId, sessionId);
+    let row = read instanceof Promise ? await read : read;
     if (row && row === this.keptRow(serviceId, sessionId) && deadlineOf(row.lastSeenAt, row.heartbeatSeconds) < now) {
       // A kept row knows only this store's heartbeats: another instance on the handle may have flushed later ones.
       this.unkeep(serviceId, sessionId);

@@ -109,9 +109,10 @@ export function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string
   // A live session of a known service, answered without a promise (as a key validated in a loop is).
   const service = ctx.services.peek(serviceRef);
   const now = ctx.clock();
-  const beat = service ? ctx.liveSessions.heartbeatAtOnce?.(service.id, sessionId, now) : undefined;
+  if (!service) return serviceForClient(ctx, serviceRef).then((found) => heartbeatAfterReads(ctx, found.id, sessionId, ctx.clock()));
+  const beat = ctx.liveSessions.heartbeatAtOnce?.(service.id, sessionId, now);
   if (beat?.alive && !expiryPassed(beat.session, now)) return aliveOf(beat);
-  return heartbeatAfterReads(ctx, serviceRef, sessionId);
+  return heartbeatAfterReads(ctx, service.id, sessionId, now);
 }
 
 type Alive = { alive: true; heartbeatSeconds: number; expiresAt: string };
@@ -123,15 +124,13 @@ const aliveOf = (beat: Beat & { alive: true }): Alive => ({
 const expiryPassed = (session: LiveSession, now: number) =>
   session.key !== null && session.keyExpiresAt !== null && session.keyExpiresAt <= now;
 
-async function heartbeatAfterReads(ctx: AppContext, serviceRef: string, sessionId: string): Promise<Alive> {
-  const service = await serviceForClient(ctx, serviceRef);
-  const now = ctx.clock();
-  const beat = await ctx.liveSessions.heartbeat(service.id, sessionId, now);
+async function heartbeatAfterReads(ctx: AppContext, serviceId: string, sessionId: string, now: number): Promise<Alive> {
+  const beat = await ctx.liveSessions.heartbeat(serviceId, sessionId, now);
   if (!beat.alive) throw ended(beat.reason);
   if (expiryPassed(beat.session, now)) {
     const reason = await expiryVerdict(ctx, beat.session, now);
     if (reason) {
-      await ctx.liveSessions.end(service.id, { sessionId }, reason, now);
+      await ctx.liveSessions.end(serviceId, { sessionId }, reason, now);
       throw ended(reason);
     }
   }
