@@ -42,10 +42,13 @@ export function BulkBar({
   selection,
   setPending,
   onClear,
+  manage,
 }: {
   selection: string[];
   setPending: (pending: Pending) => void;
   onClear: () => void;
+  /** The caller's role may change keys' terms (keys.manage): Extend, Move and Delete; support work is for every role shown the bar. */
+  manage: boolean;
 }) {
   if (selection.length === 0) return null;
   return (
@@ -57,9 +60,11 @@ export function BulkBar({
         <Button size="xs" variant="light" onClick={() => setPending({ action: 'resetHwid', keys: selection })}>
           Reset HWID
         </Button>
-        <Button size="xs" variant="light" onClick={() => setPending({ action: 'extend', keys: selection })}>
-          Extend
-        </Button>
+        {manage && (
+          <Button size="xs" variant="light" onClick={() => setPending({ action: 'extend', keys: selection })}>
+            Extend
+          </Button>
+        )}
         <Button size="xs" variant="light" onClick={() => setPending({ action: 'pause', keys: selection })}>
           Pause
         </Button>
@@ -69,15 +74,19 @@ export function BulkBar({
         <Button size="xs" variant="light" onClick={() => setPending({ action: 'setNote', keys: selection })}>
           Set note
         </Button>
-        <Button size="xs" variant="light" onClick={() => setPending({ action: 'move', keys: selection })}>
-          Move to service
-        </Button>
+        {manage && (
+          <Button size="xs" variant="light" onClick={() => setPending({ action: 'move', keys: selection })}>
+            Move to service
+          </Button>
+        )}
         <Button size="xs" variant="light" color="orange" onClick={() => setPending({ action: 'ban', keys: selection })}>
           Ban
         </Button>
-        <Button size="xs" variant="light" color="red" onClick={() => setPending({ action: 'delete', keys: selection })}>
-          Delete
-        </Button>
+        {manage && (
+          <Button size="xs" variant="light" color="red" onClick={() => setPending({ action: 'delete', keys: selection })}>
+            Delete
+          </Button>
+        )}
         <Button size="xs" variant="subtle" onClick={onClear}>
           Clear selection
         </Button>

@@ -114,7 +114,14 @@ export default function KeysPage() {
       <Stack gap="sm">
         <KeyFiltersBar filters={filters} setFilters={setFilters} />
 
-        {access.can('keys.manage') && <BulkBar selection={selection} setPending={setPending} onClear={() => setSelected(new Set())} />}
+        {access.can('keys.support') && (
+          <BulkBar
+            selection={selection}
+            setPending={setPending}
+            onClear={() => setSelected(new Set())}
+            manage={access.can('keys.manage')}
+          />
+        )}
 
         {list.isPending ? (
           <Loading label="Loading keys" />
@@ -124,7 +131,11 @@ export default function KeysPage() {
           <Empty title={filters.search || activeFilterCount(filters) ? 'No key matches' : 'No keys yet'}>
             {filters.search || activeFilterCount(filters)
               ? 'Change the search or the filters.'
-              : 'Generate keys or import them from a file.'}
+              : access.can('keys.manage')
+                ? 'Generate keys or import them from a file.'
+                : access.can('keys.generate')
+                  ? 'Generate keys to sell; they show here.'
+                  : 'Keys the owner makes show here.'}
           </Empty>
         ) : (
           <KeysTable
