@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: every dashboard page at 1280 px and 375 px, light and dark, into screenshots/
  * (gitignored), from a throwaway SQLite app seeded with a seller (a service, keys, a script, some activity) and an
- * admin for the staff page; the sign-in and registration pages are taken signed out. `npm run screenshots -- --measure`
+ * admin for the staff page; the sign-in and registration pages are taken signed out. Each member role (manager,
+ * support, reseller) is taken too, in light at both widths, on the sections its role shows (`member-<role>-*.png`). `npm run screenshots -- --measure`
  * also prints what the README reports, in Debian's Chromium: JS shipped (gzip) for the keys page, and with 10,000 keys
  * in the service the time from navigation until the keys table shows its rows and the search box takes input.
  *
@@ -18,6 +19,7 @@ import { startTestApp } from '../test/helpers/app.ts';
 import { launchChromium } from '../test/helpers/browser.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { call, generateKeys, seedAccount, seedService, type SeededAccount } from '../test/helpers/seed.ts';
+import { roleMay, type ServiceRole } from '../src/modules/services/roles.ts';
 
 import { SECTIONS } from '../web/src/layout/sections.ts';
 
@@ -45,6 +47,21 @@ await call(app, 'PUT', '/api/v1/keys/api/variables', {
   body: { variables: { motd: 'Update 2 is live! Join the Discord for the changelog.', discord: 'https://discord.gg/example' } },
 });
 await call(app, 'POST', '/api/v1/keys/api/blacklist', { key: s.serviceKey, body: { hwid: 'cheater', reason: 'chargeback' } });
+
+/** An account invited into the service with `role`, as a seller's staff joins (contract §17). */
+async function member(role: Exclude<ServiceRole, 'owner'>): Promise<SeededAccount> {
+  const account = await seedAccount(ctx);
+  const quota = role === 'reseller' ? { quota: { keysLeft: 50, maxDays: 30, allowLifetime: false } } : {};
+  const invite = await call(app, 'POST', `/api/v1/services/${s.id}/invites`, { key: s.account.accountKey, body: { role, ...quota } });
+  const accepted = await call(app, 'POST', `/api/v1/invites/${invite.body.data.code}/accept`, { key: account.accountKey });
+  if (accepted.status !== 200) throw new Error(`invite as ${role}: ${JSON.stringify(accepted.body)}`);
+  return account;
+}
+const MEMBERS = [
+  { role: 'manager' as const, account: await member('manager') },
+  { role: 'support' as const, account: await member('support') },
+  { role: 'reseller' as const, account: await member('reseller') },
+];
 
 const browser: Browser = await launchChromium();
 
@@ -156,6 +173,23 @@ try {
       await signIn(adminPage, admin);
       await shoot(adminPage, STAFF, suffix);
       await staff.close();
+      if (scheme !== 'light') continue;
+      for (const { role, account } of MEMBERS) {
+        const context = await browser.newContext(options);
+        const memberPage = await context.newPage();
+        await signIn(memberPage, account);
+        const sections = SECTIONS.filter(({ action }) => roleMay(role, action));
+        const pages = [
+          { name: 'services', path: '/services' },
+          ...sections.map(({ slug }) => ({ name: slug, path: `/services/${s.id}/${slug}` })),
+        ];
+        await shoot(
+          memberPage,
+          pages.map((p) => ({ ...p, name: `member-${role}-${p.name}` })),
+          suffix,
+        );
+        await context.close();
+      }
     }
   }
   console.log(`${written} screenshots written to ${OUT.pathname}`);

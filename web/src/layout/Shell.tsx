@@ -71,8 +71,9 @@ function AccountMenu() {
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <UnstyledButton aria-label="Account menu" px="xs" py={4} style={{ borderRadius: 4 }}>
-          <Text size="sm" fw={500} truncate maw={120}>
+        <UnstyledButton aria-label="Account menu" title={account?.username} px="xs" py={4} style={{ borderRadius: 4 }}>
+          {/* Narrow screens keep the whole bar inside the viewport: a long name ends in an ellipsis (the menu shows it whole). */}
+          <Text size="sm" fw={500} truncate maw={{ base: 84, sm: 160 }}>
             {account?.username ?? 'Account'}
           </Text>
         </UnstyledButton>

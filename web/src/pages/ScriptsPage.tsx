@@ -126,7 +126,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
           />
           <Switch
             label="Quiet loader"
-            description="The loader prints nothing to the game's console"
+            description="Kept from Luarmor: Keyward's loader never prints progress lines; a refused key still shows why"
             checked={silent}
             onChange={(e) => setSilent(e.currentTarget.checked)}
           />
