@@ -1,5 +1,6 @@
 /**
- * npm run bench [-- --quick]: every figure of the performance goals in one run, written to bench/results.json.
+ * npm run bench [-- --quick]: every figure of the performance goals in one run, written to bench/results.json (a quick
+ * run, or one with BENCH_ONLY, to bench/tmp/results-partial.json instead).
  *
  * Each target is its own server process; the load generator (bench/load.ts: wrk, else autocannon) is
  * another. All servers stay up and the targets take turns over several rounds, so a drift in the
@@ -19,7 +20,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -590,8 +591,13 @@ async function main() {
       console.log(
         `  ${name.padEnd(38)} ${String(g.value).padStart(7)}  (${g.goal})  ${g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met'}`,
       );
-    writeFileSync(join(ROOT, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
-    console.log('written to bench/results.json');
+    // Only a full run (every target, the default rounds) replaces the committed figures; a quick or partial run
+    // writes beside them, so trying one target never overwrites the last full run by accident.
+    const partial = quick || Boolean(process.env.BENCH_ONLY);
+    const out = partial ? 'bench/tmp/results-partial.json' : 'bench/results.json';
+    mkdirSync(join(ROOT, 'bench/tmp'), { recursive: true });
+    writeFileSync(join(ROOT, out), JSON.stringify(results, null, 2) + '\n');
+    console.log(`written to ${out}`);
   } finally {
     for (const pacer of pacers.values()) await pacer.finish();
     for (const stop of stops) await stop();
