@@ -51,9 +51,10 @@ describe('the keys page, third round', () => {
     // Count 0 is refused with a sentence and generates nothing; "Starts when redeemed" is offered.
     await page.getByRole('button', { name: 'Generate keys' }).click();
     const dialog = page.getByRole('dialog', { name: 'Generate keys' });
-    expect(await dialog.getByRole('combobox', { name: 'Expiration' }).getByRole('option', { name: 'Starts when redeemed' }).count()).toBe(
-      1,
-    );
+    // count() does not wait: the dialog's form must be there first (CI once counted before it rendered).
+    const expiration = dialog.getByRole('combobox', { name: 'Expiration' });
+    await expiration.waitFor();
+    expect(await expiration.getByRole('option', { name: 'Starts when redeemed' }).count()).toBe(1);
     await dialog.getByRole('textbox', { name: 'Count' }).fill('0');
     await dialog.getByRole('button', { name: 'Generate' }).click();
     await expect.poll(() => dialog.getByRole('alert').innerText()).toBe('Count must be at least 1: a whole number from 1 to 1000.');
