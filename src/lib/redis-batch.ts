@@ -22,23 +22,21 @@ interface Waiting<Reply> {
 export class BatchedScript<Reply> {
   private readonly waiting: Array<Waiting<Reply>> = [];
   private sending = false;
-  private readonly command: string;
 
   constructor(
     private readonly redis: Redis,
-    name: string,
+    private readonly name: string,
     lua: string,
     private readonly width: number,
     private readonly head: () => Arg[] = () => [],
     private readonly max = 500,
   ) {
-    this.command = name;
     redis.defineCommand(name, { numberOfKeys: 0, lua });
   }
 
   /** Runs the script for one item (its `width` arguments) and answers that item's reply. */
   run(args: Arg[]): Promise<Reply> {
-    if (args.length !== this.width) throw new Error(`${this.command} takes ${this.width} arguments per item`);
+    if (args.length !== this.width) throw new Error(`${this.name} takes ${this.width} arguments per item`);
     return new Promise<Reply>((resolve, reject) => {
       this.waiting.push({ args, resolve, reject });
       if (!this.sending) this.send();
@@ -51,7 +49,7 @@ export class BatchedScript<Reply> {
     const batch = this.waiting.splice(0, this.max);
     const args = this.head();
     for (const item of batch) for (const arg of item.args) args.push(arg);
-    const call = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<Reply[]>>)[this.command]!;
+    const call = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<Reply[]>>)[this.name]!;
     call
       .apply(this.redis, args)
       .then(

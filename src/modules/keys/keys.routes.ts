@@ -7,6 +7,7 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys.schemas.ts';
 import * as keys from './keys.service.ts';
+import { editActionOfBody } from './key-edit-role.ts';
 import { scriptLoadstrings, snippetsFor, type ScriptLoadstring, type ScriptSnippet } from './loadstrings.ts';
 import keysBulkRoutes from './keys-bulk.routes.ts';
 import keysExportRoutes from './keys-export.routes.ts';
@@ -21,7 +22,7 @@ const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } 
 const generate = { ...manage, action: 'keys.generate' } as const;
 const support = { ...manage, action: 'keys.support' } as const;
 // A key edit beyond support work (status, note, HWID, Discord user) changes the key's terms: keys.manage.
-const editKey = { ...support, actionOfBody: keys.editActionOfBody } as const;
+const editKey = { ...support, actionOfBody: editActionOfBody } as const;
 const manageKeys = { ...manage, action: 'keys.manage' } as const;
 const remove = { ...manage, action: 'keys.delete' } as const;
 const tags = ['keys'];

@@ -9,7 +9,7 @@ import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import { refundResellerKey, roleForbidden, type ServiceAction } from '../services/services.service.ts';
+import { refundResellerKey, roleForbidden } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { banPatch, statusNow } from './key-bans.ts';
@@ -30,20 +30,8 @@ async function assertOwnKey(db: Db, serviceId: string, key: string, actor: Actor
   if (creator?.createdBy !== scope) throw notFound(what);
 }
 
-// The fields of a key edit that support staff may change (reset HWID, ban, pause, activate, note, Discord user); any
-// other field is an edit of the key's terms (contract §17: keys.manage).
-const SUPPORT_EDIT_FIELDS = new Set(['note', 'hwid', 'status', 'chatId', 'banReason', 'banExpiresAt']);
-
-/** The role-table action a key edit needs: keys.support for status, note, HWID and Discord user, keys.manage beyond. */
-export const editAction = (edit: object): ServiceAction =>
-  Object.keys(edit).every((field) => SUPPORT_EDIT_FIELDS.has(field)) ? 'keys.support' : 'keys.manage';
-
-/** The same, of a request body not validated yet (the role is checked before input): its fields other than `key`. */
-export function editActionOfBody(body: unknown): ServiceAction | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { key: _key, ...edit } = body as Record<string, unknown>;
-  return editAction(edit);
-}
+/** Which role a key edit needs (contract §17), for the routes and the Luarmor layer. */
+export { editAction } from './key-edit-role.ts';
 
 /** At most MAX_LOOKUP_ROWS rows; `truncated` says more matched (the answer says so rather than stopping silently). */
 function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {

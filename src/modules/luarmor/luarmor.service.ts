@@ -153,7 +153,7 @@ const KEY_EDIT_FIELD_OF: Readonly<Record<string, string>> = {
 export function editUserAction(body: unknown): ServiceAction | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const fields = Object.keys(body).filter((field) => Object.hasOwn(KEY_EDIT_FIELD_OF, field));
-  return keys.editAction(Object.fromEntries(fields.map((field) => [KEY_EDIT_FIELD_OF[field], true])));
+  return keys.editAction(fields.map((field) => KEY_EDIT_FIELD_OF[field]!));
 }
 
 export async function editUser(ctx: AppContext, serviceId: string, input: EditUserInput, actor: Actor) {
