@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -68,6 +68,29 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
   let server: ServerProcess | undefined;
   let current: Dashboard | undefined;
   let browser: Browser | undefined;
+  // What each page of the running test met, printed when it fails: a flake on a loaded CI machine is then read from
+  // the log (an error toast, an answer of 4xx or 5xx) instead of guessed.
+  let pages: { page: Page; failures: string[] }[] = [];
+  afterEach(async ({ task }) => {
+    const opened = pages;
+    pages = [];
+    if (task.result?.state !== 'fail') return;
+    for (const [index, { page, failures }] of opened.entries()) {
+      const shown = page.isClosed()
+        ? []
+        : await page
+            .locator('[role="alert"], .mantine-Notification-root')
+            .allInnerTexts()
+            .catch(() => []);
+      console.error(
+        [
+          `page ${index + 1}: ${page.isClosed() ? '(closed)' : page.url()}`,
+          `  on screen: ${shown.length > 0 ? shown.map((text) => JSON.stringify(text)).join(', ') : 'no alert or notification'}`,
+          `  API answers of 400 and above: ${failures.length > 0 ? failures.join(', ') : 'none'}`,
+        ].join('\n'),
+      );
+    }
+  });
   beforeAll(async () => {
     database = await createTestDatabase();
     const processEnv = serverEnv(database, await freePort(), typeof env === 'function' ? env() : env);
@@ -103,7 +126,14 @@ export function useDashboard(env: Record<string, string> | (() => Record<string,
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl() });
       // A wait that cannot finish fails well inside the test's own timeout, naming the locator it waited for.
       context.setDefaultTimeout(20_000);
-      return context.newPage();
+      const page = await context.newPage();
+      const failures: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400)
+          failures.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+      });
+      pages.push({ page, failures });
+      return page;
     },
     /** Signs `account` in on `page` through the login page, which then goes on to `path`. */
     async signIn(page: Page, account: { username: string; password: string }, path: string): Promise<void> {

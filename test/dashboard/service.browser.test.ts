@@ -48,7 +48,9 @@ describe('dashboard service pages in a real browser', () => {
     await page.getByRole('link', { name: 'My Game' }).waitFor();
     await page.getByRole('button', { name: 'Actions for Spare Game' }).click();
     await page.getByRole('menuitem', { name: 'Delete' }).click();
-    await page.getByRole('button', { name: 'Confirm' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete Spare Game?' });
+    await confirm.getByRole('button', { name: 'Confirm' }).click();
+    await confirm.waitFor({ state: 'hidden' });
     await expect.poll(() => page.getByRole('link', { name: 'Spare Game' }).count()).toBe(0);
     expect(await ctx.db.selectFrom('services').select('id').where('id', '=', spare.id).execute()).toEqual([]);
     expect(await ctx.db.selectFrom('services').select('name').where('identifier', '=', 'my-game').execute()).toEqual([{ name: 'My Game' }]);
