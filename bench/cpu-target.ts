@@ -4,6 +4,7 @@
  * read from /proc.
  */
 import { spawn } from 'node:child_process';
+import type { Request } from 'autocannon';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +12,18 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { coldHwid, coldKey, redeemHwid, redeemKey } from './seed-traffic.ts';
 import { seedBenchService } from './seed-service.ts';
+import { openLiveSessions } from './heartbeat-target.ts';
 
-export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem';
+export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
 
 export interface Target {
   pid: number;
   /** The url autocannon sends when `pathOf` is undefined. */
   url: string;
-  /** A path per request, for the traffic of many keys (cold, redeem). */
+  /** A path per request, for the traffic of many keys (cold, redeem) or sessions (heartbeat). */
   pathOf?: () => string;
+  /** The method when not GET (a heartbeat is a POST, as request() sends it). */
+  method?: 'POST';
   /** Stops the server and removes its database folder. */
   kill: () => Promise<void>;
 }
@@ -76,16 +80,16 @@ export const threadCpu = (pid: number) => {
   return out;
 };
 
-/** The server's environment: the database from DATABASE_URL, else a folder of its own. */
-export function serverEnv(): Record<string, string> {
+/** The server's environment: the database `databaseUrl` or DATABASE_URL names, else a folder of its own. */
+export function serverEnv(databaseUrl = process.env.DATABASE_URL): Record<string, string> {
   const env: Record<string, string> = {
     LOG_LEVEL: 'warn',
     KEYWARD_SECRET: SECRET,
     RATE_LIMIT_CLIENT_PER_MINUTE: '1000000000',
     RATE_LIMIT_API_PER_MINUTE: '1000000000',
-    ...(process.env.DATABASE_URL ? {} : { DATA_DIR: mkdtempSync(join(tmpdir(), 'kw-cpu-')) }),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: mkdtempSync(join(tmpdir(), 'kw-cpu-')) }),
   };
-  for (const name of ['DATABASE_URL', 'ANALYTICS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
+  for (const name of ['ANALYTICS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
   return env;
 }
 
@@ -122,9 +126,19 @@ async function api(url: string, key: string, method: string, body?: unknown) {
  */
 export async function startTarget(
   what: What,
-  options: { serverJs: string; nodeArgs?: string[]; coldKeys: number; redemptions: number; useTsx?: boolean },
+  options: {
+    serverJs: string;
+    nodeArgs?: string[];
+    coldKeys: number;
+    redemptions: number;
+    useTsx?: boolean;
+    /** PostgreSQL to seed and serve from, instead of DATABASE_URL or SQLite. */
+    databaseUrl?: string;
+    /** heartbeat: how many live sessions the server holds. */
+    sessions?: number;
+  },
 ): Promise<Target> {
-  const env = serverEnv();
+  const env = serverEnv(options.databaseUrl ?? process.env.DATABASE_URL);
   const nodeArgs = options.nodeArgs ?? [];
   if (what === 'hello') {
     const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
@@ -137,6 +151,12 @@ export async function startTarget(
     env,
     /^Keyward listening on (http:\/\/\S+)/,
   );
+  if (what === 'heartbeat') {
+    const ids = await openLiveSessions(server.url, serviceKey, service.identifier, options.sessions ?? 5000);
+    const base = `/api/v1/public/sessions/${service.identifier}/`;
+    const pathOf = () => `${base}${ids[Math.floor(Math.random() * ids.length)]}/heartbeat`;
+    return { ...server, url: `${server.url}${pathOf()}`, pathOf, method: 'POST' };
+  }
   const gen = await api(`${server.url}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (gen.keys as Array<{ key: string }>)[0]!.key;
   let url = `${server.url}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
@@ -166,8 +186,9 @@ export const requestsOf = (target: Target) =>
   target.pathOf
     ? [
         {
-          setupRequest: (request: { path?: string }) => {
+          setupRequest: (request: Request) => {
             request.path = target.pathOf!();
+            if (target.method) request.method = target.method;
             return request;
           },
         },
