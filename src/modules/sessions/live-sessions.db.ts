@@ -15,7 +15,7 @@ import {
   type SessionSelector,
 } from './live-sessions.ts';
 
-const sessionOf = (row: repo.SessionRow): LiveSession => ({
+const sessionOf = (row: repo.SessionRow, lastSeenAt = row.lastSeenAt): LiveSession => ({
   sessionId: row.id,
   serviceId: row.serviceId,
   key: row.key,
@@ -23,7 +23,7 @@ const sessionOf = (row: repo.SessionRow): LiveSession => ({
   scriptId: row.scriptId,
   heartbeatSeconds: row.heartbeatSeconds,
   startedAt: row.startedAt,
-  lastSeenAt: row.lastSeenAt,
+  lastSeenAt,
   keyExpiresAt: row.keyExpiresAt,
 });
 
@@ -131,30 +131,57 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   /**
-   * A session's row, read now: at once on SQLite; on PostgreSQL in a batch with the other heartbeats waiting (one
-   * statement in flight at a time, so under load each round trip answers many heartbeats, and none reads a copy).
+   * Records the heartbeat and judges the session: from the kept row at once (SQLite), else from its row read now: at
+   * once on SQLite; on PostgreSQL in a batch with the other heartbeats waiting (one statement in flight at a time, so
+   * under load each round trip answers many heartbeats, and none reads a copy). The batch judges each row itself: a
+   * heartbeat waits on one promise, not a chain of them.
    */
-  private read(serviceId: string, sessionId: string): repo.SessionRow | undefined | Promise<repo.SessionRow | undefined> {
+  heartbeat(serviceId: string, sessionId: string, now: number): Beat | Promise<Beat> {
     const kept = this.keptRow(serviceId, sessionId);
-    if (kept) return kept;
-    const now = repo.findSessionNow(this.db, serviceId, sessionId);
-    if (now) {
-      if (now[0]) this.keep(now[0]);
-      return now[0];
+    if (kept) {
+      if (deadlineOf(kept.lastSeenAt, kept.heartbeatSeconds) >= now) return this.beat(kept, now);
+      // A kept row knows only this store's heartbeats: another instance on the handle may have flushed later ones.
+      this.unkeep(serviceId, sessionId);
     }
-    return new Promise<repo.SessionRow | undefined>((resolve, reject) => {
-      this.waiting.push({ id: sessionId, serviceId, resolve, reject });
-      this.readBatch();
+    const rows = repo.findSessionNow(this.db, serviceId, sessionId);
+    if (rows) {
+      if (rows[0]) this.keep(rows[0]);
+      return this.judgeRead(rows[0], now);
+    }
+    return new Promise<Beat>((resolve, reject) => {
+      this.waiting.push({ id: sessionId, serviceId, now, resolve, reject });
+      this.scheduleRead();
     });
+  }
+
+  private judgeRead(row: repo.SessionRow | undefined, now: number): Beat {
+    return row ? this.beat(row, now) : { alive: false, reason: 'TIMED_OUT' };
   }
 
   private readonly waiting: Array<{
     id: string;
     serviceId: string;
-    resolve: (row: repo.SessionRow | undefined) => void;
+    now: number;
+    resolve: (beat: Beat) => void;
     reject: (err: unknown) => void;
   }> = [];
   private reading = false;
+  private readScheduled = false;
+
+  /**
+   * The next read goes after this turn of the event loop has taken in every request that arrived (setImmediate runs
+   * once I/O callbacks are done): sent at the first heartbeat, or as soon as the last read answered, it carried only
+   * the heartbeats read before it in that turn. Each read costs the server about as much as fifteen heartbeats' own
+   * work on PostgreSQL (a round trip), so fuller batches are most of a heartbeat's cost there.
+   */
+  private scheduleRead(): void {
+    if (this.reading || this.readScheduled || this.waiting.length === 0) return;
+    this.readScheduled = true;
+    setImmediate(() => {
+      this.readScheduled = false;
+      this.readBatch();
+    });
+  }
 
   private readBatch(): void {
     if (this.reading || this.waiting.length === 0) return;
@@ -167,7 +194,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
           const byId = new Map(rows.map((row) => [row.id, row]));
           for (const w of batch) {
             const row = byId.get(w.id);
-            w.resolve(row?.serviceId === w.serviceId ? row : undefined);
+            w.resolve(this.judgeRead(row?.serviceId === w.serviceId ? row : undefined, w.now));
           }
         },
         (err: unknown) => {
@@ -176,26 +203,8 @@ export class LiveSessionsInDatabase implements LiveSessions {
       )
       .finally(() => {
         this.reading = false;
-        this.readBatch();
+        this.scheduleRead();
       });
-  }
-
-  async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const read = this.read(serviceId, sessionId);
-    let row = read instanceof Promise ? await read : read;
-    if (row && row === this.keptRow(serviceId, sessionId) && deadlineOf(row.lastSeenAt, row.heartbeatSeconds) < now) {
-      // A kept row knows only this store's heartbeats: another instance on the handle may have flushed later ones.
-      this.unkeep(serviceId, sessionId);
-      row = await this.read(serviceId, sessionId);
-    }
-    if (!row) return { alive: false, reason: 'TIMED_OUT' };
-    return this.beat(row, now);
-  }
-
-  heartbeatAtOnce(serviceId: string, sessionId: string, now: number): Beat | undefined {
-    const row = this.keptRow(serviceId, sessionId);
-    if (!row || deadlineOf(row.lastSeenAt, row.heartbeatSeconds) < now) return undefined;
-    return this.beat(row, now);
   }
 
   /** Judges the session's row as read (or kept) and records the heartbeat in memory. */
@@ -203,14 +212,15 @@ export class LiveSessionsInDatabase implements LiveSessions {
     const serviceId = row.serviceId;
     const sessionId = row.id;
     if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason };
-    const lastSeenAt = Math.max(row.lastSeenAt, this.pending.get(sessionId) ?? 0);
-    if (deadlineOf(lastSeenAt, row.heartbeatSeconds) < now) return { alive: false, reason: 'TIMED_OUT' };
-    if ((this.pending.get(sessionId) ?? 0) < now) this.pending.set(sessionId, now);
+    const pendingAt = this.pending.get(sessionId) ?? 0;
+    if (deadlineOf(Math.max(row.lastSeenAt, pendingAt), row.heartbeatSeconds) < now) return { alive: false, reason: 'TIMED_OUT' };
+    if (pendingAt < now) this.pending.set(sessionId, now);
     const kept = this.keptRow(serviceId, sessionId);
     if (kept && kept.lastSeenAt < now) kept.lastSeenAt = now;
-    const session = sessionOf(row);
-    if (this.movedExpiries.has(sessionId)) session.keyExpiresAt = this.movedExpiries.get(sessionId)!;
-    return { alive: true, session: { ...session, lastSeenAt: now }, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
+    const session = sessionOf(row, now);
+    const moved = this.movedExpiries.get(sessionId);
+    if (moved !== undefined) session.keyExpiresAt = moved;
+    return { alive: true, session, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
   }
 
   async keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void> {
@@ -234,7 +244,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
   async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
     const { items, total } = await repo.pageLive(this.db, serviceId, filter, page, now);
     return {
-      items: items.map((row) => ({ ...sessionOf(row), lastSeenAt: Math.max(row.lastSeenAt, this.pending.get(row.id) ?? 0) })),
+      items: items.map((row) => sessionOf(row, Math.max(row.lastSeenAt, this.pending.get(row.id) ?? 0))),
       total,
     };
   }

@@ -69,10 +69,11 @@ export interface SessionFilter {
  */
 export interface LiveSessions {
   open(request: OpenRequest): Promise<Opened>;
-  /** Records the heartbeat and answers whether the session lives (it never was, timed out, or was ended). */
-  heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat>;
-  /** The same, answered without a promise where it needs no I/O (a row kept in memory); undefined where it does. */
-  heartbeatAtOnce?(serviceId: string, sessionId: string, now: number): Beat | undefined;
+  /**
+   * Records the heartbeat and answers whether the session lives (it never was, timed out, or was ended): without a
+   * promise where that needs no I/O (a row kept in memory).
+   */
+  heartbeat(serviceId: string, sessionId: string, now: number): Beat | Promise<Beat>;
   /** A heartbeat found the key's expiry moved (an extension): later heartbeats compare with the new one. */
   keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void>;
   /** Ends the selected live sessions with `reason`; answers how many. */

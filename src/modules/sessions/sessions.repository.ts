@@ -63,13 +63,26 @@ export async function findSessions(db: Db, dialect: Dialect, ids: string[]): Pro
   return db.selectFrom('liveSessions').selectAll().where('id', 'in', ids).execute();
 }
 
+// The ids and times travel as two comma-separated texts: a session id is base64url (newSessionId), and pg's array
+// parameters escape element by element, which made the flush a tenth of a heartbeat's CPU on PostgreSQL.
+const TOUCH_SESSIONS = fixedQuery(
+  'live_sessions_touch',
+  `update live_sessions as s set last_seen_at = t.at
+   from unnest(string_to_array(:ids, ','), string_to_array(:ats, ',')::bigint[]) as t(id, at)
+   where s.id = t.id and s.last_seen_at < t.at`,
+);
+
 /** Last-seen times only move forward, so instances flushing the same session agree. */
 export async function touchSessions(db: Db, dialect: Dialect, touches: [id: string, at: number][]) {
   if (touches.length === 0) return;
   if (dialect === 'postgres') {
-    await sql`update live_sessions as s set last_seen_at = t.at
-      from unnest(${touches.map(([id]) => id)}::text[], ${touches.map(([, at]) => at)}::bigint[]) as t(id, at)
-      where s.id = t.id and s.last_seen_at < t.at`.execute(db);
+    let ids = '';
+    let ats = '';
+    for (const [id, at] of touches) {
+      ids += ids === '' ? id : `,${id}`;
+      ats += ats === '' ? String(at) : `,${at}`;
+    }
+    await runFixedQuery(db, TOUCH_SESSIONS, { ids, ats });
     return;
   }
   await sql`update live_sessions set last_seen_at = t.at

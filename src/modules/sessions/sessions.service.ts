@@ -103,16 +103,25 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
 
 /**
  * A heartbeat: alive, or 410 with why it ended. The key's expiry is the one refusal no change announces, so a heartbeat
- * past the expiry the session knew reads the key once (an extension moves it; otherwise the session ends).
+ * past the expiry the session knew reads the key once (an extension moves it; otherwise the session ends). Answered
+ * without a promise when the live state needs no I/O (as a key validated in a loop is), else with one.
  */
 export function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string): Alive | Promise<Alive> {
-  // A live session of a known service, answered without a promise (as a key validated in a loop is).
   const service = ctx.services.peek(serviceRef);
-  const now = ctx.clock();
-  if (!service) return serviceForClient(ctx, serviceRef).then((found) => heartbeatAfterReads(ctx, found.id, sessionId, ctx.clock()));
-  const beat = ctx.liveSessions.heartbeatAtOnce?.(service.id, sessionId, now);
-  if (beat?.alive && !expiryPassed(beat.session, now)) return aliveOf(beat);
-  return heartbeatAfterReads(ctx, service.id, sessionId, now);
+  if (!service) return serviceForClient(ctx, serviceRef).then((found) => beatOf(ctx, found.id, sessionId, ctx.clock()));
+  return beatOf(ctx, service.id, sessionId, ctx.clock());
+}
+
+function beatOf(ctx: AppContext, serviceId: string, sessionId: string, now: number): Alive | Promise<Alive> {
+  const beat = ctx.liveSessions.heartbeat(serviceId, sessionId, now);
+  if (beat instanceof Promise) return beat.then((read) => judge(ctx, read, now));
+  return judge(ctx, beat, now);
+}
+
+function judge(ctx: AppContext, beat: Beat, now: number): Alive | Promise<Alive> {
+  if (!beat.alive) return Promise.reject(ended(beat.reason));
+  if (expiryPassed(beat.session, now)) return afterExpiry(ctx, beat, now);
+  return aliveOf(beat);
 }
 
 type Alive = { alive: true; heartbeatSeconds: number; expiresAt: string };
@@ -124,15 +133,11 @@ const aliveOf = (beat: Beat & { alive: true }): Alive => ({
 const expiryPassed = (session: LiveSession, now: number) =>
   session.key !== null && session.keyExpiresAt !== null && session.keyExpiresAt <= now;
 
-async function heartbeatAfterReads(ctx: AppContext, serviceId: string, sessionId: string, now: number): Promise<Alive> {
-  const beat = await ctx.liveSessions.heartbeat(serviceId, sessionId, now);
-  if (!beat.alive) throw ended(beat.reason);
-  if (expiryPassed(beat.session, now)) {
-    const reason = await expiryVerdict(ctx, beat.session, now);
-    if (reason) {
-      await ctx.liveSessions.end(serviceId, { sessionId }, reason, now);
-      throw ended(reason);
-    }
+async function afterExpiry(ctx: AppContext, beat: Beat & { alive: true }, now: number): Promise<Alive> {
+  const reason = await expiryVerdict(ctx, beat.session, now);
+  if (reason) {
+    await ctx.liveSessions.end(beat.session.serviceId, { sessionId: beat.session.sessionId }, reason, now);
+    throw ended(reason);
   }
   return aliveOf(beat);
 }
