@@ -138,7 +138,7 @@ export async function startTarget(
     sessions?: number;
   },
 ): Promise<Target> {
-  const env = serverEnv(options.databaseUrl ?? process.env.DATABASE_URL);
+  const env = serverEnv(options.databaseUrl);
   const nodeArgs = options.nodeArgs ?? [];
   if (what === 'hello') {
     const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
