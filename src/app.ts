@@ -9,6 +9,7 @@ import type { ErrorBody } from './errors.ts';
 import { requestLogValue } from './lib/redact.ts';
 import { lazyChildLoggerFactory } from './lib/lazy-child-logger.ts';
 import { fastifyTrustProxy } from './lib/trust-proxy.ts';
+import { cutIdleConnections } from './lib/idle-connections.ts';
 import type { Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
@@ -56,16 +57,15 @@ async function mergeBodyIntoQuery(request: FastifyRequest) {
  * A slow or stalled client never holds a connection for ever (contract §10): headers and body must arrive
  * within REQUEST_TIMEOUT_SECONDS, else Node answers 408 and closes. Node checks that every
  * connectionsCheckingInterval (30 s by default), so the check is tightened to match; a socket silent in both
- * directions closes a little later (after the 408 had its chance), and an idle keep-alive connection is a
- * request that has not arrived: the same limit.
+ * directions closes a little later (after the 408 had its chance: cutIdleConnections), and an idle keep-alive
+ * connection is a request that has not arrived: the same limit.
  */
+const checkEveryMs = (ms: number) => Math.min(5000, Math.max(250, Math.round(ms / 4)));
 function timeouts(ms: number) {
-  const checkEvery = Math.min(5000, Math.max(250, Math.round(ms / 4)));
   return {
     requestTimeout: ms,
-    connectionTimeout: ms + 2 * checkEvery,
     keepAliveTimeout: ms,
-    http: { headersTimeout: ms, connectionsCheckingInterval: checkEvery },
+    http: { headersTimeout: ms, connectionsCheckingInterval: checkEveryMs(ms) },
   };
 }
 
@@ -79,6 +79,7 @@ const CLOSING_RETRY_AFTER_SECONDS = 5;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
+  const timeoutMs = config.requestTimeoutSeconds * 1000;
   const app = Fastify({
     logger: withRedactedUrls(
       options.logger ?? {
@@ -90,12 +91,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLoggerFactory,
-    ...timeouts(config.requestTimeoutSeconds * 1000),
+    ...timeouts(timeoutMs),
     ajv: ajvOptions,
     routerOptions: { ignoreTrailingSlash: true },
     // Requests that arrive while the server closes get the error envelope (503 UNAVAILABLE, below), not Fastify's own body.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const stopCutting = cutIdleConnections(app.server, timeoutMs + checkEveryMs(timeoutMs), checkEveryMs(timeoutMs));
+  app.addHook('onClose', async () => stopCutting());
 
   const database =
     options.database ??

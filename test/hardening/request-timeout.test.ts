@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.ts';
 
@@ -62,6 +62,46 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
     // Then idle: the server closes it (the test's own timeout bounds the wait), with nothing more sent.
     await closed;
     expect(received.split('HTTP/1.1 ').length - 1).toBe(2);
+  });
+
+  it('cuts a connection that never sends a byte', async () => {
+    const { app } = t();
+    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const serverSide = new Promise<Socket>((resolve) => app.server.once('connection', resolve));
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    // Read (nothing comes), so the client's own socket sees the server's end.
+    socket.resume();
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // The server's own end closes (the test's timeout bounds the wait), and the client sees it.
+    await new Promise<void>((resolve) => void serverSide.then((s) => s.once('close', () => resolve())));
+    await closed;
+  });
+
+  it('cuts a connection whose client stops reading a long answer', async () => {
+    const { app } = t();
+    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const serverSide = new Promise<Socket>((resolve) => app.server.once('connection', resolve));
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Far more answer than the loopback's buffers hold, asked for at once and never read.
+    socket.pause();
+    socket.write('GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(400));
+    const server = await serverSide;
+    await new Promise<void>((resolve) => server.once('close', () => resolve()));
+    // Then the client reads what had reached it: less than the answers it asked for, so it was cut, not served.
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.resume();
+    await ended;
+    const one = await app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(one.statusCode).toBe(200);
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(400 * one.rawPayload.length);
   });
 
   it('refuses a timeout of 0 or garbage at start', async () => {
