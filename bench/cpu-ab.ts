@@ -6,12 +6,19 @@
  * Each build gets a database of its own, seeded alike: a SQLite folder, or with AB_POSTGRES=<admin url> a fresh
  * PostgreSQL database each (dropped at the end; their backends' CPU is reported beside the servers'). With two or more
  * CPUs both servers are pinned to CPU 0 and this process (the load generator) to CPU 1.
+ * AB_GENERATOR=wrk sends each slice with wrk (50 connections, AB_SECONDS=3 s, pinned to CPU 1) instead of autocannon:
+ * the generator of `npm run bench`, which keeps the server busier, so batching and syscall costs are those of the goals.
+ * It also reports B's requests a second over A's.
+ * AB_PAIRS=n (default 1) starts n fresh pairs of servers, one after another, the slices shared among them: two
+ * processes of one build measured side by side differed by 8.5 % for their whole life (an A/A run), more than many
+ * changes are worth, so one pair cannot tell such a change from the luck of its processes.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, type Target, type What } from './cpu-target.ts';
+import { wrk } from './load.ts';
 
 const [serverA, serverB, whatArg, slicesArg, perSliceArg] = process.argv.slice(2);
 if (!serverA || !serverB) throw new Error('usage: bench/cpu-ab.ts <A/server.js> <B/server.js> [target] [slices] [requests per slice]');
@@ -24,71 +31,95 @@ const options = { coldKeys, redemptions: 5000 + slices * perSlice + 1000, sessio
 
 const admin = process.env.AB_POSTGRES ? new pg.Client({ connectionString: process.env.AB_POSTGRES }) : undefined;
 await admin?.connect();
-const databases = admin ? [`kw_ab_a_${process.pid}`, `kw_ab_b_${process.pid}`] : [];
-for (const name of databases) await admin!.query(`create database ${name}`);
 const urlOf = (name: string | undefined) => {
   if (!name) return undefined;
   const url = new URL(process.env.AB_POSTGRES!);
   url.pathname = `/${name}`;
   return url.toString();
 };
-const a = await startTarget(what, { ...options, serverJs: serverA, databaseUrl: urlOf(databases[0]) });
-const b = await startTarget(what, { ...options, serverJs: serverB, databaseUrl: urlOf(databases[1]) });
-if (availableParallelism() >= 2) {
-  for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
-  execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+const useWrk = process.env.AB_GENERATOR === 'wrk';
+const wrkSeconds = Number(process.env.AB_SECONDS ?? 3);
+const pairs = Math.max(1, Number(process.env.AB_PAIRS ?? 1));
+
+/** Sends one slice; answers how many requests were answered and how many failed. */
+async function send(target: Target, amount: number): Promise<{ requests: number; failed: number }> {
+  if (useWrk) {
+    const cpus = availableParallelism() >= 2 ? '1' : undefined;
+    const result = await wrk(target.url, { connections: 50, seconds: wrkSeconds, cpus, script: target.wrkScript });
+    return { requests: result.requests!, failed: result.failed };
+  }
+  const result = await autocannon({ url: target.url, connections: 50, amount, requests: requestsOf(target) });
+  return { requests: amount, failed: result.non2xx };
 }
 
-const send = (target: Target, amount: number) => autocannon({ url: target.url, connections: 50, amount, requests: requestsOf(target) });
-const databaseOf = new Map([a, b].map((target, i) => [target, databases[i] ?? '']));
-const dbUs = new Map<Target, number>([
-  [a, 0],
-  [b, 0],
-]);
-/** µs of server CPU per request over `amount` requests (its database backends' are added up in dbUs). */
-async function slice(target: Target): Promise<number> {
-  const before = cpuOf(target.pid);
-  const dbBefore = postgresBackendsCpuMs(databaseOf.get(target)!);
-  const result = await send(target, perSlice);
-  const after = cpuOf(target.pid);
-  dbUs.set(target, dbUs.get(target)! + ((postgresBackendsCpuMs(databaseOf.get(target)!) - dbBefore) * 1000) / perSlice);
-  if (result.non2xx > 0) throw new Error(`${result.non2xx} answers were not 2xx`);
-  return ((after.user + after.system - before.user - before.system) * 1000) / perSlice;
-}
-
-await send(a, 5000);
-await send(b, 5000);
 const usA: number[] = [];
 const usB: number[] = [];
-for (let i = 0; i < slices; i++) {
-  // A B, then B A: neither build always follows the other.
-  if (i % 2 === 0) {
-    usA.push(await slice(a));
-    usB.push(await slice(b));
-  } else {
-    usB.push(await slice(b));
-    usA.push(await slice(a));
-  }
+const dbUs = { a: 0, b: 0 };
+const answered = { a: 0, b: 0 };
+
+/** µs of server CPU per request over one slice (its database backends' are added to dbUs). */
+async function slice(target: Target, database: string, side: 'a' | 'b'): Promise<number> {
+  const before = cpuOf(target.pid);
+  const dbBefore = postgresBackendsCpuMs(database);
+  const { requests, failed } = await send(target, perSlice);
+  const after = cpuOf(target.pid);
+  answered[side] += requests;
+  dbUs[side] += ((postgresBackendsCpuMs(database) - dbBefore) * 1000) / requests;
+  if (failed > 0) throw new Error(`${failed} answers were not 2xx`);
+  return ((after.user + after.system - before.user - before.system) * 1000) / requests;
 }
-await Promise.all([a.kill(), b.kill()]);
-for (const name of databases) await admin!.query(`drop database ${name} with (force)`);
+
+for (let pair = 0; pair < pairs; pair++) {
+  const databases = admin ? [`kw_ab_a_${process.pid}_${pair}`, `kw_ab_b_${process.pid}_${pair}`] : ['', ''];
+  for (const name of databases) if (admin) await admin.query(`create database ${name}`);
+  // Each pair starts the other build first, so neither always gets the first process's luck.
+  const start = (side: 0 | 1) =>
+    startTarget(what, { ...options, serverJs: side === 0 ? serverA : serverB, databaseUrl: urlOf(databases[side] || undefined) });
+  const first = await start(pair % 2 === 0 ? 0 : 1);
+  const second = await start(pair % 2 === 0 ? 1 : 0);
+  const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
+  if (useWrk && [a, b].some((target) => target.pathOf && !target.wrkScript)) throw new Error(`AB_GENERATOR=wrk has no script for ${what}`);
+  if (availableParallelism() >= 2) {
+    for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  }
+  await send(a, 5000);
+  await send(b, 5000);
+  const count = Math.max(1, Math.round(slices / pairs));
+  for (let i = 0; i < count; i++) {
+    // A B, then B A: neither build always follows the other.
+    if (i % 2 === 0) {
+      usA.push(await slice(a, databases[0]!, 'a'));
+      usB.push(await slice(b, databases[1]!, 'b'));
+    } else {
+      usB.push(await slice(b, databases[1]!, 'b'));
+      usA.push(await slice(a, databases[0]!, 'a'));
+    }
+  }
+  await Promise.all([a.kill(), b.kill()]);
+  if (admin) for (const name of databases) await admin.query(`drop database ${name} with (force)`);
+}
 await admin?.end();
 
+const done = usA.length;
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const ratios = usB.map((value, i) => value / usA[i]!);
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 console.log(
   JSON.stringify({
     what,
-    slices,
-    perSlice,
+    pairs,
+    slices: done,
+    perSlice: useWrk ? `${wrkSeconds} s` : perSlice,
     // Over all slices: a flush of the batched writes lands in some slices only, so slice medians would miss it.
-    aUsPerRequest: round(sum(usA) / slices),
-    bUsPerRequest: round(sum(usB) / slices),
+    aUsPerRequest: round(sum(usA) / done),
+    bUsPerRequest: round(sum(usB) / done),
     bOverA: round(sum(usB) / sum(usA), 3),
-    ...(admin ? { aDatabaseUsPerRequest: round(dbUs.get(a)! / slices), bDatabaseUsPerRequest: round(dbUs.get(b)! / slices) } : {}),
+    // With wrk every slice lasts as long, so the answers counted are the throughputs.
+    ...(useWrk ? { bRequestsOverA: round(answered.b / answered.a, 3) } : {}),
+    ...(admin ? { aDatabaseUsPerRequest: round(dbUs.a / done), bDatabaseUsPerRequest: round(dbUs.b / done) } : {}),
     // Each slice's B over the A beside it: the spread says how far to trust the ratio.
-    bOverAQuartiles: [round(ratios.sort((x, y) => x - y)[Math.floor(slices / 4)]!, 3), round(ratios[Math.floor((3 * slices) / 4)]!, 3)],
+    bOverAQuartiles: [round(ratios.sort((x, y) => x - y)[Math.floor(done / 4)]!, 3), round(ratios[Math.floor((3 * done) / 4)]!, 3)],
   }),
 );
 process.exit(0);

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { coldHwid, coldKey, redeemHwid, redeemKey } from './seed-traffic.ts';
 import { seedBenchService } from './seed-service.ts';
-import { openLiveSessions } from './heartbeat-target.ts';
+import { heartbeatScript, openLiveSessions } from './heartbeat-target.ts';
 
 export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
 
@@ -24,6 +24,8 @@ export interface Target {
   pathOf?: () => string;
   /** The method when not GET (a heartbeat is a POST, as request() sends it). */
   method?: 'POST';
+  /** wrk's Lua for the same traffic as `pathOf` (AB_GENERATOR=wrk); none: wrk sends `url`. */
+  wrkScript?: string;
   /** Stops the server and removes its database folder. */
   kill: () => Promise<void>;
 }
@@ -155,7 +157,7 @@ export async function startTarget(
     const ids = await openLiveSessions(server.url, serviceKey, service.identifier, options.sessions ?? 5000);
     const base = `/api/v1/public/sessions/${service.identifier}/`;
     const pathOf = () => `${base}${ids[Math.floor(Math.random() * ids.length)]}/heartbeat`;
-    return { ...server, url: `${server.url}${pathOf()}`, pathOf, method: 'POST' };
+    return { ...server, url: `${server.url}${pathOf()}`, pathOf, method: 'POST', wrkScript: heartbeatScript(service.identifier, ids) };
   }
   const gen = await api(`${server.url}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (gen.keys as Array<{ key: string }>)[0]!.key;
