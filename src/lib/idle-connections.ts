@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 /**
  * Cuts a connection on which nothing moved either way for `idleMs`: a client that connects and never sends, or one that
  * stops reading an answer (contract §10: a slow client never holds a connection for ever). Node's per-socket timeout
- * did this before, but it re-armed a timer on every request and every write: a tenth of a heartbeat's CPU. Here one
+ * did this before, but it re-armed a timer on every request and every write: 6 % of a heartbeat's CPU. Here one
  * sweep every `everyMs` compares each connection's byte counts with the last sweep's. Stalled headers and bodies stay
  * Node's (headersTimeout, requestTimeout), idle keep-alive connections too (keepAliveTimeout).
  * Answers what stops the sweeps.
