@@ -6,11 +6,26 @@ import { useTestApp } from '../helpers/app.ts';
 /** Contract §10: a request whose headers or body do not arrive in time is answered 408 or closed. */
 const t = useTestApp({ REQUEST_TIMEOUT_SECONDS: '1' });
 
-/** Opens a real socket, sends `text`, and resolves with everything the server sent once it closes. */
-async function sendAndWaitForClose(text: string): Promise<string> {
+/** The app's port, listening first if it is not yet. */
+async function portOf(): Promise<number> {
   const { app } = t();
   if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
+  return (app.server.address() as AddressInfo).port;
+}
+
+/** A real connection, with the server's own socket of it and a promise of that socket's close. */
+async function connectWatched(): Promise<{ socket: Socket; server: Socket; serverClosed: Promise<void> }> {
+  const port = await portOf();
+  const serverSide = new Promise<Socket>((resolve) => t().app.server.once('connection', resolve));
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  const server = await serverSide;
+  return { socket, server, serverClosed: new Promise((resolve) => server.once('close', () => resolve())) };
+}
+
+/** Opens a real socket, sends `text`, and resolves with everything the server sent once it closes. */
+async function sendAndWaitForClose(text: string): Promise<string> {
+  const port = await portOf();
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(text));
     let received = '';
@@ -34,10 +49,7 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
   });
 
   it('keeps an idle keep-alive connection only for the configured time, then closes it', async () => {
-    const { app } = t();
-    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(await portOf(), '127.0.0.1');
     let received = '';
     const answers = (n: number) => received.split('HTTP/1.1 200').length - 1 >= n;
     const waiters: Array<() => void> = [];
@@ -65,40 +77,28 @@ describe('REQUEST_TIMEOUT_SECONDS', () => {
   });
 
   it('cuts a connection that never sends a byte', async () => {
-    const { app } = t();
-    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
-    const serverSide = new Promise<Socket>((resolve) => app.server.once('connection', resolve));
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => {});
+    const { socket, serverClosed } = await connectWatched();
     // Read (nothing comes), so the client's own socket sees the server's end.
     socket.resume();
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     // The server's own end closes (the test's timeout bounds the wait), and the client sees it.
-    await new Promise<void>((resolve) => void serverSide.then((s) => s.once('close', () => resolve())));
+    await serverClosed;
     await closed;
   });
 
   it('cuts a connection whose client stops reading a long answer', async () => {
-    const { app } = t();
-    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
-    const serverSide = new Promise<Socket>((resolve) => app.server.once('connection', resolve));
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => {});
-    await new Promise((resolve) => socket.once('connect', resolve));
+    const { socket, serverClosed } = await connectWatched();
     // Far more answer than the loopback's buffers hold, asked for at once and never read.
     socket.pause();
     socket.write('GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(400));
-    const server = await serverSide;
-    await new Promise<void>((resolve) => server.once('close', () => resolve()));
+    await serverClosed;
     // Then the client reads what had reached it: less than the answers it asked for, so it was cut, not served.
     let received = 0;
     socket.on('data', (chunk: Buffer) => (received += chunk.length));
     const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.resume();
     await ended;
-    const one = await app.inject({ method: 'GET', url: '/openapi.json' });
+    const one = await t().app.inject({ method: 'GET', url: '/openapi.json' });
     expect(one.statusCode).toBe(200);
     expect(received).toBeGreaterThan(0);
     expect(received).toBeLessThan(400 * one.rawPayload.length);
