@@ -17,8 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, type Target, type What } from './cpu-target.ts';
-import { wrk } from './load.ts';
+import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, wrkSlice, type Target, type What } from './cpu-target.ts';
 
 const [serverA, serverB, whatArg, slicesArg, perSliceArg] = process.argv.slice(2);
 if (!serverA || !serverB) throw new Error('usage: bench/cpu-ab.ts <A/server.js> <B/server.js> [target] [slices] [requests per slice]');
@@ -43,11 +42,7 @@ const pairs = Math.max(1, Number(process.env.AB_PAIRS ?? 1));
 
 /** Sends one slice; answers how many requests were answered and how many failed. */
 async function send(target: Target, amount: number): Promise<{ requests: number; failed: number }> {
-  if (useWrk) {
-    const cpus = availableParallelism() >= 2 ? '1' : undefined;
-    const result = await wrk(target.url, { connections: 50, seconds: wrkSeconds, cpus, script: target.wrkScript });
-    return { requests: result.requests!, failed: result.failed };
-  }
+  if (useWrk) return wrkSlice(target, wrkSeconds);
   const result = await autocannon({ url: target.url, connections: 50, amount, requests: requestsOf(target) });
   return { requests: amount, failed: result.non2xx };
 }
@@ -78,7 +73,6 @@ for (let pair = 0; pair < pairs; pair++) {
   const first = await start(pair % 2 === 0 ? 0 : 1);
   const second = await start(pair % 2 === 0 ? 1 : 0);
   const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
-  if (useWrk && [a, b].some((target) => target.pathOf && !target.wrkScript)) throw new Error(`AB_GENERATOR=wrk has no script for ${what}`);
   if (availableParallelism() >= 2) {
     for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
     execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });

@@ -6,13 +6,14 @@
 import { spawn } from 'node:child_process';
 import type { Request } from 'autocannon';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { coldHwid, coldKey, redeemHwid, redeemKey } from './seed-traffic.ts';
 import { seedBenchService } from './seed-service.ts';
 import { heartbeatScript, openLiveSessions } from './heartbeat-target.ts';
+import { wrk } from './load.ts';
 
 export type What = 'hello' | 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
 
@@ -196,3 +197,12 @@ export const requestsOf = (target: Target) =>
         },
       ]
     : undefined;
+
+/** One wrk run of `seconds` (50 connections, the target's script if it has one), pinned to CPU 1 when there are two. */
+export async function wrkSlice(target: Target, seconds: number): Promise<{ requests: number; failed: number }> {
+  // A target whose requests vary (cold keys, redemptions) needs its own script, or wrk would repeat one url.
+  if (target.pathOf && !target.wrkScript) throw new Error('wrk has no script for this target');
+  const cpus = availableParallelism() >= 2 ? '1' : undefined;
+  const result = await wrk(target.url, { connections: 50, seconds, cpus, script: target.wrkScript });
+  return { requests: result.requests!, failed: result.failed };
+}

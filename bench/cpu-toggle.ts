@@ -7,8 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { cpuOf, startTarget, type What } from './cpu-target.ts';
-import { wrk } from './load.ts';
+import { cpuOf, startTarget, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, slicesArg] = process.argv.slice(2);
 if (!serverJs) throw new Error('usage: bench/cpu-toggle.ts <server.js> [target] [slices]');
@@ -21,20 +20,27 @@ const target = await startTarget(what, {
   redemptions: 5000,
   sessions: Number(process.env.AB_SESSIONS ?? 5000),
 });
-const cpus = availableParallelism() >= 2 ? '1' : undefined;
-if (cpus) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
+if (availableParallelism() >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
 
 let on = false;
 const flip = () => {
   process.kill(target.pid, 'SIGUSR2');
   on = !on;
 };
+/** The server's CPU so far; an unpatched build has no SIGUSR2 handler, and Node's default for it ends the process. */
+const serverCpu = () => {
+  try {
+    return cpuOf(target.pid);
+  } catch {
+    throw new Error('the server is gone: cpu-toggle needs a build that flips a behaviour on SIGUSR2 (see docs/benchmarks.md)');
+  }
+};
 async function slice(): Promise<{ us: number; requests: number }> {
-  const before = cpuOf(target.pid);
-  const result = await wrk(target.url, { connections: 50, seconds, cpus, script: target.wrkScript });
-  const after = cpuOf(target.pid);
-  if (result.failed > 0) throw new Error(`${result.failed} answers failed`);
-  return { us: ((after.user + after.system - before.user - before.system) * 1000) / result.requests!, requests: result.requests! };
+  const before = serverCpu();
+  const { requests, failed } = await wrkSlice(target, seconds);
+  const after = serverCpu();
+  if (failed > 0) throw new Error(`${failed} answers failed`);
+  return { us: ((after.user + after.system - before.user - before.system) * 1000) / requests, requests };
 }
 await slice();
 const a: number[] = [];
