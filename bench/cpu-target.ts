@@ -39,20 +39,40 @@ export const cpuOf = (pid: number) => {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 };
 
-/** CPU ms (user + system) of the PostgreSQL backends connected to `database` now (0 for none, or when not local). */
+// Per database, the CPU ms last read of each backend, and of backends that have ended since: a pool closing an idle
+// connection mid-run took its CPU out of the sum, and a run once read "database -3 µs" a request.
+const backendsSeen = new Map<string, { byPid: Map<number, number>; ended: number }>();
+
+/**
+ * CPU ms (user + system) of the PostgreSQL backends connected to `database` (0 for none, or when not local): a running
+ * total that counts a backend gone since an earlier call at its last reading, so differences never go negative.
+ */
 export function postgresBackendsCpuMs(database: string): number {
   if (!database) return 0;
-  let total = 0;
+  let seen = backendsSeen.get(database);
+  if (!seen) backendsSeen.set(database, (seen = { byPid: new Map(), ended: 0 }));
+  const live = new Set<number>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
       const { user, system } = cpuOf(Number(pid));
-      total += user + system;
+      const before = seen.byPid.get(Number(pid));
+      // A smaller reading is a new backend that reuses an ended one's pid.
+      if (before !== undefined && before > user + system) seen.ended += before;
+      seen.byPid.set(Number(pid), user + system);
+      live.add(Number(pid));
     } catch {
       // The process ended meanwhile.
     }
   }
+  for (const [pid, ms] of seen.byPid) {
+    if (live.has(pid)) continue;
+    seen.ended += ms;
+    seen.byPid.delete(pid);
+  }
+  let total = seen.ended;
+  for (const ms of seen.byPid.values()) total += ms;
   return total;
 }
 

@@ -1,6 +1,7 @@
 /**
  * npx tsx bench/profile-summary.ts <file.cpuprofile> [top=30]: where a CPU profile's time went, by
- * self time per function and by total time per source file, without opening DevTools.
+ * self time per function and by total time per source file, without opening DevTools (PROFILE_LAST_SECONDS=n:
+ * only the profile's last n seconds).
  */
 import { readFileSync } from 'node:fs';
 
@@ -16,7 +17,14 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; sampl
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+// PROFILE_LAST_SECONDS=n: only the last n seconds of the profile (the load, without the seeding before it).
+const lastMicros = Number(process.env.PROFILE_LAST_SECONDS ?? Infinity) * 1e6;
+const endMicros = profile.timeDeltas.reduce((a, b) => a + b, 0);
+let atMicros = 0;
+profile.samples.forEach((id, i) => {
+  atMicros += profile.timeDeltas[i] ?? 0;
+  if (endMicros - atMicros <= lastMicros) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 // Percentages are of the busy time: idle samples (waiting for requests or for the database) are left out.
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
 for (const id of idle) selfMicros.delete(id);
