@@ -23,7 +23,7 @@ import * as outbound from './0023_outbound.ts';
 import * as luarmorBans from './0024_luarmor_bans.ts';
 import * as teams from './0025_teams.ts';
 import * as sessions from './0026_sessions.ts';
-import * as liveSessionsFillFactor from './0027_live_sessions_fill_factor.ts';
+import * as liveSessionsHotPath from './0027_live_sessions_hot_path.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -54,5 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0024_luarmor_bans': luarmorBans,
   '0025_teams': teams,
   '0026_sessions': sessions,
-  '0027_live_sessions_fill_factor': liveSessionsFillFactor,
+  '0027_live_sessions_hot_path': liveSessionsHotPath,
 };

@@ -4,8 +4,9 @@ import { startTestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { seedService } from '../helpers/seed.ts';
 
-// Migration 0027: on PostgreSQL the session flush's updates stay on their pages (HOT), so a flush adds no index
-// entries. SQLite rewrites rows in place whatever the layout, so there is nothing to see there.
+// Migration 0027 (PostgreSQL): the session flush's updates stay on their pages (HOT), so a flush adds no index
+// entries, and session ids compare byte by byte. SQLite does both whatever the schema says, so there is nothing to see
+// there.
 it('on PostgreSQL, a flush of heartbeats leaves the live sessions on their pages', async () => {
   const t = await startTestApp();
   try {
@@ -49,6 +50,21 @@ it('on PostgreSQL, a flush of heartbeats leaves the live sessions on their pages
       .select((eb) => eb.fn.min('lastSeenAt').as('lastSeenAt'))
       .executeTakeFirstOrThrow();
     expect(Number(lastSeenAt)).toBe(t.clock.now);
+  } finally {
+    await t.app.close();
+    await t.database.drop();
+  }
+});
+
+it('on PostgreSQL, session ids compare byte by byte (their index needs no locale)', async () => {
+  const t = await startTestApp();
+  try {
+    if (testDialect() === 'sqlite') return;
+    const { rows } = await sql<{ collation: string | null }>`
+      select collation_name as collation from information_schema.columns where table_name = 'live_sessions' and column_name = 'id'`.execute(
+      t.ctx.db,
+    );
+    expect(rows).toEqual([{ collation: 'C' }]);
   } finally {
     await t.app.close();
     await t.database.drop();
