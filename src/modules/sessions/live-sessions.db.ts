@@ -1,4 +1,4 @@
-import { setImmediate as turn } from 'node:timers/promises';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Db, Dialect } from '../../db/database.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import * as repo from './sessions.repository.ts';
@@ -270,7 +270,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
       for (let i = 0; i < batch.length; i += FLUSH_CHUNK) {
         // SQLite's statements run on the event loop: requests are answered between chunks, not after all of them
         // (10,000 sessions held it 20 ms every flush, the heartbeat's p99).
-        if (i > 0) await turn();
+        if (i > 0) await yieldToRequests();
         await repo.touchSessions(this.db, this.dialect, batch.slice(i, i + FLUSH_CHUNK));
       }
     } catch (err) {

@@ -1,12 +1,11 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Db, Dialect } from '../../db/database.ts';
 import { touchKeys } from './validation.repository.ts';
 
 // One statement per this many keys: short enough that a flush never holds many row locks for long (PostgreSQL), or
 // the event loop, where SQLite runs it, for more than a few milliseconds.
 const CHUNK: Record<Dialect, number> = { postgres: 1000, sqlite: 200 };
-/** Lets the requests that arrived meanwhile run between two statements of a flush (SQLite's run synchronously). */
 const byKey = ([a]: [string, number], [b]: [string, number]) => (a < b ? -1 : a > b ? 1 : 0);
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Each instance's `lastUsedAt` of keys validated since the last flush. Real traffic is many keys, each
@@ -50,6 +49,7 @@ export class KeyTouches {
     for (const [s, [serviceId, entries]] of batch.entries()) {
       for (let i = 0; i < entries.length; i += CHUNK[dialect]) {
         try {
+          // The requests that arrived meanwhile run between two statements of a flush (SQLite's run synchronously).
           if (i > 0 || s > 0) await yieldToRequests();
           await touchKeys(db, dialect, serviceId, entries.slice(i, i + CHUNK[dialect]));
         } catch (err) {
