@@ -5,7 +5,8 @@
  * Each target is its own server process; the load generator (bench/load.ts: wrk, else autocannon) is
  * another. All servers stay up and the targets take turns over several rounds, so a drift in the
  * machine's speed touches the baseline and the targets alike; medians are reported, as ratios to a
- * bare Fastify hello-world (bench/hello-server.ts) measured in the same run. Then p99 at half of each
+ * bare Fastify hello-world (bench/hello-server.ts) measured in the same run. Before each measurement the run waits for
+ * a quiet machine (bench/settle.ts), so no target pays for what the one before it left to do. Then p99 at half of each
  * target's median rate, the 40 MB upload's memory (bench/memory.ts) and, when present, the keys
  * helper's scripts (bench/keys-listing-1m.ts, bench/export-import.ts), each in its own process.
  *
@@ -30,6 +31,7 @@ import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult }
 import { seedBenchService } from './seed-service.ts';
 import { heartbeatScript, openLiveSessions, pacedHeartbeatScript, SESSIONS } from './heartbeat-target.ts';
 import { cpuOf, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
+import { settle, settled } from './settle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -454,6 +456,7 @@ async function main() {
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       console.log(`round ${round}`);
       for (const target of targets) {
+        await settle();
         const r = await load(target, options);
         if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
         samples.get(target.name)!.push(r);
@@ -484,11 +487,18 @@ async function main() {
     // Latency where a server is not saturated: half of its own median rate, from a paced generator.
     console.log('\np99 at half load');
     for (const target of targets.filter((t) => t.halfLoad)) {
+      await settle();
       const r = await load(target, { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 });
       medians[target.name]!.p99AtHalfLoad = r.p99;
       console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p99 ${r.p99} ms`);
     }
     Object.assign(results, medians);
+    // How long the run waited for the machine to be quiet before its measurements (bench/settle.ts).
+    results.settle = { ...settled };
+    console.log(
+      `\nwaited ${(settled.waitedMs / 1000).toFixed(1)} s in all for a quiet machine before ${settled.waits} measurements` +
+        (settled.timeouts ? ` (${settled.timeouts} still busy after 30 s)` : ''),
+    );
 
     const goals: Record<string, { value: number | null; goal: string; met: boolean | null }> = {};
     const goal = (name: string, value: number | undefined, text: string, met: (v: number) => boolean) =>
