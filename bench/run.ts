@@ -499,6 +499,7 @@ async function main() {
       `\nwaited ${(settled.waitedMs / 1000).toFixed(1)} s in all for a quiet machine before ${settled.waits} measurements` +
         (settled.timeouts ? ` (${settled.timeouts} still busy after 30 s)` : ''),
     );
+    for (const busy of settled.busiest) console.log(`  still busy: ${busy}`);
 
     const goals: Record<string, { value: number | null; goal: string; met: boolean | null }> = {};
     const goal = (name: string, value: number | undefined, text: string, met: (v: number) => boolean) =>

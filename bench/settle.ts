@@ -2,9 +2,10 @@
  * Waits until the machine is quiet before a measurement: what one target leaves behind (a flush of its lastUsedAt
  * times, PostgreSQL's autovacuum and checkpoint after its writes, the disk draining) otherwise lands on whichever
  * target the run measures next. Quiet: less than QUIET_SHARE of all CPUs busy (waiting for the disk counts as busy)
- * over two windows in a row; at most MAX_WAIT_MS, after which the measurement goes ahead and the wait is counted.
+ * over two windows in a row; at most MAX_WAIT_MS, after which the measurement goes ahead, and the wait and the busiest
+ * processes at that moment are recorded (the run prints them).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const WINDOW_MS = 250;
@@ -18,7 +19,47 @@ function cpuTimes(): { busy: number; total: number } {
   return { busy: total - fields[3]!, total };
 }
 
-export const settled = { waits: 0, waitedMs: 0, timeouts: 0 };
+export const settled = { waits: 0, waitedMs: 0, timeouts: 0, busiest: [] as string[] };
+
+/** CPU jiffies of every process now, by pid. */
+function processTimes(): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      times.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return times;
+}
+
+/** Which processes keep the machine busy: the three busiest over one second, with their share of a CPU. */
+async function busiest(): Promise<string> {
+  const before = processTimes();
+  await sleep(1000);
+  const after = processTimes();
+  const ranked = [...after].map(([pid, t]) => [pid, t - (before.get(pid) ?? t)] as const).sort((a, b) => b[1] - a[1]);
+  return (
+    ranked
+      .slice(0, 3)
+      .filter(([, jiffies]) => jiffies > 0)
+      .map(([pid, jiffies]) => {
+        let command = '?';
+        try {
+          // Kernel threads have no command line: their name instead.
+          command =
+            readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim().slice(0, 60) ||
+            readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        } catch {
+          // Ended.
+        }
+        return `${jiffies}% ${pid} ${command}`;
+      })
+      .join('; ') || 'no process on a CPU (waiting for the disk)'
+  );
+}
 
 export async function settle(): Promise<void> {
   const started = Date.now();
@@ -26,6 +67,7 @@ export async function settle(): Promise<void> {
   while (quietWindows < 2) {
     if (Date.now() - started >= MAX_WAIT_MS) {
       settled.timeouts++;
+      settled.busiest.push(await busiest());
       break;
     }
     const before = cpuTimes();
