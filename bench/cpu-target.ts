@@ -39,6 +39,9 @@ export const cpuOf = (pid: number) => {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 };
 
+/** The ids of every process running now. */
+export const processIds = () => readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+
 // Per database, the CPU ms last read of each backend, and of backends that have ended since: a pool closing an idle
 // connection mid-run took its CPU out of the sum, and a run once read "database -3 µs" a request.
 const backendsSeen = new Map<string, { byPid: Map<number, number>; ended: number }>();
@@ -52,7 +55,7 @@ export function postgresBackendsCpuMs(database: string): number {
   let seen = backendsSeen.get(database);
   if (!seen) backendsSeen.set(database, (seen = { byPid: new Map(), ended: 0 }));
   const live = new Set<number>();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+  for (const pid of processIds()) {
     try {
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
@@ -79,7 +82,7 @@ export function postgresBackendsCpuMs(database: string): number {
 /** CPU ms (user + system) of every local redis-server process (0 when none runs here). */
 export function redisCpuMs(): number {
   let total = 0;
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+  for (const pid of processIds()) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('redis-server')) continue;
       const { user, system } = cpuOf(Number(pid));

@@ -57,12 +57,13 @@ for (let i = 0; i < slices; i++) {
   for (const wantOn of i % 2 === 0 ? [false, true] : [true, false]) {
     if (on !== wantOn) flip();
     const { us, dbUs, requests } = await slice();
-    (wantOn ? dbB : dbA).push(dbUs);
     if (wantOn) {
       b.push(us);
+      dbB.push(dbUs);
       requestsB += requests;
     } else {
       a.push(us);
+      dbA.push(dbUs);
       requestsA += requests;
     }
   }

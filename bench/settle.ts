@@ -5,8 +5,9 @@
  * over two windows in a row; at most MAX_WAIT_MS, after which the measurement goes ahead, and the wait and the busiest
  * processes at that moment are recorded (the run prints them).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuOf, processIds } from './cpu-target.ts';
 
 const WINDOW_MS = 250;
 const QUIET_SHARE = 0.05;
@@ -21,13 +22,13 @@ function cpuTimes(): { busy: number; total: number } {
 
 export const settled = { waits: 0, waitedMs: 0, timeouts: 0, busiest: [] as string[] };
 
-/** CPU jiffies of every process now, by pid. */
+/** CPU ms of every process now, by pid. */
 function processTimes(): Map<string, number> {
   const times = new Map<string, number>();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+  for (const pid of processIds()) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      times.set(pid, Number(fields[11]) + Number(fields[12]));
+      const { user, system } = cpuOf(Number(pid));
+      times.set(pid, user + system);
     } catch {
       // The process ended meanwhile.
     }
@@ -44,8 +45,8 @@ async function busiest(): Promise<string> {
   return (
     ranked
       .slice(0, 3)
-      .filter(([, jiffies]) => jiffies > 0)
-      .map(([pid, jiffies]) => {
+      .filter(([, ms]) => ms > 0)
+      .map(([pid, ms]) => {
         let command = '?';
         try {
           // Kernel threads have no command line: their name instead.
@@ -55,7 +56,8 @@ async function busiest(): Promise<string> {
         } catch {
           // Ended.
         }
-        return `${jiffies}% ${pid} ${command}`;
+        // Over one second, ms of CPU ÷ 10 is the share of a CPU in percent.
+        return `${ms / 10}% ${pid} ${command}`;
       })
       .join('; ') || 'no process on a CPU (waiting for the disk)'
   );

@@ -5,7 +5,7 @@ import { testDialect } from '../helpers/database.ts';
 import { seedService } from '../helpers/seed.ts';
 
 /** `count` live sessions opened on the store itself (no key, so no limit), and heartbeated 10 s later. */
-async function heartbeatedSessions(t: TestApp, count: number, beforeBeats: (ids: string[]) => Promise<void> = async () => {}) {
+async function heartbeatedSessions(t: TestApp, count: number, beforeBeats: () => Promise<void> = async () => {}) {
   const s = await seedService(t.ctx);
   const sessions = t.ctx.liveSessions;
   const ids: string[] = [];
@@ -23,10 +23,21 @@ async function heartbeatedSessions(t: TestApp, count: number, beforeBeats: (ids:
     if (session === 'limit') throw new Error('no limit was set');
     ids.push(session.sessionId);
   }
-  await beforeBeats(ids);
+  await beforeBeats();
   t.clock.advance(10_000);
   for (const id of ids) expect(await sessions.heartbeat(s.id, id, t.clock.now)).toMatchObject({ alive: true });
   return ids;
+}
+
+/** Runs `test` on an app of its own, closed and its database dropped afterwards. */
+async function onFreshApp(test: (t: TestApp) => Promise<void>) {
+  const t = await startTestApp();
+  try {
+    await test(t);
+  } finally {
+    await t.app.close();
+    await t.database.drop();
+  }
 }
 
 const oldestLastSeen = async (t: TestApp) => {
@@ -37,9 +48,8 @@ const oldestLastSeen = async (t: TestApp) => {
   return Number(lastSeenAt);
 };
 
-it('answers requests between the statements of a flush, not after all of them', async () => {
-  const t = await startTestApp();
-  try {
+it('answers requests between the statements of a flush, not after all of them', () =>
+  onFreshApp(async (t) => {
     await heartbeatedSessions(t, 1001);
     // On SQLite the statements run on the event loop: without a turn between them, the whole flush ran first.
     const order: string[] = [];
@@ -48,19 +58,14 @@ it('answers requests between the statements of a flush, not after all of them', 
     await flushed;
     expect(order).toEqual(['a request', 'flush']);
     expect(await oldestLastSeen(t)).toBe(t.clock.now);
-  } finally {
-    await t.app.close();
-    await t.database.drop();
-  }
-});
+  }));
 
 // Migration 0027 (PostgreSQL): the session flush's updates stay on their pages (HOT), so a flush adds no index
 // entries, and session ids compare byte by byte. SQLite does both whatever the schema says, so there is nothing to see
 // there.
 it('on PostgreSQL, a flush of heartbeats leaves the live sessions on their pages', async () => {
-  const t = await startTestApp();
-  try {
-    if (testDialect() === 'sqlite') return;
+  if (testDialect() === 'sqlite') return;
+  await onFreshApp(async (t) => {
     const pagesOf = async () => {
       const { rows } = await sql<{ id: string; page: string }>`select id, (ctid::text::point)[0]::text as page from live_sessions`.execute(
         t.ctx.db,
@@ -78,23 +83,16 @@ it('on PostgreSQL, a flush of heartbeats leaves the live sessions on their pages
     const moved = ids.filter((id) => after.get(id) !== before.get(id));
     expect(moved.length).toBeLessThan(ids.length / 10);
     expect(await oldestLastSeen(t)).toBe(t.clock.now);
-  } finally {
-    await t.app.close();
-    await t.database.drop();
-  }
+  });
 });
 
 it('on PostgreSQL, session ids compare byte by byte (their index needs no locale)', async () => {
-  const t = await startTestApp();
-  try {
-    if (testDialect() === 'sqlite') return;
+  if (testDialect() === 'sqlite') return;
+  await onFreshApp(async (t) => {
     const { rows } = await sql<{ collation: string | null }>`
       select collation_name as collation from information_schema.columns where table_name = 'live_sessions' and column_name = 'id'`.execute(
       t.ctx.db,
     );
     expect(rows).toEqual([{ collation: 'C' }]);
-  } finally {
-    await t.app.close();
-    await t.database.drop();
-  }
+  });
 });
