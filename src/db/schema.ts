@@ -38,6 +38,7 @@ import type {
   JobLeasesTable,
   BackupRunsTable,
   LiveSessionsTable,
+  LiveSessionEpochsTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -103,4 +104,5 @@ export interface Database {
   serviceInvites: ServiceInvitesTable;
   // Live sessions
   liveSessions: LiveSessionsTable;
+  liveSessionEpochs: LiveSessionEpochsTable;
 }

@@ -54,6 +54,8 @@ export function sessionSuite(env: () => Record<string, string>) {
         { sessionId, key, hwid: 'pc-1', scriptId: null, startedAt: expect.any(String), lastSeenAt: expect.any(String) },
       ]);
       expect((await call(t.app, 'GET', '/api/v1/keys/api/service/status', { key: s.serviceKey })).body.data.liveSessions).toBe(1);
+      // The first instance now holds the session too: the end on the second must reach it.
+      expect((await api.heartbeat(t.app, sessionId)).status).toBe(200);
       expect((await api.end(second, sessionId)).body.data).toEqual({ ended: true });
       await expectEnded(t.app, s, sessionId, 'TIMED_OUT');
       expect((await call(t.app, 'GET', '/api/v1/keys/api/service/status', { key: s.serviceKey })).body.data.liveSessions).toBe(0);
@@ -227,6 +229,8 @@ export function sessionSuite(env: () => Record<string, string>) {
     const running = async (generate?: Record<string, unknown>) => {
       const ctx = await setup(generate);
       const sessionId = await openSession(t.app, ctx.s, { key: ctx.key, hwid: 'pc-1' });
+      // Heartbeated on the other instance first, so it holds the session when the end is made on this one.
+      expect((await ctx.api.heartbeat(second, sessionId)).status).toBe(200);
       return { ...ctx, sessionId };
     };
 

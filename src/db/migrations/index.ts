@@ -24,6 +24,7 @@ import * as luarmorBans from './0024_luarmor_bans.ts';
 import * as teams from './0025_teams.ts';
 import * as sessions from './0026_sessions.ts';
 import * as liveSessionsHotPath from './0027_live_sessions_hot_path.ts';
+import * as liveSessionEpochs from './0028_live_session_epochs.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0025_teams': teams,
   '0026_sessions': sessions,
   '0027_live_sessions_hot_path': liveSessionsHotPath,
+  '0028_live_session_epochs': liveSessionEpochs,
 };

@@ -122,3 +122,10 @@ export interface LiveSessionsTable {
   endedReason: string | null;
   endedAt: number | null;
 }
+
+/** Moved by every end or close of a service's live sessions (migration 0028): an instance's kept rows of it are stale. */
+export interface LiveSessionEpochsTable {
+  serviceId: string;
+  /** bigint: PostgreSQL hands it back as text. */
+  seq: number | string;
+}

@@ -41,8 +41,8 @@ const KEPT_ROWS_LIMIT = 200_000;
 const ENDED_TOPIC = 'live-sessions-ended';
 
 /**
- * Live sessions in the database (no REDIS_URL). On PostgreSQL a heartbeat reads its row (so an end made on any instance
- * shows at the next heartbeat); on SQLite the server's kept copy answers (see `kept`). Either way it writes nothing: the time is kept in memory and the session-flush job writes the batch every
+ * Live sessions in the database (no REDIS_URL). A heartbeat is answered from the session's row kept in memory (see
+ * `kept`) and writes nothing: the time is kept in memory and the session-flush job writes the batch every
  * SESSION_FLUSH_MS, well inside the shortest heartbeat period (10 s), so a live session's row never looks two periods
  * old. An open takes the key's lock (sessions.repository.ts lockKeyForOpen), counts and inserts in one transaction.
  */
@@ -52,29 +52,34 @@ export class LiveSessionsInDatabase implements LiveSessions {
   private flushing: Promise<void> = Promise.resolve();
   private lastPruneAt = 0;
   /**
-   * Live sessions' rows, so a heartbeat reads none (the read was a fifth of a heartbeat's CPU on SQLite). Only with
-   * `endings`: on SQLite one process holds the database, every end passes through a store on its handle, and the
-   * in-process bus tells every store on the handle before end() returns, so the next heartbeat still answers 410. On
-   * PostgreSQL another instance's end arrives by NOTIFY, after its request has answered: rows are read every time.
+   * Live sessions' rows, so a heartbeat reads none (the read was a fifth of a heartbeat's CPU on SQLite). With
+   * `endings` (SQLite's server): one process holds the database, every end passes through a store on its handle, and
+   * the in-process bus tells every store on the handle before end() returns, so a kept row answers at once and the
+   * next heartbeat still answers 410. Without (PostgreSQL: another instance's NOTIFY arrives after its end has
+   * answered), each batch of heartbeats first reads its services' end counters (`epochs`): a counter that moved since
+   * the rows were read drops them, so an end committed before a heartbeat's batch read reaches it.
    */
-  private readonly kept: Map<string, Map<string, repo.SessionRow>> | null;
+  private readonly kept = new Map<string, Map<string, repo.SessionRow>>();
   private keptCount = 0;
+  /** PostgreSQL: each service's end counter as this store last read it; its kept rows were read after that. */
+  private readonly epochs = new Map<string, string>();
+  /** PostgreSQL: services whose end counter this store made sure exists (at an open). */
+  private readonly epochMade = new Set<string>();
 
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly endings: InvalidationBus | null = null,
   ) {
-    this.kept = endings ? new Map() : null;
     endings?.subscribe(ENDED_TOPIC, (serviceId) => this.forget(serviceId));
   }
 
   private keptRow(serviceId: string, sessionId: string): repo.SessionRow | undefined {
-    return this.kept?.get(serviceId)?.get(sessionId);
+    return this.kept.get(serviceId)?.get(sessionId);
   }
 
   private keep(row: repo.SessionRow): void {
-    if (!this.kept || row.endedReason !== null) return;
+    if (row.endedReason !== null) return;
     if (this.keptCount >= KEPT_ROWS_LIMIT) this.forget('*');
     let rows = this.kept.get(row.serviceId);
     if (!rows) this.kept.set(row.serviceId, (rows = new Map()));
@@ -84,7 +89,6 @@ export class LiveSessionsInDatabase implements LiveSessions {
 
   /** By service, so that a bulk ban's thousands of ends each cost one lookup. */
   private forget(serviceId: string): void {
-    if (!this.kept) return;
     if (serviceId === '*') {
       this.kept.clear();
       this.keptCount = 0;
@@ -95,16 +99,21 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   private unkeep(serviceId: string, sessionId: string): void {
-    if (this.kept?.get(serviceId)?.delete(sessionId)) this.keptCount--;
+    if (this.kept.get(serviceId)?.delete(sessionId)) this.keptCount--;
   }
 
-  /** Every store on this handle drops the service's kept rows before the caller answers. */
+  /** Every store on this handle (this one first) drops the service's kept rows before the caller answers. */
   private async ended(serviceId: string): Promise<void> {
+    this.forget(serviceId);
     if (this.endings) await this.endings.publish(ENDED_TOPIC, serviceId);
   }
 
   async open(request: OpenRequest): Promise<Opened> {
     const { serviceId, key, now } = request;
+    if (!this.endings && !this.epochMade.has(serviceId)) {
+      await repo.ensureEpoch(this.db, serviceId);
+      this.epochMade.add(serviceId);
+    }
     const row: repo.SessionRow = {
       id: newSessionId(),
       serviceId,
@@ -129,27 +138,26 @@ export class LiveSessionsInDatabase implements LiveSessions {
       });
       if (!opened) return 'limit';
     }
-    this.keep(row);
+    // Without `endings`, an end may commit before this line without this store hearing of it: the first heartbeat reads the row.
+    if (this.endings) this.keep(row);
     return { sessionId: row.id, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
   }
 
   /**
-   * Records the heartbeat and judges the session: from the kept row at once (SQLite), else from its row read now: at
-   * once on SQLite; on PostgreSQL in a batch with the other heartbeats waiting (one statement in flight at a time, so
-   * under load each round trip answers many heartbeats, and none reads a copy). The batch judges each row itself: a
-   * heartbeat waits on one promise, not a chain of them.
+   * Records the heartbeat and judges the session: on SQLite's server from the kept row at once, else from its row read
+   * now; otherwise in a batch with the other heartbeats waiting (one batch at a time, so under load each round trip
+   * answers many heartbeats), which checks the end counters and reads the rows it does not keep. The batch judges
+   * each heartbeat itself: a heartbeat waits on one promise, not a chain of them.
    */
   heartbeat(serviceId: string, sessionId: string, now: number): Beat | Promise<Beat> {
-    const kept = this.keptRow(serviceId, sessionId);
-    if (kept) {
-      if (deadlineOf(kept.lastSeenAt, kept.heartbeatSeconds) >= now) return this.beat(kept, now);
-      // A kept row knows only this store's heartbeats: another instance on the handle may have flushed later ones.
-      this.unkeep(serviceId, sessionId);
-    }
-    const rows = repo.findSessionNow(this.db, serviceId, sessionId);
-    if (rows) {
-      if (rows[0]) this.keep(rows[0]);
-      return this.judgeRead(rows[0], now);
+    if (this.endings) {
+      const kept = this.keptRow(serviceId, sessionId);
+      if (kept && this.stillLive(kept, now)) return this.beat(kept, now, true);
+      const rows = repo.findSessionNow(this.db, serviceId, sessionId);
+      if (rows) {
+        if (rows[0]) this.keep(rows[0]);
+        return this.judgeRead(rows[0], now, true);
+      }
     }
     return new Promise<Beat>((resolve, reject) => {
       this.waiting.push({ id: sessionId, serviceId, now, resolve, reject });
@@ -157,8 +165,15 @@ export class LiveSessionsInDatabase implements LiveSessions {
     });
   }
 
-  private judgeRead(row: repo.SessionRow | undefined, now: number): Beat {
-    return row ? this.beat(row, now) : { alive: false, reason: 'TIMED_OUT' };
+  private judgeRead(row: repo.SessionRow | undefined, now: number, kept: boolean): Beat {
+    return row ? this.beat(row, now, kept) : { alive: false, reason: 'TIMED_OUT' };
+  }
+
+  /** A kept row knows only this store's heartbeats: past its deadline it is let go, as another instance may have flushed later ones. */
+  private stillLive(kept: repo.SessionRow, now: number): boolean {
+    if (deadlineOf(kept.lastSeenAt, kept.heartbeatSeconds) >= now) return true;
+    this.unkeep(kept.serviceId, kept.id);
+    return false;
   }
 
   private readonly waiting: Array<{
@@ -190,36 +205,58 @@ export class LiveSessionsInDatabase implements LiveSessions {
     if (this.reading || this.waiting.length === 0) return;
     this.reading = true;
     const batch = this.waiting.splice(0, READ_BATCH);
-    repo
-      .findSessions(this.db, this.dialect, [...new Set(batch.map((w) => w.id))])
-      .then(
-        (rows) => {
-          const byId = new Map(rows.map((row) => [row.id, row]));
-          for (const w of batch) {
-            const row = byId.get(w.id);
-            w.resolve(this.judgeRead(row?.serviceId === w.serviceId ? row : undefined, w.now));
-          }
-        },
-        (err: unknown) => {
-          for (const w of batch) w.reject(err);
-        },
-      )
+    this.judgeBatch(batch)
+      .catch((err: unknown) => {
+        for (const w of batch) w.reject(err);
+      })
       .finally(() => {
         this.reading = false;
         this.scheduleRead();
       });
   }
 
-  /** Judges the session's row as read (or kept) and records the heartbeat in memory. */
-  private beat(row: repo.SessionRow, now: number): Beat {
-    const serviceId = row.serviceId;
+  private async judgeBatch(batch: typeof this.waiting): Promise<void> {
+    const unread = this.endings ? batch : await this.answerFromKept(batch);
+    if (unread.length === 0) return;
+    const rows = await repo.findSessions(this.db, this.dialect, [...new Set(unread.map((w) => w.id))]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const w of unread) {
+      const found = byId.get(w.id);
+      const row = found?.serviceId === w.serviceId ? found : undefined;
+      // Read after its service's counter (answerFromKept): an end committed since moves the counter again.
+      const keep = row !== undefined && !this.endings && this.epochs.has(row.serviceId);
+      if (keep) this.keep(row);
+      w.resolve(this.judgeRead(row, w.now, keep));
+    }
+  }
+
+  /** Reads the batch's end counters, drops the kept rows of services whose counter moved, answers the rest from the kept rows; returns the heartbeats left. */
+  private async answerFromKept(batch: typeof this.waiting): Promise<typeof this.waiting> {
+    const services = [...new Set(batch.map((w) => w.serviceId))];
+    const epochs = await repo.readEpochs(this.db, this.dialect, services);
+    for (const serviceId of services) {
+      const epoch = epochs.get(serviceId);
+      if (epoch === undefined || this.epochs.get(serviceId) !== epoch) this.forget(serviceId);
+      if (epoch === undefined) this.epochs.delete(serviceId);
+      else this.epochs.set(serviceId, epoch);
+    }
+    const unread: typeof this.waiting = [];
+    for (const w of batch) {
+      const kept = this.keptRow(w.serviceId, w.id);
+      if (kept && this.stillLive(kept, w.now)) w.resolve(this.beat(kept, w.now, true));
+      else unread.push(w);
+    }
+    return unread;
+  }
+
+  /** Judges the session's row as read (or kept: then its time moves too) and records the heartbeat in memory. */
+  private beat(row: repo.SessionRow, now: number, kept: boolean): Beat {
     const sessionId = row.id;
     if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason };
     const pendingAt = this.pending.get(sessionId) ?? 0;
     if (deadlineOf(Math.max(row.lastSeenAt, pendingAt), row.heartbeatSeconds) < now) return { alive: false, reason: 'TIMED_OUT' };
     if (pendingAt < now) this.pending.set(sessionId, now);
-    const kept = this.keptRow(serviceId, sessionId);
-    if (kept && kept.lastSeenAt < now) kept.lastSeenAt = now;
+    if (kept && row.lastSeenAt < now) row.lastSeenAt = now;
     const session = sessionOf(row, now);
     const moved = this.movedExpiries.get(sessionId);
     if (moved !== undefined) session.keyExpiresAt = moved;
@@ -232,14 +269,22 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {
-    const ended = await repo.endSessions(this.db, serviceId, selector, reason, now);
+    const ended = await this.db.transaction().execute(async (trx) => {
+      const count = await repo.endSessions(trx, serviceId, selector, reason, now);
+      if (count > 0) await repo.moveEpoch(trx, serviceId);
+      return count;
+    });
     await this.ended(serviceId);
     return ended;
   }
 
   async close(serviceId: string, sessionId: string): Promise<boolean> {
     this.pending.delete(sessionId);
-    const closed = await repo.deleteSession(this.db, serviceId, sessionId);
+    const closed = await this.db.transaction().execute(async (trx) => {
+      const deleted = await repo.deleteSession(trx, serviceId, sessionId);
+      if (deleted) await repo.moveEpoch(trx, serviceId);
+      return deleted;
+    });
     await this.ended(serviceId);
     return closed;
   }

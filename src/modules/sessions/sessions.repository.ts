@@ -90,6 +90,38 @@ export async function touchSessions(db: Db, dialect: Dialect, touches: [id: stri
     where live_sessions.id = t.id and live_sessions.last_seen_at < t.at`.execute(db);
 }
 
+/** Creates the service's end counter if it has none: PostgreSQL instances keep rows only of services that have one. */
+export async function ensureEpoch(db: Db, serviceId: string) {
+  await db
+    .insertInto('liveSessionEpochs')
+    .values({ serviceId, seq: 0 })
+    .onConflict((oc) => oc.column('serviceId').doNothing())
+    .execute();
+}
+
+/** Moves the service's end counter: in the transaction of the end or close it announces. */
+export async function moveEpoch(db: Db, serviceId: string) {
+  await db
+    .insertInto('liveSessionEpochs')
+    .values({ serviceId, seq: 1 })
+    .onConflict((oc) => oc.column('serviceId').doUpdateSet({ seq: sql`live_session_epochs.seq + 1` }))
+    .execute();
+}
+
+const READ_EPOCHS = fixedQuery(
+  'live_session_epochs',
+  `select service_id as "serviceId", seq::text as seq from live_session_epochs where service_id = any(:ids)`,
+);
+
+/** The end counters of these services, as text (a service without one is absent). */
+export async function readEpochs(db: Db, dialect: Dialect, serviceIds: string[]): Promise<Map<string, string>> {
+  const rows =
+    dialect === 'postgres'
+      ? await runFixedQuery<{ serviceId: string; seq: string }>(db, READ_EPOCHS, { ids: serviceIds })
+      : await db.selectFrom('liveSessionEpochs').select(['serviceId', 'seq']).where('serviceId', 'in', serviceIds).execute();
+  return new Map(rows.map((row) => [row.serviceId, String(row.seq)]));
+}
+
 export async function endSessions(db: Db, serviceId: string, selector: SessionSelector, reason: string, now: number): Promise<number> {
   const result = await db
     .updateTable('liveSessions')

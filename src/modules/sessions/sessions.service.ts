@@ -17,7 +17,8 @@ export { endSessions } from './session-ending.service.ts';
 
 /**
  * The one choice of where live sessions are kept, made when the instance starts (style habit 15). A server on SQLite
- * keeps its sessions' rows in memory too (LiveSessionsInDatabase says why that is safe only there).
+ * hears every end in-process (the bus), so its kept rows answer at once; elsewhere each batch of heartbeats checks the
+ * end counters first (LiveSessionsInDatabase says why).
  */
 export function createLiveSessions(deps: {
   db: Db;
