@@ -121,6 +121,8 @@ export interface LiveSessionsTable {
   keyExpiresAt: number | null;
   endedReason: string | null;
   endedAt: number | null;
+  /** PostgreSQL: the service's end counter (live_session_epochs) as this session's end moved it. */
+  endedSeq?: number | string | null;
 }
 
 /** Moved by every end or close of a service's live sessions (migration 0028): an instance's kept rows of it are stale. */

@@ -56,8 +56,9 @@ export class LiveSessionsInDatabase implements LiveSessions {
    * `endings` (SQLite's server): one process holds the database, every end passes through a store on its handle, and
    * the in-process bus tells every store on the handle before end() returns, so a kept row answers at once and the
    * next heartbeat still answers 410. Without (PostgreSQL: another instance's NOTIFY arrives after its end has
-   * answered), each batch of heartbeats first reads its services' end counters (`epochs`): a counter that moved since
-   * the rows were read drops them, so an end committed before a heartbeat's batch read reaches it.
+   * answered), each batch of heartbeats first reads its services' end counters (`epochs`): where one moved since, the
+   * sessions stamped with a later value are let go (all the service's rows when this store knew no value), so an end
+   * committed before a heartbeat's batch read reaches it.
    */
   private readonly kept = new Map<string, Map<string, repo.SessionRow>>();
   private keptCount = 0;
@@ -102,9 +103,10 @@ export class LiveSessionsInDatabase implements LiveSessions {
     if (this.kept.get(serviceId)?.delete(sessionId)) this.keptCount--;
   }
 
-  /** Every store on this handle (this one first) drops the service's kept rows before the caller answers. */
-  private async ended(serviceId: string): Promise<void> {
-    this.forget(serviceId);
+  /** Every store on this handle (this one first) drops the service's kept rows (or the one session's) before the caller answers. */
+  private async ended(serviceId: string, selector: SessionSelector): Promise<void> {
+    if ('sessionId' in selector) this.unkeep(serviceId, selector.sessionId);
+    else this.forget(serviceId);
     if (this.endings) await this.endings.publish(ENDED_TOPIC, serviceId);
   }
 
@@ -126,6 +128,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
       keyExpiresAt: request.keyExpiresAt,
       endedReason: null,
       endedAt: null,
+      endedSeq: null,
     };
     if (key === null || request.maxSessions <= 0) {
       await repo.insertSession(this.db, row);
@@ -236,9 +239,13 @@ export class LiveSessionsInDatabase implements LiveSessions {
     const epochs = await repo.readEpochs(this.db, this.dialect, services);
     for (const serviceId of services) {
       const epoch = epochs.get(serviceId);
-      if (epoch === undefined || this.epochs.get(serviceId) !== epoch) this.forget(serviceId);
+      const known = this.epochs.get(serviceId);
+      if (epoch === known) continue;
       if (epoch === undefined) this.epochs.delete(serviceId);
       else this.epochs.set(serviceId, epoch);
+      // Read after the counter, so every session stamped up to it shows (and maybe some stamped since: let go too).
+      if (epoch === undefined || known === undefined) this.forget(serviceId);
+      else for (const id of await repo.endedSince(this.db, serviceId, known)) this.unkeep(serviceId, id);
     }
     const unread: typeof this.waiting = [];
     for (const w of batch) {
@@ -269,24 +276,15 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {
-    const ended = await this.db.transaction().execute(async (trx) => {
-      const count = await repo.endSessions(trx, serviceId, selector, reason, now);
-      if (count > 0) await repo.moveEpoch(trx, serviceId);
-      return count;
-    });
-    await this.ended(serviceId);
+    const ended = await repo.endSessions(this.db, this.dialect, serviceId, selector, reason, now);
+    await this.ended(serviceId, selector);
     return ended;
   }
 
-  async close(serviceId: string, sessionId: string): Promise<boolean> {
+  /** The client's own end: its next heartbeat answers as an unknown session's would (TIMED_OUT); pruned with the ended. */
+  async close(serviceId: string, sessionId: string, now: number): Promise<boolean> {
     this.pending.delete(sessionId);
-    const closed = await this.db.transaction().execute(async (trx) => {
-      const deleted = await repo.deleteSession(trx, serviceId, sessionId);
-      if (deleted) await repo.moveEpoch(trx, serviceId);
-      return deleted;
-    });
-    await this.ended(serviceId);
-    return closed;
+    return (await this.end(serviceId, { sessionId }, 'TIMED_OUT', now)) > 0;
   }
 
   async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {

@@ -99,15 +99,6 @@ export async function ensureEpoch(db: Db, serviceId: string) {
     .execute();
 }
 
-/** Moves the service's end counter: in the transaction of the end or close it announces. */
-export async function moveEpoch(db: Db, serviceId: string) {
-  await db
-    .insertInto('liveSessionEpochs')
-    .values({ serviceId, seq: 1 })
-    .onConflict((oc) => oc.column('serviceId').doUpdateSet({ seq: sql`live_session_epochs.seq + 1` }))
-    .execute();
-}
-
 const READ_EPOCHS = fixedQuery(
   'live_session_epochs',
   `select service_id as "serviceId", seq::text as seq from live_session_epochs where service_id = any(:ids)`,
@@ -122,27 +113,69 @@ export async function readEpochs(db: Db, dialect: Dialect, serviceIds: string[])
   return new Map(rows.map((row) => [row.serviceId, String(row.seq)]));
 }
 
-export async function endSessions(db: Db, serviceId: string, selector: SessionSelector, reason: string, now: number): Promise<number> {
+/** The selected sessions still live or not yet ended (the selector of an end), of one service. */
+const selected = (serviceId: string, selector: SessionSelector) => (eb: ExpressionBuilder<Database, 'liveSessions'>) =>
+  eb.and([
+    eb('serviceId', '=', serviceId),
+    eb('endedReason', 'is', null),
+    'sessionId' in selector
+      ? eb('id', '=', selector.sessionId)
+      : 'key' in selector
+        ? eb('key', '=', selector.key)
+        : 'hwid' in selector
+          ? eb('hwid', '=', selector.hwid)
+          : eb('scriptId', '=', selector.scriptId),
+  ]);
+
+/**
+ * Ends the selected sessions with `reason`. On PostgreSQL one statement also moves the service's end counter and
+ * stamps the ended sessions with its new value: the counter's row is locked before any session's, so stamps commit in
+ * counter order and an instance that reads the counter finds every session stamped up to it. A selector that matches
+ * nothing writes nothing (a ban of a key without sessions moves no counter).
+ */
+export async function endSessions(
+  db: Db,
+  dialect: Dialect,
+  serviceId: string,
+  selector: SessionSelector,
+  reason: string,
+  now: number,
+): Promise<number> {
+  if (dialect !== 'postgres') {
+    const result = await db
+      .updateTable('liveSessions')
+      .set({ endedReason: reason, endedAt: now })
+      .where(selected(serviceId, selector))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+  const any = await db.selectFrom('liveSessions').select('id').where(selected(serviceId, selector)).limit(1).executeTakeFirst();
+  if (!any) return 0;
   const result = await db
+    .with('moved', (q) =>
+      q
+        .insertInto('liveSessionEpochs')
+        .values({ serviceId, seq: 1 })
+        .onConflict((oc) => oc.column('serviceId').doUpdateSet({ seq: sql`live_session_epochs.seq + 1` }))
+        .returning('seq'),
+    )
     .updateTable('liveSessions')
-    .set({ endedReason: reason, endedAt: now })
-    .where('serviceId', '=', serviceId)
-    .where('endedReason', 'is', null)
-    .$if('sessionId' in selector, (q) => q.where('id', '=', (selector as { sessionId: string }).sessionId))
-    .$if('key' in selector, (q) => q.where('key', '=', (selector as { key: string }).key))
-    .$if('hwid' in selector, (q) => q.where('hwid', '=', (selector as { hwid: string }).hwid))
-    .$if('scriptId' in selector, (q) => q.where('scriptId', '=', (selector as { scriptId: string }).scriptId))
+    .set((eb) => ({ endedReason: reason, endedAt: now, endedSeq: eb.selectFrom('moved').select('seq') }))
+    .where(selected(serviceId, selector))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-export async function deleteSession(db: Db, serviceId: string, sessionId: string): Promise<boolean> {
-  const result = await db.deleteFrom('liveSessions').where('id', '=', sessionId).where('serviceId', '=', serviceId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
-}
-
-export async function setKeyExpiry(db: Db, sessionId: string, keyExpiresAt: number | null) {
-  await db.updateTable('liveSessions').set({ keyExpiresAt }).where('id', '=', sessionId).execute();
+/** Ids of the service's sessions whose end moved its counter past `seq` (PostgreSQL). */
+export async function endedSince(db: Db, serviceId: string, seq: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('liveSessions')
+    .select('id')
+    .where('serviceId', '=', serviceId)
+    .where('endedSeq', 'is not', null)
+    .where('endedSeq', '>', seq)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 export async function pageLive(db: Db, serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
