@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { writesOf } from '../../src/db/database.ts';
 import { anotherInstance, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
-import { generateKeys, seedService } from '../helpers/seed.ts';
+import { call, generateKeys, seedService } from '../helpers/seed.ts';
 import { openSession, sessionsOf } from './session-helpers.ts';
 import { sessionSuite } from './suite.ts';
 
@@ -88,6 +88,33 @@ it('on PostgreSQL, answers heartbeats from the rows it keeps, and an end on anot
     expect(beat.body).toMatchObject({ code: 'SESSION_ENDED', reason: 'KILLED' });
     // The kill stamped one session: the other instance did not read the rest again (it would find no row: 410).
     expect((await api.heartbeat(other, kept)).status).toBe(200);
+  } finally {
+    await other.close();
+    await t.app.close();
+    await t.database.drop();
+  }
+});
+
+it("on PostgreSQL, reads all of a service's sessions again when its counter was last read longer ago than ended sessions are kept", async () => {
+  if (testDialect() === 'sqlite') return;
+  const t = await startTestApp();
+  const other = await anotherInstance(t);
+  try {
+    const s = await seedService(t.ctx);
+    const [key] = await generateKeys(t.app, s.serviceKey);
+    const api = sessionsOf(s);
+    expect(
+      (await call(t.app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { sessionHeartbeatSeconds: 300 } })).status,
+    ).toBe(200);
+    const ended = await openSession(t.app, s, { key, hwid: 'pc-1' });
+    const gone = await openSession(t.app, s, { key, hwid: 'pc-1' });
+    for (const id of [ended, gone]) expect((await api.heartbeat(other, id)).status).toBe(200);
+    await t.ctx.db.deleteFrom('liveSessions').where('id', '=', gone).execute();
+    // Six minutes on (the sessions' period is five): the stamps of ends older than ten minutes may be pruned by now.
+    t.clock.advance(6 * 60_000);
+    expect((await api.kill(t.app, { sessionId: ended })).body.data).toEqual({ ended: 1 });
+    expect((await api.heartbeat(other, ended)).body).toMatchObject({ code: 'SESSION_ENDED', reason: 'KILLED' });
+    expect((await api.heartbeat(other, gone)).body).toMatchObject({ code: 'SESSION_ENDED', reason: 'TIMED_OUT' });
   } finally {
     await other.close();
     await t.app.close();

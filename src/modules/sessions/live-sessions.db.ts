@@ -62,8 +62,8 @@ export class LiveSessionsInDatabase implements LiveSessions {
    */
   private readonly kept = new Map<string, Map<string, repo.SessionRow>>();
   private keptCount = 0;
-  /** PostgreSQL: each service's end counter as this store last read it; its kept rows were read after that. */
-  private readonly epochs = new Map<string, string>();
+  /** PostgreSQL: each service's end counter as this store last read it (and when); its kept rows were read after that. */
+  private readonly epochs = new Map<string, { seq: string; at: number }>();
   /** PostgreSQL: services whose end counter this store made sure exists (at an open). */
   private readonly epochMade = new Set<string>();
 
@@ -236,16 +236,18 @@ export class LiveSessionsInDatabase implements LiveSessions {
   /** Reads the batch's end counters, drops the kept rows of services whose counter moved, answers the rest from the kept rows; returns the heartbeats left. */
   private async answerFromKept(batch: typeof this.waiting): Promise<typeof this.waiting> {
     const services = [...new Set(batch.map((w) => w.serviceId))];
+    const now = batch[0]!.now;
     const epochs = await repo.readEpochs(this.db, this.dialect, services);
     for (const serviceId of services) {
       const epoch = epochs.get(serviceId);
       const known = this.epochs.get(serviceId);
-      if (epoch === known) continue;
       if (epoch === undefined) this.epochs.delete(serviceId);
-      else this.epochs.set(serviceId, epoch);
+      else this.epochs.set(serviceId, { seq: epoch, at: now });
+      if (epoch === known?.seq) continue;
+      // Ended sessions, and their stamps, are pruned ENDED_KEPT_MS after their end: past half of that, read them all.
+      if (epoch === undefined || known === undefined || now - known.at > ENDED_KEPT_MS / 2) this.forget(serviceId);
       // Read after the counter, so every session stamped up to it shows (and maybe some stamped since: let go too).
-      if (epoch === undefined || known === undefined) this.forget(serviceId);
-      else for (const id of await repo.endedSince(this.db, serviceId, known)) this.unkeep(serviceId, id);
+      else for (const id of await repo.endedSince(this.db, serviceId, known.seq)) this.unkeep(serviceId, id);
     }
     const unread: typeof this.waiting = [];
     for (const w of batch) {

@@ -113,7 +113,7 @@ export async function readEpochs(db: Db, dialect: Dialect, serviceIds: string[])
   return new Map(rows.map((row) => [row.serviceId, String(row.seq)]));
 }
 
-/** The selected sessions still live or not yet ended (the selector of an end), of one service. */
+/** The sessions of one service an end selects that have not ended yet. */
 const selected = (serviceId: string, selector: SessionSelector) => (eb: ExpressionBuilder<Database, 'liveSessions'>) =>
   eb.and([
     eb('serviceId', '=', serviceId),
