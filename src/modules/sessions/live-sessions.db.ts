@@ -241,13 +241,17 @@ export class LiveSessionsInDatabase implements LiveSessions {
     for (const serviceId of services) {
       const epoch = epochs.get(serviceId);
       const known = this.epochs.get(serviceId);
-      if (epoch === undefined) this.epochs.delete(serviceId);
-      else this.epochs.set(serviceId, { seq: epoch, at: now });
-      if (epoch === known?.seq) continue;
+      if (epoch !== undefined && epoch === known?.seq) {
+        known.at = now;
+        continue;
+      }
       // Ended sessions, and their stamps, are pruned ENDED_KEPT_MS after their end: past half of that, read them all.
       if (epoch === undefined || known === undefined || now - known.at > ENDED_KEPT_MS / 2) this.forget(serviceId);
       // Read after the counter, so every session stamped up to it shows (and maybe some stamped since: let go too).
       else for (const id of await repo.endedSince(this.db, serviceId, known.seq)) this.unkeep(serviceId, id);
+      // Only once its ends are applied: a failed read leaves the old value, and the next batch tries again.
+      if (epoch === undefined) this.epochs.delete(serviceId);
+      else this.epochs.set(serviceId, { seq: epoch, at: now });
     }
     const unread: typeof this.waiting = [];
     for (const w of batch) {
