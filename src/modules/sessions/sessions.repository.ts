@@ -172,7 +172,6 @@ export async function endedSince(db: Db, serviceId: string, seq: string): Promis
     .selectFrom('liveSessions')
     .select('id')
     .where('serviceId', '=', serviceId)
-    .where('endedSeq', 'is not', null)
     .where('endedSeq', '>', seq)
     .execute();
   return rows.map((row) => row.id);
