@@ -168,12 +168,7 @@ export async function endSessions(
 
 /** Ids of the service's sessions whose end moved its counter past `seq` (PostgreSQL). */
 export async function endedSince(db: Db, serviceId: string, seq: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('liveSessions')
-    .select('id')
-    .where('serviceId', '=', serviceId)
-    .where('endedSeq', '>', seq)
-    .execute();
+  const rows = await db.selectFrom('liveSessions').select('id').where('serviceId', '=', serviceId).where('endedSeq', '>', seq).execute();
   return rows.map((row) => row.id);
 }
 
