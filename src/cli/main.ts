@@ -118,10 +118,38 @@ const cliLog: Log = {
   error: (_obj, msg) => console.error(`keyward: ${msg ?? ''}`),
 };
 
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/**
+ * The usage lines of one command (`keyward account create --help`): the lines of USAGE that start with the words
+ * typed before the flag, with their indented continuation lines. Every command answers --help with its own usage
+ * before any option is parsed, so a seller asking how to use one never meets "Unknown option".
+ */
+function usageOf(words: string[]): string {
+  const lines = USAGE.split('\n');
+  for (let n = words.length; n > 0; n--) {
+    const prefix = `  keyward ${words.slice(0, n).join(' ')}`;
+    const picked: string[] = [];
+    let inside = false;
+    for (const line of lines) {
+      if (line.startsWith('  keyward ')) inside = line === prefix || line.startsWith(prefix + ' ');
+      else if (!line.startsWith('    ')) inside = false;
+      if (inside) picked.push(line);
+    }
+    if (picked.length) return `Usage:\n${picked.join('\n')}`;
+  }
+  return USAGE;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
+  if (!command || HELP_FLAGS.has(command) || command === 'help') {
     console.log(USAGE);
+    return 0;
+  }
+  const helpAt = argv.findIndex((arg) => HELP_FLAGS.has(arg));
+  if (helpAt > 0) {
+    console.log(usageOf(argv.slice(0, helpAt).filter((word) => !word.startsWith('-'))));
     return 0;
   }
   if (command === 'migrate') {

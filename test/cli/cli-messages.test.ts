@@ -73,6 +73,22 @@ describe('keyward CLI: usage and paths (contract §22)', () => {
     expect(res.stdout + res.stderr).not.toContain('unknown command');
   });
 
+  it.each([
+    [['account', 'create', '--help'], 'keyward account create --username'],
+    [['account', 'reset-password', '-h'], 'keyward account reset-password --username'],
+    [['keys', 'import', '--help'], 'keyward keys import --service'],
+    [['backup', '--help'], 'keyward backup --out FILE'],
+    [['copy-db', '--help'], 'keyward copy-db --to'],
+    [['doctor', '--help'], 'keyward doctor'],
+  ])('prints only the usage of %j after --help, exit 0 (contract §27)', async (args, line) => {
+    const res = await keyward(args);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Usage:\n/);
+    expect(res.stdout).toContain(line);
+    expect(res.stdout).not.toContain('keyward migrate');
+    expect(res.stderr).not.toMatch(/unknown option|unknown command/i);
+  });
+
   it('backup --out in a folder it may not write: one sentence naming the path and "permission denied"', async () => {
     const folder = mkdtempSync(join(scratch, 'root-owned-'));
     chmodSync(folder, 0o555);
