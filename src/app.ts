@@ -75,6 +75,20 @@ function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServer
   return { ...logger, serializers: { ...logger.serializers, req: requestLogValue as never } };
 }
 
+/**
+ * A person at a terminal reads lines, not JSON (contract §27): pino-pretty, in pino's worker thread so formatting
+ * never runs on the request path. A request line reads "GET /path" when it arrives and "200 12.3 ms" when it ends.
+ */
+const PRETTY_LOG = {
+  target: 'pino-pretty',
+  options: {
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
+    messageFormat: '{if req.method}{req.method} {req.url} {end}{if res.statusCode}{res.statusCode} {responseTime} ms {end}{msg}',
+    singleLine: true,
+  },
+};
+
 const CLOSING_RETRY_AFTER_SECONDS = 5;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
@@ -85,6 +99,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       options.logger ?? {
         level: config.logLevel,
         redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+        ...(config.logFormat === 'pretty' && { transport: PRETTY_LOG }),
       },
     ),
     trustProxy: fastifyTrustProxy(config.trustProxy),

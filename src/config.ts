@@ -36,6 +36,8 @@ export interface Config {
   /** How often each instance looks for queued webhook messages; 0 turns the background worker off. */
   webhookWorkerIntervalMs: number;
   logLevel: string;
+  /** Readable lines for a person at a terminal, JSON for a log collector (contract §27). */
+  logFormat: 'pretty' | 'json';
   /** In-memory analytics counting on the client routes (ANALYTICS=off lets the benchmark measure its cost). */
   analytics: boolean;
   /** GET /metrics (contract §10): off unless METRICS=on, then only for METRICS_ALLOW addresses/CIDRs. */
@@ -165,6 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
   const chatWebhookOrigins = list(env.CHAT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('CHAT_WEBHOOK_ORIGINS', o).origin);
   const eventWebhookOrigins = list(env.EVENT_WEBHOOK_ORIGINS, []).map((o) => parseUrl('EVENT_WEBHOOK_ORIGINS', o).origin);
 
+  const logFormat = env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'pretty' && logFormat !== 'json') throw new ConfigError('LOG_FORMAT must be pretty or json');
   const metrics = env.METRICS ?? 'off';
   if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('METRICS must be on or off');
   const metricsAllow = list(env.METRICS_ALLOW, ['127.0.0.0/8', '::1']);
@@ -213,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webhookWorkerIntervalMs: int(env, 'WEBHOOK_WORKER_INTERVAL_MS', 2000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat,
     analytics: analytics === 'on',
     metrics: { enabled: metrics === 'on', allow: metricsAllow },
     analyticsFlushMs: int(env, 'ANALYTICS_FLUSH_MS', 2000, 100, 5000),
