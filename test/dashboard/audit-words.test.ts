@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAudit } from '../../web/src/audit/describe.ts';
+import { describeActor, describeAudit } from '../../web/src/audit/describe.ts';
 import { describeKeyExpiry } from '../../web/src/keys/types.ts';
 
 /** Contract §22: every audit action in words, and afterRedeem keys never "Lifetime" (the pure parts of the pages). */
@@ -45,5 +45,32 @@ describe('a key whose time starts at redemption', () => {
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 30 })).toBe('30 days from redemption');
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 1 })).toBe('1 day from redemption');
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: null })).toBe('Lifetime');
+  });
+});
+
+describe('the audit log in words, fifth round (contract §27)', () => {
+  it('names the heartbeat period and devices at once, never their field names', () => {
+    expect(say('settings.update', { sessionHeartbeatSeconds: 60 })).toBe('Changed the settings (heartbeat period)');
+    expect(say('key.update', { type: 'active', maxSessions: 2 }, 'ABCDEFGHIJKLMNOP')).toBe('Edited key ABCD…MNOP (devices at once)');
+  });
+  it('shows a ban with its reason', () => {
+    expect(say('key.update', { type: 'active', status: 'banned', banReason: 'chargeback', banExpiresAt: null }, 'ABCDEFGHIJKLMNOP')).toBe(
+      'Banned key ABCD…MNOP: chargeback',
+    );
+  });
+  it('counts what an import brought in', () => {
+    expect(say('keys.import', { format: 'luarmor', imported: { active: 3, generated: 1 }, skipped: 2 })).toBe(
+      'Imported 4 keys (3 in use, 1 not used yet); 2 keys already there, skipped',
+    );
+  });
+  it('credits an unban by link to the link, not to a buyer', () => {
+    const entry = {
+      action: 'key.update',
+      actor: { kind: 'end-user', accountId: null },
+      target: 'K',
+      details: { status: 'active', via: 'unban-link' },
+    };
+    expect(describeActor(entry.actor, null, entry.details)).toBe('through the unban link (Luarmor API)');
+    expect(describeAudit(entry)).toBe('Lifted the ban of key K (unban link)');
   });
 });

@@ -58,22 +58,29 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
         <Empty title="No entries">Nothing was changed in this range{action ? ' with that action' : ''}.</Empty>
       ) : (
         <ScrollArea type="auto">
-          <Table striped aria-label={label} miw={620} fz="sm">
+          {/* At phone width the By and Address columns fold under the sentence (contract §27: nothing off-screen). */}
+          <Table striped aria-label={label} fz="sm">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>When</Table.Th>
                 <Table.Th>What happened</Table.Th>
-                <Table.Th>By</Table.Th>
-                <Table.Th>Address</Table.Th>
+                <Table.Th visibleFrom="sm">By</Table.Th>
+                <Table.Th visibleFrom="sm">Address</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {list.data.items.map((entry) => (
                 <Table.Tr key={String(entry.id)}>
                   <Table.Td>{new Date(entry.at).toLocaleString()}</Table.Td>
-                  <Table.Td title={entry.target ?? undefined}>{describeAudit(entry, LABELS)}</Table.Td>
-                  <Table.Td>{describeActor(entry.actor, me)}</Table.Td>
-                  <Table.Td>{entry.ip ?? ''}</Table.Td>
+                  <Table.Td title={entry.target ?? undefined}>
+                    {describeAudit(entry, LABELS)}
+                    <Text hiddenFrom="sm" size="xs" c="dimmed">
+                      {describeActor(entry.actor, me, entry.details)}
+                      {entry.ip ? ` · ${entry.ip}` : ''}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm">{describeActor(entry.actor, me, entry.details)}</Table.Td>
+                  <Table.Td visibleFrom="sm">{entry.ip ?? ''}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -35,6 +35,10 @@ const FIELD_WORDS: Record<string, string> = {
   expiresAt: 'expiry',
   chatId: 'Discord user',
   maxHwids: 'max HWIDs',
+  maxSessions: 'devices at once',
+  sessionHeartbeatSeconds: 'heartbeat period',
+  banReason: 'ban reason',
+  banExpiresAt: 'ban end',
   webhookUrl: 'webhook',
   webhookEnabled: 'webhook switch',
   hwidResetCooldownFreeHours: 'free cooldown',
@@ -76,6 +80,23 @@ function describeScriptChange(d: Record<string, unknown>, target: string): strin
   return `Changed the script ${name}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
+const when = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '');
+
+/**
+ * A key edit: a ban says its reason and end (contract §27), lifting a ban says so, anything else lists the fields
+ * that changed.
+ */
+function describeKeyEdit(d: Record<string, unknown>, key: string): string {
+  if (d.status === 'banned') {
+    const reason = str(d.banReason) ? `: ${str(d.banReason)}` : '';
+    const until = when(d.banExpiresAt) ? ` (until ${when(d.banExpiresAt)})` : '';
+    const rest = changed(d, ['type', 'status', 'banReason', 'banExpiresAt']);
+    return `Banned ${key}${reason}${until}${rest}`;
+  }
+  if (d.status === 'active' && d.via === 'unban-link') return `Lifted the ban of ${key} (unban link)`;
+  return `Edited ${key}${changed(d, ['type', 'via'])}`;
+}
+
 /** One sentence for the entry, naming the key, HWID or script it touched. */
 export function describeAudit(entry: AuditLike, labels: Record<string, string> = {}): string {
   const d = entry.details ?? {};
@@ -85,7 +106,7 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
     case 'key.generate':
       return `Generated ${n(d.count, 'key')}${target ? ` (${shortKey(target)})` : ''}`;
     case 'key.update':
-      return `Edited ${key}${changed(d, ['type'])}`;
+      return describeKeyEdit(d, key);
     case 'key.delete':
       return `Deleted ${key}`;
     case 'key.extend':
@@ -99,8 +120,13 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
       const skipped = Number(d.skipped ?? 0) > 0 ? `; ${n(d.skipped, 'key')} left as they were` : '';
       return `${verb} ${what}${extra}${skipped}`;
     }
-    case 'keys.import':
-      return `Imported keys${d.active !== undefined ? ` (${n(d.active, 'in use', 'in use')}, ${n(d.generated, 'not used yet', 'not used yet')})` : ''}`;
+    case 'keys.import': {
+      // The server records `imported: { active, generated }` and `skipped` (a count).
+      const imported = (d.imported ?? {}) as Record<string, unknown>;
+      const total = Number(imported.active ?? 0) + Number(imported.generated ?? 0);
+      const skipped = Number(d.skipped ?? 0) > 0 ? `; ${n(d.skipped, 'key')} already there, skipped` : '';
+      return `Imported ${n(total, 'key')} (${n(imported.active, 'in use', 'in use')}, ${n(imported.generated, 'not used yet', 'not used yet')})${skipped}`;
+    }
     case 'keys.compensate':
       return `Added ${n(d.days, 'day')} to every key that expires`;
     case 'keyless.add':
@@ -190,7 +216,10 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
 }
 
 /** Who did it, in words: the seller in the dashboard, through the API, a buyer, or Keyward itself. */
-export function describeActor(actor: AuditLike['actor'], yourAccountId?: string | null): string {
+export function describeActor(actor: AuditLike['actor'], yourAccountId?: string | null, details?: AuditLike['details']): string {
+  // Whoever holds a ban's unban link may lift it: say which door, not "a buyer" (contract §27).
+  if (details?.via === 'unban-link') return 'through the unban link (Luarmor API)';
+  if (details?.via === 'discord' && actor.username) return `by ${actor.username} in Discord`;
   // A team member (contract §17) is named: "by alice in the dashboard", "by alice through the API (account key)".
   const someoneElse = actor.username && actor.accountId && yourAccountId && actor.accountId !== yourAccountId;
   if (someoneElse && actor.kind === 'session') return `by ${actor.username} in the dashboard`;
