@@ -1,6 +1,9 @@
 import { Checkbox, Text, TextInput } from '@mantine/core';
 import { messageOf } from '../api/client';
 
+/** The one wording of what the premium flag does, wherever it is shown or set. */
+export const PREMIUM_MEANS = 'Shorter HWID reset cooldown (the premium cooldown in Settings)';
+
 /**
  * The fields "Generate keys" and the key editor share, so a label or hint changed in one cannot drift from the other
  * (contract §9 names "Premium"; browser tests find the rest by the same names in both forms).
@@ -22,7 +25,13 @@ export function BuyerFields(props: {
         value={props.chatId}
         onChange={(e) => props.onChatId(e.currentTarget.value)}
       />
-      <Checkbox label="Premium" checked={props.isPremium} onChange={(e) => props.onPremium(e.currentTarget.checked)} />
+      {/* What the flag does, beside its name (contract §27): Luarmor's LRM_IsUserPremium means something else. */}
+      <Checkbox
+        label="Premium"
+        description={PREMIUM_MEANS}
+        checked={props.isPremium}
+        onChange={(e) => props.onPremium(e.currentTarget.checked)}
+      />
       <Checkbox label="No HWID validation" checked={props.noHwidValidation} onChange={(e) => props.onNoHwid(e.currentTarget.checked)} />
     </>
   );

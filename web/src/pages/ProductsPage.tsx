@@ -27,7 +27,12 @@ function ProductCard({ product, onEdit, onDelete }: { product: Product; onEdit: 
             <Badge variant="light">{expirationText(product)}</Badge>
             {product.isPremium && <Badge color="grape">Premium</Badge>}
             <Badge variant="outline">
-              {product.maxHwids} HWID{product.maxHwids === 1 ? '' : 's'}
+              Up to {product.maxHwids} HWID{product.maxHwids === 1 ? '' : 's'}
+            </Badge>
+            <Badge variant="outline">
+              {product.maxSessions
+                ? `${product.maxSessions} device${product.maxSessions === 1 ? '' : 's'} at once`
+                : 'Any number of devices at once'}
             </Badge>
           </Group>
           {product.note && (

@@ -1,3 +1,4 @@
+import { PREMIUM_MEANS } from '../keys/KeyFormParts';
 import { useState } from 'react';
 import { Button, Checkbox, Group, Modal, NativeSelect, NumberInput, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -110,7 +111,12 @@ export function ProductDialog({
             clampBehavior="none"
             error={checked && sessionsError}
           />
-          <Checkbox label="Premium" checked={isPremium} onChange={(e) => setIsPremium(e.currentTarget.checked)} />
+          <Checkbox
+            label="Premium"
+            description={PREMIUM_MEANS}
+            checked={isPremium}
+            onChange={(e) => setIsPremium(e.currentTarget.checked)}
+          />
           <TextInput
             label="Note"
             description="Written on every key sold"
