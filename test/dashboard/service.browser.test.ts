@@ -37,6 +37,11 @@ describe('dashboard service pages in a real browser', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('my-game');
     await page.keyboard.press('Enter');
+    // Create service opens the new service (contract §27); the list is one click away.
+    const draftId = () => ctx.db.selectFrom('services').select('id').where('identifier', '=', 'my-game').executeTakeFirst();
+    await expect.poll(async () => (await draftId())?.id).toBeTruthy();
+    await page.waitForURL(new RegExp(`/services/${(await draftId())!.id}/`));
+    await page.goto(page.url().replace(/\/services\/.*$/, '/services'));
     await page.getByRole('link', { name: 'Draft Game' }).waitFor();
 
     // Rename it from its row's menu, and delete the spare service (confirmed).

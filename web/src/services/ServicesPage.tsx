@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ActionIcon, Anchor, Badge, Button, Group, Menu, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, unwrap } from '../api/client';
@@ -13,6 +13,7 @@ export const ROLE_WORDS: Record<Service['role'], string> = { owner: 'Owner', man
 
 function NewServiceDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const [name, setName] = useState('');
   const [identifier, setIdentifier] = useState('');
   const create = useMutation({
@@ -28,6 +29,8 @@ function NewServiceDialog({ opened, onClose }: { opened: boolean; onClose: () =>
       setName('');
       setIdentifier('');
       onClose();
+      // A new service has nothing yet: open it, where its first steps are (contract §27).
+      navigate(`/services/${service.id}`);
     },
   });
   const submit = (event: FormEvent) => {
