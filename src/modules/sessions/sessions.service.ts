@@ -177,3 +177,7 @@ export async function listSessions(ctx: AppContext, serviceId: string, filter: S
 
 /** For the service status (contract §18: liveSessions). */
 export const countLiveSessions = (ctx: AppContext, serviceId: string) => ctx.liveSessions.count(serviceId, ctx.clock());
+
+/** How many sessions of one key live now (a key's Discord answers, contract §24). */
+export const countLiveSessionsOfKey = async (ctx: AppContext, serviceId: string, key: string) =>
+  (await ctx.liveSessions.list(serviceId, { key }, { offset: 0, limit: 1 }, ctx.clock())).total;
