@@ -1,62 +1,41 @@
 import { useState } from 'react';
-import { Button, Group, List, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, List, Stack, Text, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
-import { notifySuccess } from '../components/notify';
 import { Section } from '../components/Section';
 import { ErrorState, Loading } from '../components/states';
-
-const ROLE_ID = /^[0-9]{17,20}$/;
+import { useSaveSettings } from './queries';
+import { DISCORD_ID } from './steps';
 
 /**
- * The Discord buyer role (contract §12.3): the bot token is write-only (shown only as set), the role id is checked here
- * with a sentence before it is sent, and the role's state and last failures read as sentences.
+ * The Discord buyer role (contract §12.3): the role id is checked here with a sentence before it is sent, and the
+ * role's state and last failures read as sentences. The bot token is the application's (ApplicationForm).
  */
-export function DiscordRoleSettings({
-  serviceId,
-  chatRoleId,
-  botTokenSet,
-}: {
-  serviceId: string;
-  chatRoleId: string | null;
-  botTokenSet: boolean;
-}) {
-  const queryClient = useQueryClient();
-  const [token, setToken] = useState('');
+export function BuyerRoleSection({ serviceId, chatRoleId }: { serviceId: string; chatRoleId: string | null }) {
   const [roleId, setRoleId] = useState(chatRoleId ?? '');
   const [formError, setFormError] = useState<string | null>(null);
   const status = useQuery({
     queryKey: ['discord-role', serviceId],
     queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/discord-role', { headers: serviceHeaders(serviceId) })),
   });
-  const save = useMutation({
-    mutationFn: async (body: { chatBotToken?: string | null; chatRoleId?: string | null }) =>
-      unwrap(await api.PUT('/api/v1/keys/api/settings', { headers: serviceHeaders(serviceId), body })),
-    onSuccess: () => {
-      setToken('');
-      void queryClient.invalidateQueries({ queryKey: ['service-info', serviceId] });
-      void queryClient.invalidateQueries({ queryKey: ['discord-role', serviceId] });
-      notifySuccess('Discord role settings saved');
-    },
-  });
+  const save = useSaveSettings(serviceId, 'Buyer role saved');
   const submit = () => {
     const role = roleId.trim();
-    if (role && !ROLE_ID.test(role)) {
-      setFormError('The role id is 17 to 20 digits: in Discord, right-click the role and choose Copy Role ID.');
+    if (role && !DISCORD_ID.test(role)) {
+      setFormError('The role id is 17 to 20 digits: in Server Settings → Roles, right-click the role and choose Copy Role ID.');
       return;
     }
     setFormError(null);
-    const body: { chatBotToken?: string; chatRoleId?: string | null } = { chatRoleId: role || null };
-    if (token.trim()) body.chatBotToken = token.trim();
-    save.mutate(body);
+    save.mutate({ chatRoleId: role || null });
   };
   const s = status.data;
   return (
-    <Section title="Discord buyer role">
+    <Section title="Buyer role">
       <Stack>
         <Text size="sm">
-          Buyers get this role in your Discord server while they hold a valid key, and lose it when their last one ends. The bot needs the
-          Manage Roles permission, and its own role must sit above this role in the server’s role list.
+          Buyers get this role in your Discord server while they hold a valid key (after Redeem key, or Get role on the panel), and lose it
+          when their last one ends. The bot needs the Manage Roles permission, and its own role must sit above this role in the server’s
+          role list.
         </Text>
         <form
           onSubmit={(e) => {
@@ -65,20 +44,9 @@ export function DiscordRoleSettings({
           }}
         >
           <Stack maw={560}>
-            <PasswordInput
-              label="Bot token"
-              description={
-                botTokenSet
-                  ? 'Set; type a new one to replace it.'
-                  : 'Not set. From the Bot page of your application in the Discord developer portal.'
-              }
-              autoComplete="off"
-              value={token}
-              onChange={(e) => setToken(e.currentTarget.value)}
-            />
             <TextInput
               label="Role id"
-              description="17 to 20 digits; empty turns the role off"
+              description="Server Settings → Roles → right-click the role → Copy Role ID; empty turns the role off"
               value={roleId}
               onChange={(e) => setRoleId(e.currentTarget.value)}
             />
@@ -87,16 +55,9 @@ export function DiscordRoleSettings({
                 {formError ?? messageOf(save.error)}
               </Text>
             )}
-            <Group>
-              <Button type="submit" loading={save.isPending}>
-                Save Discord role
-              </Button>
-              {botTokenSet && (
-                <Button variant="subtle" color="red" onClick={() => save.mutate({ chatBotToken: null })}>
-                  Remove bot token
-                </Button>
-              )}
-            </Group>
+            <Button type="submit" loading={save.isPending} w="fit-content">
+              Save buyer role
+            </Button>
           </Stack>
         </form>
         {status.isPending && <Loading label="Loading the role status" />}
@@ -106,7 +67,7 @@ export function DiscordRoleSettings({
             <Text size="sm">
               {s.configured
                 ? `The role is on: ${s.members} ${s.members === 1 ? 'buyer holds' : 'buyers hold'} it.`
-                : `The role is off: ${[!s.botTokenSet && 'save the bot token', !s.roleId && 'save the role id', !s.serverBound && 'connect your Discord server under Discord commands above'].filter(Boolean).join(', ')}.`}
+                : `The role is off: ${[!s.botTokenSet && 'save the bot token under Discord application above', !s.roleId && 'save the role id', !s.serverBound && 'connect your server under Discord server above'].filter(Boolean).join(', ')}.`}
             </Text>
             {s.waiting.length > 0 && (
               <Text size="sm">
