@@ -9,7 +9,7 @@ const COMMANDS: { name: string; who: string; does: string }[] = [
   { name: '/unblacklist', who: 'Owner, managers, support', does: 'Makes that user’s keys active again.' },
   { name: '/user-info', who: 'Everyone on the team (resellers: their own keys)', does: 'Shows a user’s keys, devices and bans.' },
   { name: '/force-resethwid', who: 'Owner, managers, support', does: 'Resets a user’s HWIDs without the cooldown.' },
-  { name: '/compensate', who: 'Owner, managers', does: 'Adds days to every active key.' },
+  { name: '/compensate', who: 'Owner, managers', does: 'Adds days to every key that has an end.' },
   { name: '/mass-whitelist', who: 'Owner, managers', does: 'Gives a key to everyone holding a Discord role who has none.' },
 ];
 
