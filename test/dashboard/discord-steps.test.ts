@@ -18,10 +18,10 @@ describe('the Discord checklist', () => {
     const steps = checklist(EMPTY, NOTHING);
     expect(steps.map((s) => [s.label, s.done, Boolean(s.optional)])).toEqual([
       ['Application details saved', false, false],
-      ['Server connected', false, false],
       ['Interactions verified', false, false],
-      ['Commands synced', false, false],
       ['Bot in the server', false, false],
+      ['Server connected', false, false],
+      ['Commands synced', false, false],
       ['Can manage roles', false, false],
       ['Can post in the log channel', false, true],
     ]);

@@ -58,6 +58,7 @@ export function checklist(setup: ChatSetup, status: ChatStatus | undefined): Ste
   const gaps = missing(setup);
   const s = status;
   const when = (at: string) => new Date(at).toLocaleString();
+  // In the order a seller works (docs/guide/discord.md): Discord registers commands only where the bot already is.
   return [
     {
       id: 'application',
@@ -69,14 +70,6 @@ export function checklist(setup: ChatSetup, status: ChatStatus | undefined): Ste
           : `Paste ${list(gaps)} from the Discord developer portal into “Discord application” below and press Save application.`,
     },
     {
-      id: 'server',
-      label: 'Server connected',
-      done: setup.guild !== null,
-      sentence: setup.guild
-        ? `Connected to “${setup.guild.guildName}”.`
-        : 'Enter your server’s id and name under “Discord server” below and press Connect.',
-    },
-    {
       id: 'interactions',
       label: 'Interactions verified',
       done: Boolean(s?.interactionsVerified),
@@ -85,22 +78,32 @@ export function checklist(setup: ChatSetup, status: ChatStatus | undefined): Ste
         : 'In the developer portal, open your application’s General Information, paste the Interactions Endpoint URL below into the field of that name and press Save Changes.',
     },
     {
-      id: 'commands',
-      label: 'Commands synced',
-      done: Boolean(s?.commandsSyncedAt),
-      sentence: s?.commandsSyncedAt
-        ? `The commands were registered in your server on ${when(s.commandsSyncedAt)}.`
-        : 'Press Sync commands once the application details are saved and the server is connected.',
-    },
-    {
       id: 'bot',
       label: 'Bot in the server',
       done: Boolean(s?.botInServer),
       sentence: s?.botInServer
         ? 'The bot is a member of your server.'
-        : setup.applicationId
-          ? 'Press Invite the bot, pick your server and press Authorize.'
-          : 'Save the application id first; then Invite the bot appears here.',
+        : !setup.applicationId
+          ? 'Save the application id first; then Invite the bot appears here.'
+          : setup.guild
+            ? 'Press Invite the bot, pick your server and press Authorize.'
+            : 'Press Invite the bot, pick your server and press Authorize; this line turns done once the server is connected below.',
+    },
+    {
+      id: 'server',
+      label: 'Server connected',
+      done: setup.guild !== null,
+      sentence: setup.guild
+        ? `Connected to “${setup.guild.guildName}”.`
+        : 'Enter your server’s id and name under “Discord server” below and press Connect.',
+    },
+    {
+      id: 'commands',
+      label: 'Commands synced',
+      done: Boolean(s?.commandsSyncedAt),
+      sentence: s?.commandsSyncedAt
+        ? `The commands were registered in your server on ${when(s.commandsSyncedAt)}.`
+        : 'Press Sync commands once the application details are saved, the bot is in your server and the server is connected.',
     },
     {
       id: 'roles',
