@@ -1,4 +1,6 @@
+import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
+import { countNoticeEvent } from './chat.repository.ts';
 import type { Fingerprint } from '../../lib/fingerprint.ts';
 import type { Actor } from '../audit/actor.ts';
 import { enqueueDiscordMessage } from './chat-outbox.ts';
@@ -147,3 +149,20 @@ export const sessionLimitNotice = (db: Db, serviceId: string, key: string, refus
     ],
     now,
   );
+
+/** More refusals than this in an hour for one key is a notice (contract §24.4): a shared key, most likely. */
+export const SESSION_LIMIT_NOTICE_AFTER = 3;
+
+/**
+ * Counts a SESSION_LIMIT refusal of `key` and, at the hour's 4th, queues the one notice for that hour (the counter's
+ * row settles concurrent refusals: exactly one of them reads 4). Only services with a log channel count at all.
+ */
+export async function noteSessionLimitRefusal(ctx: AppContext, service: { id: string; chatLogChannelId: string | null }, key: string) {
+  if (!service.chatLogChannelId) return;
+  const now = ctx.clock();
+  const queued = await ctx.db.transaction().execute(async (trx) => {
+    const count = await countNoticeEvent(trx, service.id, `session-limit:${key}`, now);
+    return count === SESSION_LIMIT_NOTICE_AFTER + 1 && (await sessionLimitNotice(trx, service.id, key, count, now));
+  });
+  if (queued) ctx.jobs.kick('webhook-delivery');
+}

@@ -67,8 +67,12 @@ export const storeInteractionAnswer = (db: Db, id: string, answer: string) =>
 export const interactionAnswer = async (db: Db, id: string) =>
   (await db.selectFrom('chatInteractions').select('answer').where('id', '=', id).executeTakeFirst())?.answer ?? null;
 
-/** Interaction ids older than Discord's retry window are forgotten (the prune job). */
-export const pruneInteractions = (db: Db, before: number) => db.deleteFrom('chatInteractions').where('createdAt', '<', before).execute();
+/** Interaction ids older than Discord's retry window (and its 15-minute tokens) are forgotten; so are old counts. */
+export async function pruneChatRecords(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('chatInteractions').where('createdAt', '<', before).executeTakeFirst();
+  await db.deleteFrom('chatNoticeCounts').where('hour', '<', before).execute();
+  return Number(result.numDeletedRows);
+}
 
 /** "Interactions verified" on the checklist: written at most once a minute per service. */
 export const markVerified = (db: Db, serviceId: string, now: number) =>

@@ -62,7 +62,9 @@ export { handleInteraction, type Interaction } from './chat-interactions.ts';
  * transaction, contract §24.4), and the outbox senders of Discord posts and deferred interaction work (the delivery
  * job runs them).
  */
-export { resetNotice, sessionLimitNotice } from './chat-notices.ts';
+export { noteSessionLimitRefusal, resetNotice } from './chat-notices.ts';
 export { discordMessageSender } from './chat-outbox.ts';
 export { discordTaskSender } from './chat-tasks.ts';
-export { countNoticeEvent } from './chat.repository.ts';
+
+/** For the prune job: interaction ids and refusal counts a day old are no longer read. */
+export const pruneChatRecords = (ctx: AppContext) => repo.pruneChatRecords(ctx.db, ctx.clock() - 86_400_000);
