@@ -14,7 +14,7 @@ const NOTHING: ChatStatus = {
 const CHANNEL = '400000000000000005';
 
 describe('the Discord checklist', () => {
-  it('names every missing step with one sentence, and the log channel as optional until one is set', () => {
+  it('names every missing step with one sentence, and the role and log channel lines as optional until they are wanted', () => {
     const steps = checklist(EMPTY, NOTHING);
     expect(steps.map((s) => [s.label, s.done, Boolean(s.optional)])).toEqual([
       ['Application details saved', false, false],
@@ -22,7 +22,7 @@ describe('the Discord checklist', () => {
       ['Bot in the server', false, false],
       ['Server connected', false, false],
       ['Commands synced', false, false],
-      ['Can manage roles', false, false],
+      ['Can manage roles', false, true],
       ['Can post in the log channel', false, true],
     ]);
     expect(steps[0]!.sentence).toBe(
@@ -42,6 +42,9 @@ describe('the Discord checklist', () => {
     expect([log.done, Boolean(log.optional)]).toEqual([false, false]);
     expect(log.sentence).toMatch(/^In Discord, open the log channel’s Edit Channel → Permissions/);
     expect(checklist(setup, { ...NOTHING, canPostIn: { [CHANNEL]: true } }).find((s) => s.id === 'log')!.done).toBe(true);
+    const roles = checklist({ ...setup, roleId: '400000000000000007' }, NOTHING).find((s) => s.id === 'roles')!;
+    expect([roles.done, Boolean(roles.optional)]).toEqual([false, false]);
+    expect(roles.sentence).toMatch(/drag it above the buyer role\.$/);
   });
 
   it('invites the bot with the commands scope and the permissions Keyward uses', () => {

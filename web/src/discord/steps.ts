@@ -108,10 +108,14 @@ export function checklist(setup: ChatSetup, status: ChatStatus | undefined): Ste
     {
       id: 'roles',
       label: 'Can manage roles',
+      // Only the buyer role needs it: without one, a missing permission blocks nothing.
+      optional: !setup.roleId && !s?.canManageRoles,
       done: Boolean(s?.canManageRoles),
       sentence: s?.canManageRoles
         ? 'The bot may give and take the buyer role.'
-        : 'In Discord, open Server Settings → Roles, give the bot’s role the Manage Roles permission and drag it above the buyer role.',
+        : setup.roleId
+          ? 'In Discord, open Server Settings → Roles, give the bot’s role the Manage Roles permission and drag it above the buyer role.'
+          : 'Optional: needed only for the buyer role below; then give the bot’s role Manage Roles in Server Settings → Roles.',
     },
     {
       id: 'log',
