@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { describeActor, describeAudit } from '../../web/src/audit/describe.ts';
 import { BOT_PERMISSIONS, checklist, inviteUrl, type ChatSetup, type ChatStatus } from '../../web/src/discord/steps.ts';
 
 // The Discord page's checklist (contract §24.1) as pure logic: one sentence per missing step, in a seller's words.
@@ -54,5 +55,16 @@ describe('the Discord checklist', () => {
     // View Channels, Send Messages, Embed Links, Manage Roles.
     expect(BigInt(url.searchParams.get('permissions')!)).toBe((1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 28n));
     expect(BOT_PERMISSIONS).toBe(268454912);
+  });
+});
+
+describe('the audit log of an action done from Discord', () => {
+  const alice = { kind: 'discord', accountId: 'a-alice', username: 'alice' };
+  it('names the member and Discord, and never lists the door as a changed field', () => {
+    expect(
+      describeAudit({ action: 'key.update', actor: alice, target: 'ABCDEFGHIJKLMNOP', details: { note: 'vip', via: 'discord' } }),
+    ).toBe('Edited key ABCD…MNOP (note)');
+    expect(describeActor(alice, 'a-owner')).toBe('by alice in Discord');
+    expect(describeActor(alice, 'a-alice')).toBe('by you in Discord');
   });
 });

@@ -55,7 +55,8 @@ const FIELD_WORDS: Record<string, string> = {
 
 const changed = (details: Record<string, unknown> | null, skip: string[] = []) => {
   const names = Object.keys(details ?? {})
-    .filter((k) => !skip.includes(k))
+    // `via` is the door (Discord), said with who did it, not a changed field.
+    .filter((k) => !skip.includes(k) && k !== 'via')
     .map((k) => FIELD_WORDS[k] ?? k);
   return names.length ? ` (${names.join(', ')})` : '';
 };
