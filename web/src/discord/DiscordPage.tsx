@@ -20,8 +20,10 @@ import type { ChatSetup } from './steps';
 export default function DiscordPage() {
   const serviceId = useServiceId();
   const access = useServiceAccess(serviceId);
-  const info = useServiceInfo(serviceId);
-  if (access.known && !access.can('service.configure')) {
+  const allowed = access.can('service.configure');
+  // Nothing is asked of the server until the role is known to open this page.
+  const info = useServiceInfo(serviceId, allowed);
+  if (access.known && !allowed) {
     return (
       <>
         <PageHeader title="Discord" />

@@ -8,8 +8,9 @@ export type Settings = ServiceInfo['settings'];
 export type SettingsChange = Partial<Omit<Settings, 'chat'>>;
 
 /** The service's settings (shared with the Settings page: one query key, so a save here shows there). */
-export const useServiceInfo = (serviceId: string) =>
+export const useServiceInfo = (serviceId: string, enabled = true) =>
   useQuery({
+    enabled,
     queryKey: ['service-info', serviceId],
     queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/service/info', { headers: serviceHeaders(serviceId) })),
   });
