@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
 import { FakeDiscord } from './fake-discord.ts';
+import { solvedCaptcha } from '../signin/helpers.ts';
+import { actionFingerprint } from '../../src/lib/fingerprint.ts';
 import {
   button,
   buyerId,
@@ -136,4 +138,31 @@ describe('My key', () => {
 it('refuses a button pressed in another server', async () => {
   const payload = { ...button(buyerId(), 'kw:me'), guild_id: '799999999999999999' };
   expect(await said(t, c, payload)).toMatch(/not connected to this service/);
+});
+
+describe('the action fingerprint of a reset from the self-serve page', () => {
+  it('hashes the /24 network: the same network gives the same fingerprint, another network another', async () => {
+    const fingerprintAfterReset = async (remoteAddress: string) => {
+      const user = buyerId();
+      const key = await ranKey(user);
+      discord.calls.length = 0;
+      const res = await call(t.app, 'POST', '/api/v1/public/reset-hwid', {
+        body: { service: c.s.identifier, key, captcha: await solvedCaptcha(t.app) },
+        remoteAddress,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await deliver(t);
+      const text = JSON.stringify(discord.calls.find((x) => JSON.stringify(x.body).includes('HWID reset by a buyer'))?.body);
+      const network = /network ([0-9a-f]{8})/.exec(text)?.[1];
+      expect(network, text).toBeDefined();
+      expect(text).not.toContain(remoteAddress);
+      return network;
+    };
+    const a = await fingerprintAfterReset('203.0.113.7');
+    const sameNetwork = (ip: string) => actionFingerprint({ ip, oldHwid: null, newHwid: null }).network;
+    expect(sameNetwork('203.0.113.200')).toBe(a);
+    expect(sameNetwork('::ffff:203.0.113.9')).toBe(a);
+    expect(sameNetwork('2001:db8:aa:1::1')).toBe(sameNetwork('2001:0db8:00aa:ffff::2'));
+    expect(await fingerprintAfterReset('198.51.100.7')).not.toBe(a);
+  });
 });
