@@ -99,6 +99,8 @@ export const Account = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('moderator'), Type.Literal('admin')]),
   twoFactorEnabled: Type.Boolean(),
   createdAt: Time,
+  /** The Discord user the account acts as in staff slash commands (contract §24.3). */
+  discordUserId: NullableString,
 });
 
 /** `/:id` of an account or a service. */

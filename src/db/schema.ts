@@ -52,7 +52,7 @@ import type {
   EventEndpointsTable,
   EventDeliveriesTable,
 } from './schema/selling-protection.ts';
-import type { ServiceInvitesTable, ServiceMembersTable } from './schema/teams.ts';
+import type { ChatInteractionsTable, ChatNoticeCountsTable, ServiceInvitesTable, ServiceMembersTable } from './schema/teams.ts';
 
 export interface Database {
   // Accounts, services and their keys
@@ -105,4 +105,7 @@ export interface Database {
   // Live sessions
   liveSessions: LiveSessionsTable;
   liveSessionEpochs: LiveSessionEpochsTable;
+  // Discord console
+  chatInteractions: ChatInteractionsTable;
+  chatNoticeCounts: ChatNoticeCountsTable;
 }

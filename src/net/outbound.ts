@@ -74,7 +74,7 @@ export const postJson = (rawUrl: string, payload: unknown, policy: OutboundPolic
   send(rawUrl, policy, { method: 'POST', json: payload, userAgent: 'Keyward (webhook delivery)' });
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   json?: unknown;
   /** A JSON text sent byte for byte (a signed body must be sent as it was signed); instead of `json`. */
   rawJson?: string;

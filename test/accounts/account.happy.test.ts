@@ -14,7 +14,14 @@ describe('GET /api/v1/account', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
-      data: { id: a.id, username: a.username, role: 'user', twoFactorEnabled: false, createdAt: '2026-11-22T10:00:00.000Z' },
+      data: {
+        id: a.id,
+        username: a.username,
+        role: 'user',
+        twoFactorEnabled: false,
+        createdAt: '2026-11-22T10:00:00.000Z',
+        discordUserId: null,
+      },
     });
   });
 

@@ -31,6 +31,8 @@ describe('POST /api/v1/keys/api/chat/connect', () => {
         chat: { guildId: GUILD, guildName: 'My Server' },
         chatBotToken: null,
         chatRoleId: null,
+        chatApplicationId: null,
+        chatLogChannelId: null,
         sessionHeartbeatSeconds: 30,
       },
     });

@@ -53,13 +53,17 @@ export async function sendInteraction(app: App, service: string, payload: unknow
   return { status: response.statusCode, body: json };
 }
 
+let sequence = 0;
+/** A fresh interaction id, as Discord gives each interaction (a retry repeats its id: pass it explicitly). */
+export const interactionId = () => String(1200000000000000000n + BigInt(++sequence) * 1000n + BigInt(process.pid % 1000));
+
 export const command = (
   guildId: string | undefined,
   userId: string,
   name: string,
   options?: Array<{ name: string; type: number; value: string }>,
 ) => ({
-  id: '1100000000000000001',
+  id: interactionId(),
   application_id: '1100000000000000002',
   type: 2,
   token: 'interaction-token',

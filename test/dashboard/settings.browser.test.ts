@@ -5,7 +5,7 @@ import { uploadScript } from '../scripts/script-helpers.ts';
 import { FakePlatform } from '../webhook/fake-platform.ts';
 import { useDashboard } from './browser.ts';
 
-/** Settings (webhook with a test message to a fake chat platform, its outbox, chat binding) and script editing, in Debian's Chromium. */
+/** Settings (webhook with a test message to a fake chat platform, its outbox) and script editing, in Debian's Chromium. The Discord server binding is on the Discord page (discord.browser.test.ts). */
 const platform = new FakePlatform();
 beforeAll(async () => {
   await platform.start();
@@ -16,7 +16,7 @@ afterAll(async () => {
 const d = useDashboard(() => ({ CHAT_WEBHOOK_ORIGINS: platform.origin }));
 
 describe('dashboard settings and scripts in a real browser', () => {
-  it('lists a failed webhook message in the outbox, saves and reveals the webhook, sends a test message, toggles it off, binds a chat server and saves its public key', async () => {
+  it('lists a failed webhook message in the outbox, saves and reveals the webhook, sends a test message, toggles it off', async () => {
     const { ctx } = d.app();
     const s = await seedService(ctx);
     // A message the worker gave up on: the seller sees it in the outbox with the platform's last answer.
@@ -38,12 +38,7 @@ describe('dashboard settings and scripts in a real browser', () => {
         deliveredAt: null,
       })
       .execute();
-    const service = () =>
-      ctx.db
-        .selectFrom('services')
-        .select(['webhookEnabled', 'chatGuildId', 'chatGuildName', 'chatInteractionsPublicKey'])
-        .where('id', '=', s.id)
-        .executeTakeFirstOrThrow();
+    const service = () => ctx.db.selectFrom('services').select(['webhookEnabled']).where('id', '=', s.id).executeTakeFirstOrThrow();
     const page = await d.signedInPage(s.account, `/services/${s.id}/settings`);
     const webhook = page.getByRole('region', { name: 'Webhook' });
     const failed = webhook.getByRole('table', { name: 'Webhook outbox' }).getByRole('row').filter({ hasText: 'HTTP 404: Unknown Webhook' });
@@ -77,17 +72,6 @@ describe('dashboard settings and scripts in a real browser', () => {
     await webhook.getByRole('switch', { name: 'Webhook enabled' }).click({ force: true });
     await expect.poll(async () => Number((await service()).webhookEnabled)).toBe(0);
 
-    const chat = page.getByRole('region', { name: 'Discord commands' });
-    await chat.getByRole('textbox', { name: 'Server id' }).fill('123456789012345678');
-    await chat.getByRole('textbox', { name: 'Server name' }).fill('My Guild');
-    await chat.getByRole('button', { name: 'Connect' }).click();
-    await chat.getByText('Bound to “My Guild” (123456789012345678).').waitFor();
-    const publicKey = 'ab'.repeat(32);
-    await chat.getByRole('textbox', { name: 'Discord application public key' }).fill(publicKey);
-    await chat.getByRole('button', { name: 'Save public key' }).click();
-    await expect
-      .poll(service)
-      .toMatchObject({ chatGuildId: '123456789012345678', chatGuildName: 'My Guild', chatInteractionsPublicKey: publicKey });
     await page.context().close();
   }, 60_000);
 

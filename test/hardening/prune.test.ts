@@ -58,7 +58,7 @@ describe('the pruning job', () => {
       ])
       .execute();
 
-    expect(await pruneOnce(ctx)).toEqual({ outbox: 2, captchas: 1, sessions: 2, loginFailures: 1 });
+    expect(await pruneOnce(ctx)).toEqual({ outbox: 2, captchas: 1, sessions: 2, loginFailures: 1, chatInteractions: 0 });
 
     const ids = (await ctx.db.selectFrom('webhookOutbox').select('id').where('serviceId', '=', s.id).execute()).map((r) => r.id);
     expect(ids.sort()).toEqual(keep.map((r) => r.id).sort());
@@ -67,7 +67,7 @@ describe('the pruning job', () => {
     const names = (await ctx.db.selectFrom('loginFailures').select('username').execute()).map((r) => r.username).sort();
     expect(names).toEqual(['recent', 'still-locked']);
     // A second run finds nothing more.
-    expect(await pruneOnce(ctx)).toEqual({ outbox: 0, captchas: 0, sessions: 0, loginFailures: 0 });
+    expect(await pruneOnce(ctx)).toEqual({ outbox: 0, captchas: 0, sessions: 0, loginFailures: 0, chatInteractions: 0 });
   });
 
   it("is one of the app's background jobs, exclusive, run hourly by default", () => {

@@ -23,6 +23,8 @@ describe('PUT /api/v1/keys/api/settings', () => {
       chat: null,
       chatBotToken: null,
       chatRoleId: null,
+      chatApplicationId: null,
+      chatLogChannelId: null,
       sessionHeartbeatSeconds: 30,
     });
     const empty = await put(s, {});

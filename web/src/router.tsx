@@ -19,6 +19,7 @@ const KeySystemPage = lazy(() => import('./pages/KeySystemPage'));
 const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage'));
 const AuditLogPage = lazy(() => import('./pages/AuditLogPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
+const DiscordPage = lazy(() => import('./discord/DiscordPage'));
 const ApiAccessPage = lazy(() => import('./pages/ApiAccessPage'));
 const ShortLinksPage = lazy(() => import('./pages/ShortLinksPage'));
 const ProductsPage = lazy(() => import('./pages/ProductsPage'));
@@ -67,6 +68,7 @@ export const router = createBrowserRouter([
               { path: 'analytics', element: <AnalyticsPage /> },
               { path: 'audit-log', element: <AuditLogPage /> },
               { path: 'settings', element: <SettingsPage /> },
+              { path: 'discord', element: <DiscordPage /> },
               { path: 'api-access', element: <ApiAccessPage /> },
               { path: 'short-links', element: <ShortLinksPage /> },
               { path: 'products', element: <ProductsPage /> },

@@ -30,6 +30,8 @@ export interface AccountsTable {
   loginLockedUntil: number | null;
   /** 1 for an account whose username differed only by case from an older one's before migration 0014. */
   usernameCaseDuplicate: Generated<Flag>;
+  /** The Discord user this account acts as in staff slash commands (contract §24.3, migration 0031); unique. */
+  discordUserId: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ServicesTable {
@@ -60,6 +62,15 @@ export interface ServicesTable {
   createdAt: number;
   /** How often this service's clients heartbeat a live session (contract §18). */
   sessionHeartbeatSeconds: Generated<number>;
+  // Discord as the console (contract §24, migration 0031).
+  chatApplicationId: ColumnType<string | null, string | null | undefined, string | null>;
+  chatLogChannelId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the commands were last registered in the bound server. */
+  chatCommandsSyncedAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the last validly signed interaction arrived (the checklist's "interactions verified"). */
+  chatVerifiedAt: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Discord's last refusal of a setup call, in words; null after a success. */
+  chatLastError: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // Both key tables also hold `search_text` (migration 0013): written only by the database's own triggers and read only

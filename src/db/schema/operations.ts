@@ -32,7 +32,9 @@ export interface WebhookOutboxTable {
   target: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export type OutboxKind = 'chat' | 'discordRole' | 'event';
+/** discordMessage: a post to Discord's REST (an interaction's follow-up, a staff-channel notice); discordTask: deferred
+ * interaction work (contract §24.3), run by the delivery job so it survives a restart. */
+export type OutboxKind = 'chat' | 'discordRole' | 'event' | 'discordMessage' | 'discordTask';
 
 // ---- Analytics ----
 

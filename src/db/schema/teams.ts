@@ -28,3 +28,20 @@ export interface ServiceInvitesTable {
   createdAt: number;
   expiresAt: number;
 }
+
+/** An interaction id acted on (contract §28): Discord's retry of it finds the row and does nothing twice. */
+export interface ChatInteractionsTable {
+  id: string;
+  serviceId: string;
+  /** The JSON answered to the first delivery; null while deferred work is under way. */
+  answer: string | null;
+  createdAt: number;
+}
+
+/** Refusals counted per subject (a key) and UTC hour, for notices that go out at a threshold (contract §24.4). */
+export interface ChatNoticeCountsTable {
+  serviceId: string;
+  subject: string;
+  hour: number;
+  count: number;
+}

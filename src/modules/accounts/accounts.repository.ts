@@ -19,6 +19,7 @@ export const ACCOUNT_COLUMNS = [
   'failedLoginCount',
   'loginLockedUntil',
   'usernameCaseDuplicate',
+  'discordUserId',
 ] as const satisfies readonly (keyof AccountsTable)[];
 
 export type AccountRow = Selectable<AccountsTable>;

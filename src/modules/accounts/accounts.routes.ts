@@ -4,8 +4,8 @@ import { Account, Responses } from '../../schemas.ts';
 import { accountIdOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from './accounts.repository.ts';
-import { regenerateAccountKey, revealAccountKey, toAccountView } from './accounts.service.ts';
-import { ApiKey } from './accounts.schemas.ts';
+import { regenerateAccountKey, revealAccountKey, setDiscordUser, toAccountView } from './accounts.service.ts';
+import { AccountPatch, ApiKey } from './accounts.schemas.ts';
 const config = { auth: 'account', limit: 'api' } as const;
 
 export default async function accountRoutes(fastify: FastifyInstance) {
@@ -26,6 +26,22 @@ export default async function accountRoutes(fastify: FastifyInstance) {
       const account = (await findAccountById(app.ctx.db, accountIdOf(request)))!;
       return { success: true as const, data: toAccountView(account) };
     },
+  );
+
+  app.patch(
+    '/account',
+    {
+      config,
+      schema: {
+        summary: 'Change your account',
+        description:
+          'Links your Discord user (`discordUserId`, 17 to 20 digits, or null to unlink): slash commands you run in a bound Discord server act as you, with your role on that service (contract §24.3). One Discord user links to one account (409 otherwise).',
+        tags: ['account'],
+        body: AccountPatch,
+        response: Responses(Account),
+      },
+    },
+    async (request) => ({ success: true as const, data: await setDiscordUser(app.ctx, accountIdOf(request), request.body.discordUserId) }),
   );
 
   app.get(

@@ -23,10 +23,12 @@ export interface AccountView {
   role: Role;
   twoFactorEnabled: boolean;
   createdAt: string;
+  /** The Discord user this account acts as in staff slash commands (contract §24.3). */
+  discordUserId: string | null;
 }
 
 export function toAccountView(
-  row: Pick<repo.AccountRow, 'id' | 'username' | 'role' | 'createdAt'> & { totpEnabled?: number },
+  row: Pick<repo.AccountRow, 'id' | 'username' | 'role' | 'createdAt'> & { totpEnabled?: number; discordUserId?: string | null },
 ): AccountView {
   return {
     id: row.id,
@@ -34,8 +36,39 @@ export function toAccountView(
     role: row.role,
     twoFactorEnabled: row.totpEnabled === 1,
     createdAt: iso(row.createdAt)!,
+    discordUserId: row.discordUserId ?? null,
   };
 }
+
+/**
+ * Links the account to a Discord user (contract §24.3), or unlinks it with null. One Discord user speaks for one
+ * account (the unique index decides, so two accounts racing for one id cannot both win): a command's actor is never in
+ * doubt.
+ */
+export async function setDiscordUser(ctx: AppContext, accountId: string, discordUserId: string | null): Promise<AccountView> {
+  try {
+    await repo.updateAccount(ctx.db, accountId, { discordUserId });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError('CONFLICT', 'This Discord user is already linked to another Keyward account; unlink it there first', {
+        field: 'discordUserId',
+      });
+    }
+    throw error;
+  }
+  const row = await repo.findAccountById(ctx.db, accountId);
+  if (!row) throw notFound('Account');
+  return toAccountView(row);
+}
+
+/** The enabled account linked to a Discord user, or undefined (a slash command's caller, contract §24.3). */
+export const findAccountByDiscordUser = (db: Db, discordUserId: string) =>
+  db
+    .selectFrom('accounts')
+    .select(['id', 'username'])
+    .where('discordUserId', '=', discordUserId)
+    .where('disabled', '=', 0)
+    .executeTakeFirst();
 
 export async function createAccount(ctx: AppContext, input: { username: string; password: string; role?: Role }) {
   if (!USERNAME_PATTERN.test(input.username)) {

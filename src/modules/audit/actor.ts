@@ -8,7 +8,8 @@ import type { MemberRole } from '../../db/schema.ts';
  */
 
 /** Contract §7.6: who made a change. */
-export type ActorKind = 'service-key' | 'account-key' | 'session' | 'end-user' | 'system';
+/** discord: a team member acting through a slash command (contract §24.3). */
+export type ActorKind = 'service-key' | 'account-key' | 'session' | 'end-user' | 'system' | 'discord';
 
 /**
  * Who made a change, handed from the route (or job) into the domain call, so domain code records
@@ -23,6 +24,8 @@ export interface Actor {
   username?: string | null;
   /** The caller's role on the service acted on (contract §17); absent means the owner. A reseller's key work is scoped to its own keys. */
   role?: 'owner' | MemberRole;
+  /** The door used, when it is not Keyward's own (contract §24.3): written into the entry's details as `via`. */
+  via?: 'discord';
 }
 
 export const SERVICE_ACTIONS = [
@@ -41,6 +44,9 @@ export const SERVICE_ACTIONS = [
   'settings.update',
   'chat.connect',
   'chat.disconnect',
+  // Discord as the console (contract §24).
+  'chat.commandsSync',
+  'chat.panel',
   'script.create',
   'script.update',
   'script.delete',

@@ -17,6 +17,9 @@ export interface AuditEntryInput {
   at: number;
 }
 
+/** The door an action came through (contract §24.3: `via: "discord"`), so one domain call writes the entry for all. */
+const withVia = (actor: Actor, details: AuditDetails): AuditDetails => (actor.via ? { ...details, via: actor.via } : details);
+
 /**
  * Writes one audit entry. Pass the transaction that makes the change (a Kysely Transaction is a Db), so
  * the entry and the change commit or roll back together.
@@ -35,7 +38,7 @@ export async function recordAudit(db: Db, actor: Actor, entry: AuditEntryInput):
       actorUsername: actor.username ?? null,
       ip: actor.ip,
       target: entry.target,
-      details: JSON.stringify(entry.details ?? {}),
+      details: JSON.stringify(withVia(actor, entry.details ?? {})),
     })
     .execute();
 }
@@ -68,7 +71,7 @@ export async function recordServiceAudit(
       actorUsername: actor.username ?? null,
       ip: actor.ip,
       target,
-      details: JSON.stringify(details),
+      details: JSON.stringify(withVia(actor, details)),
     })
     .execute();
 }

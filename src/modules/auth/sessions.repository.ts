@@ -28,6 +28,7 @@ export const findLiveSession = (db: Db, tokenDigest: string, now: number, idleMs
       'accounts.failedLoginCount',
       'accounts.loginLockedUntil',
       'accounts.usernameCaseDuplicate',
+      'accounts.discordUserId',
     ])
     .select(['sessions.lastSeenAt as sessionLastSeenAt'])
     .where('sessions.tokenDigest', '=', tokenDigest)

@@ -47,3 +47,56 @@ export const activeKeysOfChatUser = (db: Db, serviceId: string, chatId: string) 
     .where('serviceId', '=', serviceId)
     .where('chatId', '=', chatId)
     .execute();
+
+/**
+ * Takes an interaction id for this delivery: true for the first, false for Discord's retry of it (the primary key
+ * decides on any number of instances, so the work behind one id runs once).
+ */
+export async function claimInteraction(db: Db, id: string, serviceId: string, now: number): Promise<boolean> {
+  const result = await db
+    .insertInto('chatInteractions')
+    .values({ id, serviceId, answer: null, createdAt: now })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export const storeInteractionAnswer = (db: Db, id: string, answer: string) =>
+  db.updateTable('chatInteractions').set({ answer }).where('id', '=', id).execute();
+
+export const interactionAnswer = async (db: Db, id: string) =>
+  (await db.selectFrom('chatInteractions').select('answer').where('id', '=', id).executeTakeFirst())?.answer ?? null;
+
+/** Interaction ids older than Discord's retry window (and its 15-minute tokens) are forgotten; so are old counts. */
+export async function pruneChatRecords(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('chatInteractions').where('createdAt', '<', before).executeTakeFirst();
+  await db.deleteFrom('chatNoticeCounts').where('hour', '<', before).execute();
+  return Number(result.numDeletedRows);
+}
+
+/** "Interactions verified" on the checklist: written at most once a minute per service. */
+export const markVerified = (db: Db, serviceId: string, now: number) =>
+  db
+    .updateTable('services')
+    .set({ chatVerifiedAt: now })
+    .where('id', '=', serviceId)
+    .where((eb) => eb.or([eb('chatVerifiedAt', 'is', null), eb('chatVerifiedAt', '<', now - 60_000)]))
+    .execute();
+
+/** Counts one more refusal of `subject` in the hour of `now`; answers the hour's count after it. */
+export async function countNoticeEvent(db: Db, serviceId: string, subject: string, now: number): Promise<number> {
+  const hour = now - (now % 3_600_000);
+  await db
+    .insertInto('chatNoticeCounts')
+    .values({ serviceId, subject, hour, count: 1 })
+    .onConflict((oc) => oc.columns(['serviceId', 'subject', 'hour']).doUpdateSet((eb) => ({ count: eb('chatNoticeCounts.count', '+', 1) })))
+    .execute();
+  const row = await db
+    .selectFrom('chatNoticeCounts')
+    .select('count')
+    .where('serviceId', '=', serviceId)
+    .where('subject', '=', subject)
+    .where('hour', '=', hour)
+    .executeTakeFirst();
+  return row?.count ?? 0;
+}

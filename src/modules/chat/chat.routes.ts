@@ -7,9 +7,21 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { Settings } from '../service-settings/service-settings.schemas.ts';
 import * as chat from './chat.service.ts';
-import { ConnectBody, DisconnectBody, InteractionAnswer, ServiceParam } from './chat.schemas.ts';
+import {
+  ChatStatus,
+  ConnectBody,
+  DisconnectBody,
+  InteractionAnswer,
+  PanelBody,
+  PanelResult,
+  ServiceParam,
+  SyncBody,
+  SyncResult,
+} from './chat.schemas.ts';
+import { chatStatus, postPanel, syncCommands } from './chat-setup.service.ts';
 
 const manage = { auth: 'service', permission: 'allowManageKeys', limit: 'api' } as const;
+const read = { auth: 'service', limit: 'api' } as const;
 const tags = ['chat'];
 
 /** The platform signs the exact bytes it sent: this scope keeps them instead of parsing JSON first. */
@@ -94,6 +106,56 @@ export default async function chatRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => ({ success: true as const, data: await chat.disconnectGuild(ctx, serviceOf(request), actorOf(request)) }),
+  );
+
+  app.post(
+    '/keys/api/chat/commands/sync',
+    {
+      config: { ...manage, action: 'service.configure' },
+      schema: {
+        summary: 'Register the Discord commands',
+        description:
+          "Registers every Keyward slash command (/redeem, /script, /resethwid and the staff commands) in the bound server, with the application id, bot token and public key from the settings. Saving any of those settings does it too. 502 PROVIDER_UNAVAILABLE with Discord's refusal in words when Discord refuses or does not answer.",
+        tags,
+        body: SyncBody,
+        response: Responses(SyncResult),
+      },
+    },
+    async (request) => ({ success: true as const, data: await syncCommands(ctx, serviceOf(request), actorOf(request)) }),
+  );
+
+  app.get(
+    '/keys/api/chat/status',
+    {
+      config: { ...read, action: 'service.configure' },
+      schema: {
+        summary: 'Discord setup checklist',
+        description:
+          "Read live from Discord's API (each call within a few seconds): whether signed interactions arrived, when commands were synced, whether the bot is in the server, can manage roles, and can post in the staff log channel; `lastError` says what Discord last refused.",
+        tags,
+        response: Responses(ChatStatus),
+      },
+    },
+    async (request) => ({ success: true as const, data: await chatStatus(ctx, serviceOf(request)) }),
+  );
+
+  app.post(
+    '/keys/api/chat/panel',
+    {
+      config: { ...manage, action: 'service.configure' },
+      schema: {
+        summary: 'Post the buyer panel',
+        description:
+          'Posts a message with five buttons (Redeem key, Get script, Reset HWID, Get role, My key) to a channel of the bound server. Each post is a new message.',
+        tags,
+        body: PanelBody,
+        response: Responses(PanelResult, 201),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return { success: true as const, data: await postPanel(ctx, serviceOf(request), request.body, actorOf(request)) };
+    },
   );
 
   await app.register(interactionRoutes);

@@ -6,18 +6,24 @@ import { isSqlite } from '../../db/search.ts';
 export const roleSettings = (db: Db, serviceId: string) =>
   db.selectFrom('services').select(['chatGuildId', 'chatRoleId', 'chatBotTokenSealed']).where('id', '=', serviceId).executeTakeFirst();
 
-/** Whether the user holds a key that is valid now: active, not banned or paused, not expired. */
+/**
+ * Whether the user holds a key that is valid now: active, not banned or paused, not expired. A key made for the user
+ * and linked before its first run (a Discord /whitelist, contract §24.3) counts too: it is theirs and valid.
+ */
 export async function holdsValidKey(db: Db, serviceId: string, chatId: string, now: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('activeKeys')
-    .select('key')
-    .where('serviceId', '=', serviceId)
-    .where('chatId', '=', chatId)
-    .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  for (const table of ['activeKeys', 'generatedKeys'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select('key')
+      .where('serviceId', '=', serviceId)
+      .where('chatId', '=', chatId)
+      .where('status', '=', 'active')
+      .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+      .limit(1)
+      .executeTakeFirst();
+    if (row !== undefined) return true;
+  }
+  return false;
 }
 
 /** True for the one change that adds the member (the unique key decides between concurrent ones). */
@@ -162,7 +168,8 @@ export async function chatIdsOfKeys(db: Db, serviceId: string, keys: readonly st
 export async function missingMembers(db: Db, now: number, limit: number) {
   const result = await sql<{ serviceId: string; chatId: string }>`
     select distinct k.service_id as "serviceId", k.chat_id as "chatId"
-      from active_keys k
+      from (select service_id, chat_id, status, expires_at from active_keys
+            union all select service_id, chat_id, status, expires_at from generated_keys) k
       join services s on s.id = k.service_id
      where s.chat_role_id is not null and s.chat_bot_token_sealed is not null and s.chat_guild_id is not null
        and k.chat_id is not null and k.status = 'active' and (k.expires_at is null or k.expires_at > ${now})
@@ -180,6 +187,10 @@ export async function staleMembers(db: Db, now: number, limit: number) {
        select 1 from active_keys k
         where k.service_id = m.service_id and k.chat_id = m.chat_id
           and k.status = 'active' and (k.expires_at is null or k.expires_at > ${now}))
+       and not exists (
+       select 1 from generated_keys g
+        where g.service_id = m.service_id and g.chat_id = m.chat_id
+          and g.status = 'active' and (g.expires_at is null or g.expires_at > ${now}))
      limit ${limit}`.execute(db);
   return result.rows;
 }

@@ -68,6 +68,21 @@ export async function syncChatRoles(trx: Db, serviceId: string, chatIds: Readonl
   return queued;
 }
 
+/**
+ * "Get role" (contract §24.2): when the user holds a valid key, queues the grant now even if Keyward already granted it
+ * once (a user who lost the role in Discord gets it back). False when there is nothing to grant.
+ */
+export async function grantRoleNow(trx: Db, serviceId: string, userId: string, now: number): Promise<boolean> {
+  const settings = await repo.roleSettings(trx, serviceId);
+  if (!configured(settings)) return false;
+  await repo.lockMember(trx, serviceId, userId);
+  if (!(await repo.holdsValidKey(trx, serviceId, userId, now))) return false;
+  await repo.addMember(trx, serviceId, userId, now);
+  const call: RoleCall = { method: 'PUT', guildId: settings.chatGuildId, userId, roleId: settings.chatRoleId };
+  await enqueueOutbox(trx, { kind: 'discordRole', serviceId, target: userId, url: rolePath(call), payload: JSON.stringify(call), now });
+  return true;
+}
+
 /** The chat ids of some of the service's active keys, for a change about to touch them (read before a delete). */
 export const chatIdsOfKeys = (db: Db, serviceId: string, keys: readonly string[]) => repo.chatIdsOfKeys(db, serviceId, keys);
 

@@ -6,6 +6,8 @@ import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { endSessions } from '../sessions/session-ending.service.ts';
+import { actionFingerprint } from '../../lib/fingerprint.ts';
+import { resetNotice } from '../chat/chat.service.ts';
 
 // Resetting a key's HWID (contract §4: POST /keys/reset-hwid, the self-serve page, the Discord command): one cooldown rule.
 
@@ -38,16 +40,24 @@ export async function resetHwid(
   }
   if (!row) return { kind: (await repo.findGeneratedKey(ctx.db, service.id, key)) ? 'not-bound' : 'not-found' };
   const cooldownMs = (row.isPremium === 1 ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours) * 3_600_000;
+  let noticed = false;
   const reset = await ctx.db.transaction().execute(async (trx) => {
     const result = await repo.resetHwidIfAllowed(trx, service.id, key, now, options.force ? now : now - cooldownMs);
     if (Number(result.numUpdatedRows) !== 1) return false;
     await repo.replaceHwids(trx, service.id, key, []);
     await recordServiceAudit(trx, actor, service.id, 'key.resetHwid', key, options.force ? { force: true } : {}, now);
     await emitEvent(trx, service.id, 'key.hwidReset', keyEventData(service.id, { ...row, hwid: null }), now);
+    // Contract §24.4: a buyer's reset (and a staff member's from Discord) tells the staff channel, with the fingerprint
+    // that shows one key reset from many places. The new HWID binds at the next run, so it is not known yet.
+    if (actor.kind === 'end-user' || actor.via === 'discord') {
+      const fingerprint = actionFingerprint({ ip: actor.ip, executor: null, oldHwid: row.hwid, newHwid: null });
+      noticed = await resetNotice(trx, service.id, key, actor, fingerprint, options.force === true, now);
+    }
     return true;
   });
   // Sessions run under the old binding: they end now (contract §18).
   if (reset) await endSessions(ctx, service.id, { key }, 'HWID_RESET');
+  if (noticed) ctx.jobs.kick('webhook-delivery');
   if (reset) return { kind: 'reset', result: { key, hwid: null, hwidResetAt: iso(now)!, nextResetAt: iso(now + cooldownMs)! } };
   // The conditional update refused: find out why from the row as it is now.
   const current = await repo.findActiveKey(ctx.db, service.id, key);

@@ -219,6 +219,8 @@ async function applyGeneratedKeyEdit(
     const row = await repo.findGeneratedKey(trx, serviceId, key);
     if (!row) throw notFound('Generated key');
     await recordServiceAudit(trx, actor, serviceId, 'key.update', key, keyEditDetails('generated', before ?? {}, row, edit), ctx.clock());
+    // A linked key counts for the buyer role before its first run (contract §24.3), so its changes move the role too.
+    await syncChatRoles(trx, serviceId, [row.chatId, before?.chatId ?? null], ctx.clock());
     if (edit.status === 'banned')
       await emitEvent(trx, serviceId, 'key.banned', keyEventData(serviceId, { ...row, hwid: null }), ctx.clock());
     return row;

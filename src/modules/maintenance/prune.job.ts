@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Job } from '../../jobs/runner.ts';
 import { hasPlainToken, sealWebhookUrl } from '../../lib/webhook-url.ts';
 import * as repo from './prune.repository.ts';
+import { pruneChatRecords } from '../chat/chat.service.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -10,6 +11,8 @@ export interface Pruned {
   captchas: number;
   sessions: number;
   loginFailures: number;
+  /** Discord interaction ids past their retry window (contract §28). */
+  chatInteractions: number;
 }
 
 /**
@@ -25,6 +28,7 @@ export async function pruneOnce(ctx: AppContext): Promise<Pruned> {
     captchas: await repo.deleteUsedCaptchas(ctx.db, now),
     sessions: await repo.deleteDeadSessions(ctx.db, now, signin.sessionIdleMinutes * 60_000),
     loginFailures: await repo.deleteQuietLoginFailures(ctx.db, now - DAY_MS, now),
+    chatInteractions: await pruneChatRecords(ctx),
   };
 }
 

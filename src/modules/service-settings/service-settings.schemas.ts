@@ -11,6 +11,10 @@ export const Settings = Type.Object({
   /** Write-only: "****" when set (contract §12.3). */
   chatBotToken: NullableString,
   chatRoleId: NullableString,
+  /** The Discord application's id (contract §24.1). */
+  chatApplicationId: NullableString,
+  /** The staff channel notices are posted to (contract §24.4). */
+  chatLogChannelId: NullableString,
   /** How often clients heartbeat a live session (contract §18). */
   sessionHeartbeatSeconds: Type.Integer(),
 });
@@ -45,6 +49,17 @@ export const SettingsBody = Strict({
   chatRoleId: Type.Optional(
     Type.Union([Type.String({ pattern: '^[0-9]{17,20}$' }), Type.Null()], {
       errorMessage: 'must be a Discord role id (17 to 20 digits: right-click the role, Copy Role ID) or null',
+    }),
+  ),
+  chatApplicationId: Type.Optional(
+    Type.Union([Type.String({ pattern: '^[0-9]{17,20}$' }), Type.Null()], {
+      errorMessage:
+        'must be your Discord application id (17 to 20 digits, on the General Information page of the developer portal) or null',
+    }),
+  ),
+  chatLogChannelId: Type.Optional(
+    Type.Union([Type.String({ pattern: '^[0-9]{17,20}$' }), Type.Null()], {
+      errorMessage: 'must be a Discord channel id (17 to 20 digits: right-click the channel, Copy Channel ID) or null',
     }),
   ),
   sessionHeartbeatSeconds: Type.Optional(

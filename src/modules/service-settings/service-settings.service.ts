@@ -13,6 +13,7 @@ import type { ServicesTable } from '../../db/schema.ts';
 import type { Updateable } from 'kysely';
 import { forgetRoleMembers, retryRefusedGrants } from '../discord-role/discord-role.service.ts';
 import { countLiveSessions } from '../sessions/sessions.service.ts';
+import { syncCommandsQuietly } from '../chat/chat-setup.service.ts';
 
 export function settingsOf(row: ServiceRow) {
   return {
@@ -24,6 +25,8 @@ export function settingsOf(row: ServiceRow) {
     chat: row.chatGuildId ? { guildId: row.chatGuildId, guildName: row.chatGuildName ?? '' } : null,
     chatBotToken: row.chatBotTokenSealed ? '****' : null,
     chatRoleId: row.chatRoleId ?? null,
+    chatApplicationId: row.chatApplicationId ?? null,
+    chatLogChannelId: row.chatLogChannelId ?? null,
     sessionHeartbeatSeconds: row.sessionHeartbeatSeconds,
   };
 }
@@ -83,6 +86,8 @@ export interface SettingsPatch {
   chatInteractionsPublicKey?: string | null;
   chatBotToken?: string | null;
   chatRoleId?: string | null;
+  chatApplicationId?: string | null;
+  chatLogChannelId?: string | null;
   sessionHeartbeatSeconds?: number;
 }
 
@@ -102,6 +107,8 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
   if (patch.chatInteractionsPublicKey !== undefined) set.chatInteractionsPublicKey = patch.chatInteractionsPublicKey?.toLowerCase() ?? null;
   if (patch.chatBotToken !== undefined) set.chatBotTokenSealed = patch.chatBotToken === null ? null : ctx.sealer.seal(patch.chatBotToken);
   if (patch.chatRoleId !== undefined) set.chatRoleId = patch.chatRoleId;
+  if (patch.chatApplicationId !== undefined) set.chatApplicationId = patch.chatApplicationId;
+  if (patch.chatLogChannelId !== undefined) set.chatLogChannelId = patch.chatLogChannelId;
   // Running sessions keep the period they opened with; new ones take this.
   if (patch.sessionHeartbeatSeconds !== undefined) set.sessionHeartbeatSeconds = patch.sessionHeartbeatSeconds;
   if (Object.keys(set).length > 0) {
@@ -120,6 +127,9 @@ export async function updateSettings(ctx: AppContext, row: ServiceRow, patch: Se
     forgetService(ctx, row);
     // "Save Discord role" after fixing the bot's place in Discord: refused grants go out again now (contract §22).
     if (patch.chatBotToken !== undefined || patch.chatRoleId !== undefined) await retryRefusedGrants(ctx, row.id);
+    // Contract §24.1: saving what the commands need registers them; Discord being down never fails the save (the
+    // refusal is kept for the checklist).
+    if (patch.chatApplicationId || patch.chatBotToken || patch.chatInteractionsPublicKey) await syncCommandsQuietly(ctx, row.id);
   }
   return settingsOf({ ...row, ...set } as ServiceRow);
 }

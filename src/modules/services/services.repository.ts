@@ -27,6 +27,11 @@ const SERVICE_COLUMNS = [
   'lastActiveAt',
   'createdAt',
   'sessionHeartbeatSeconds',
+  'chatApplicationId',
+  'chatLogChannelId',
+  'chatCommandsSyncedAt',
+  'chatVerifiedAt',
+  'chatLastError',
 ] as const satisfies readonly (keyof ServicesTable)[];
 
 export type ServiceRow = Selectable<ServicesTable>;

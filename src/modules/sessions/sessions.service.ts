@@ -8,6 +8,7 @@ import { iso } from '../../lib/time.ts';
 import { findActiveKey } from '../keys/keys.service.ts';
 import { serviceForClient } from '../services/services.service.ts';
 import { validateKey } from '../validation/validation.service.ts';
+import { noteSessionLimitRefusal } from '../chat/chat.service.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
 import { LiveSessionsInRedis } from './live-sessions.redis.ts';
 import type { Beat, EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
@@ -93,6 +94,8 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     now,
   });
   if (opened === 'limit') {
+    // Contract §24.4: a key refused again and again this hour is told to the staff channel.
+    if (keyRow) await noteSessionLimitRefusal(ctx, service, keyRow.key);
     throw new AppError('SESSION_LIMIT', `This key is already in use on ${maxSessions} device${maxSessions === 1 ? '' : 's'}`, {
       maxSessions,
     });
@@ -177,3 +180,7 @@ export async function listSessions(ctx: AppContext, serviceId: string, filter: S
 
 /** For the service status (contract §18: liveSessions). */
 export const countLiveSessions = (ctx: AppContext, serviceId: string) => ctx.liveSessions.count(serviceId, ctx.clock());
+
+/** How many sessions of one key live now (a key's Discord answers, contract §24). */
+export const countLiveSessionsOfKey = async (ctx: AppContext, serviceId: string, key: string) =>
+  (await ctx.liveSessions.list(serviceId, { key }, { offset: 0, limit: 1 }, ctx.clock())).total;

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { OutboxKind } from '../../db/schema.ts';
 import { discordRoleSender } from '../discord-role/discord-role.service.ts';
 import { eventSender } from '../events/events.service.ts';
+import { discordMessageSender, discordTaskSender } from '../chat/chat.service.ts';
 import { runOutboxPass, type OutboxSender } from './outbox.service.ts';
 import * as repo from './webhook.repository.ts';
 import { runWebhookWorkerPass } from './webhook.service.ts';
@@ -21,7 +22,12 @@ export const MAX_LANES = 32;
 /** Rows one lane claims per pass: a stuck lane holds few rows, and releases its slot for the longest-waiting next. */
 export const LANE_BATCH = 5;
 
-const senders: Record<Exclude<OutboxKind, 'chat'>, OutboxSender> = { discordRole: discordRoleSender, event: eventSender };
+const senders: Record<Exclude<OutboxKind, 'chat'>, OutboxSender> = {
+  discordRole: discordRoleSender,
+  event: eventSender,
+  discordMessage: discordMessageSender,
+  discordTask: discordTaskSender,
+};
 
 /** The lanes under way on each instance (keyed by its context: two app instances in one process stay apart). */
 const busyByInstance = new WeakMap<AppContext, Set<string>>();

@@ -37,6 +37,7 @@ export interface paths {
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                discordUserId: string | null;
                             };
                         };
                     };
@@ -82,7 +83,82 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your account
+         * @description Links your Discord user (`discordUserId`, 17 to 20 digits, or null to unlink): slash commands you run in a bound Discord server act as you, with your role on that service (contract §24.3). One Discord user links to one account (409 otherwise).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        discordUserId: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                id: string;
+                                username: string;
+                                role: "user" | "moderator" | "admin";
+                                twoFactorEnabled: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                                discordUserId: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/account/api-key": {
@@ -4151,6 +4227,8 @@ export interface paths {
                                     } | null;
                                     chatBotToken: string | null;
                                     chatRoleId: string | null;
+                                    chatApplicationId: string | null;
+                                    chatLogChannelId: string | null;
                                     sessionHeartbeatSeconds: number;
                                 };
                             };
@@ -4466,6 +4544,8 @@ export interface paths {
                         chatInteractionsPublicKey?: string | null;
                         chatBotToken?: string | null;
                         chatRoleId?: string | null;
+                        chatApplicationId?: string | null;
+                        chatLogChannelId?: string | null;
                         sessionHeartbeatSeconds?: number;
                     };
                 };
@@ -4492,6 +4572,8 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                chatApplicationId: string | null;
+                                chatLogChannelId: string | null;
                                 sessionHeartbeatSeconds: number;
                             };
                         };
@@ -4847,6 +4929,7 @@ export interface paths {
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                discordUserId: string | null;
                             };
                         };
                     };
@@ -4943,6 +5026,7 @@ export interface paths {
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    discordUserId: string | null;
                                 };
                             };
                         };
@@ -5109,6 +5193,7 @@ export interface paths {
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    discordUserId: string | null;
                                 };
                                 csrfToken: string;
                             };
@@ -5450,6 +5535,7 @@ export interface paths {
                                     twoFactorEnabled: boolean;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    discordUserId: string | null;
                                     disabled: boolean;
                                 }[];
                                 page: number;
@@ -5639,6 +5725,7 @@ export interface paths {
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                discordUserId: string | null;
                                 disabled: boolean;
                             };
                         };
@@ -5726,6 +5813,7 @@ export interface paths {
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                discordUserId: string | null;
                                 disabled: boolean;
                             };
                         };
@@ -5823,6 +5911,7 @@ export interface paths {
                                 twoFactorEnabled: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
+                                discordUserId: string | null;
                                 disabled: boolean;
                             };
                         };
@@ -8131,6 +8220,8 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                chatApplicationId: string | null;
+                                chatLogChannelId: string | null;
                                 sessionHeartbeatSeconds: number;
                             };
                         };
@@ -8225,7 +8316,270 @@ export interface paths {
                                 } | null;
                                 chatBotToken: string | null;
                                 chatRoleId: string | null;
+                                chatApplicationId: string | null;
+                                chatLogChannelId: string | null;
                                 sessionHeartbeatSeconds: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/chat/commands/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the Discord commands
+         * @description Registers every Keyward slash command (/redeem, /script, /resethwid and the staff commands) in the bound server, with the application id, bot token and public key from the settings. Saving any of those settings does it too. 502 PROVIDER_UNAVAILABLE with Discord's refusal in words when Discord refuses or does not answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never> | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                synced: string[];
+                                /** Format: date-time */
+                                at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/chat/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Discord setup checklist
+         * @description Read live from Discord's API (each call within a few seconds): whether signed interactions arrived, when commands were synced, whether the bot is in the server, can manage roles, and can post in the staff log channel; `lastError` says what Discord last refused.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** Format: date-time */
+                                interactionsVerified: string | null;
+                                /** Format: date-time */
+                                commandsSyncedAt: string | null;
+                                botInServer: boolean;
+                                canManageRoles: boolean;
+                                canPostIn: {
+                                    [key: string]: boolean;
+                                };
+                                lastError: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/api/chat/panel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post the buyer panel
+         * @description Posts a message with five buttons (Redeem key, Get script, Reset HWID, Get role, My key) to a channel of the bound server. Each post is a new message.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        channelId: string;
+                        title?: string;
+                        description?: string;
+                        color?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                messageId: string;
                             };
                         };
                     };
@@ -8303,18 +8657,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {number} */
-                            type: 1;
-                        } | {
-                            /** @enum {number} */
-                            type: 4;
-                            data: {
-                                content: string;
-                                /** @enum {number} */
-                                flags: 64;
-                                allowed_mentions: {
-                                    parse: string[];
-                                };
+                            type: number;
+                            data?: {
+                                [key: string]: unknown;
                             };
                         };
                     };
@@ -8840,7 +9185,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "chat.commandsSync" | "chat.panel" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     actor?: string;
                     from?: string;
                     to?: string;
@@ -8945,7 +9290,7 @@ export interface paths {
                 query?: {
                     page?: string;
                     limit?: string;
-                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
+                    action?: "key.generate" | "key.update" | "key.delete" | "key.extend" | "key.resetHwid" | "keys.bulk" | "keys.import" | "keys.compensate" | "keyless.add" | "keyless.delete" | "blacklist.add" | "blacklist.delete" | "settings.update" | "chat.connect" | "chat.disconnect" | "chat.commandsSync" | "chat.panel" | "script.create" | "script.update" | "script.delete" | "keySystem.update" | "signingKey.rotate" | "product.create" | "product.update" | "product.delete" | "shop.update" | "order.delivered" | "script.restore" | "variables.update" | "eventEndpoint.create" | "eventEndpoint.delete" | "invite.create" | "invite.delete" | "member.join" | "member.update" | "member.remove" | "member.leave" | "service.create" | "service.update" | "service.delete" | "serviceKey.regenerate" | "accountKey.regenerate" | "permissions.update" | "ipAllowlist.update" | "login" | "login.failed" | "twoFactor.enable" | "twoFactor.disable" | "password.reset";
                     actor?: string;
                     from?: string;
                     to?: string;

@@ -22,6 +22,8 @@ export const LABELS: Record<AuditAction, string> = {
   'settings.update': 'Settings changed',
   'chat.connect': 'Discord server connected',
   'chat.disconnect': 'Discord server disconnected',
+  'chat.commandsSync': 'Discord commands synced',
+  'chat.panel': 'Discord buyer panel posted',
   'script.create': 'Script uploaded',
   'script.update': 'Script changed',
   'script.delete': 'Script deleted',

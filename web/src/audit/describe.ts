@@ -44,6 +44,10 @@ const FIELD_WORDS: Record<string, string> = {
   hwidResetCooldownFreeHours: 'free cooldown',
   hwidResetCooldownPremiumHours: 'premium cooldown',
   chatInteractionsPublicKey: 'Discord public key',
+  chatApplicationId: 'Discord application id',
+  chatBotToken: 'Discord bot token',
+  chatRoleId: 'Discord buyer role',
+  chatLogChannelId: 'Discord staff log channel',
   pageTitle: 'page title',
   accentColor: 'accent colour',
   durationDays: 'days from redemption',
@@ -55,7 +59,8 @@ const FIELD_WORDS: Record<string, string> = {
 
 const changed = (details: Record<string, unknown> | null, skip: string[] = []) => {
   const names = Object.keys(details ?? {})
-    .filter((k) => !skip.includes(k))
+    // `via` is the door (Discord), said with who did it, not a changed field.
+    .filter((k) => !skip.includes(k) && k !== 'via')
     .map((k) => FIELD_WORDS[k] ?? k);
   return names.length ? ` (${names.join(', ')})` : '';
 };
@@ -143,6 +148,10 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
       return `Connected the Discord server ${str(d.guildName) || target}`;
     case 'chat.disconnect':
       return 'Disconnected the Discord server';
+    case 'chat.commandsSync':
+      return `Registered ${n(d.commands, 'command')} in the Discord server`;
+    case 'chat.panel':
+      return `Posted the buyer panel in Discord channel ${target}`;
     case 'script.create':
       return `Uploaded the script ${str(d.name) || target}`;
     case 'script.update':
@@ -224,6 +233,7 @@ export function describeActor(actor: AuditLike['actor'], yourAccountId?: string 
   const someoneElse = actor.username && actor.accountId && yourAccountId && actor.accountId !== yourAccountId;
   if (someoneElse && actor.kind === 'session') return `by ${actor.username} in the dashboard`;
   if (someoneElse && actor.kind === 'account-key') return `by ${actor.username} through the API (account key)`;
+  if (someoneElse && actor.kind === 'discord') return `by ${actor.username} in Discord`;
   switch (actor.kind) {
     case 'session':
       return yourAccountId && actor.accountId && actor.accountId !== yourAccountId
@@ -237,6 +247,8 @@ export function describeActor(actor: AuditLike['actor'], yourAccountId?: string 
       return 'by a buyer (reset page, key system or Discord)';
     case 'system':
       return 'by Keyward';
+    case 'discord':
+      return yourAccountId && actor.accountId && actor.accountId !== yourAccountId ? 'by staff in Discord' : 'by you in Discord';
     default:
       return actor.kind;
   }

@@ -13,6 +13,8 @@ export const SECTIONS = [
   { slug: 'analytics', label: 'Analytics', action: 'keys.insights' },
   { slug: 'audit-log', label: 'Audit log', action: 'keys.insights' },
   { slug: 'settings', label: 'Settings', action: 'service.configure' },
+  // Contract §24: the application, server, checklist, buyer panel, log channel and buyer role; not one of §9's names.
+  { slug: 'discord', label: 'Discord', action: 'service.configure' },
   { slug: 'api-access', label: 'API access', action: 'service.own' },
   // Not one of contract §9's names; the page for the URL shortener routes (contract: URL shortener).
   { slug: 'short-links', label: 'Short links', action: 'service.configure' },

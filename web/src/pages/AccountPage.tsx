@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { api, messageOf, unwrap } from '../api/client';
 import { VaultSection } from '../account/VaultSection';
+import { DiscordLink } from '../account/DiscordLink';
 import { forgetVaultToken } from '../account/vault';
 import { AuditTable } from '../audit/AuditTable';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -165,6 +166,7 @@ export default function AccountPage() {
           </Text>
           <AccountKey />
           <TwoFactor account={account.data} />
+          <DiscordLink key={account.data.discordUserId ?? ''} discordUserId={account.data.discordUserId} />
           <VaultSection accountId={account.data.id} />
           <Section title="Account audit log">
             <AuditTable label="Account audit log" />

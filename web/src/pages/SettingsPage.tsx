@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { MONO_INPUT } from '../components/monoInput';
-import { Anchor, Button, Divider, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Anchor, Button, Divider, Group, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Link } from 'react-router';
+import { sectionPath } from '../layout/sections';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -30,7 +31,6 @@ import type { ApiData, ItemOf } from '../api/types';
 type Settings = ApiData<'/api/v1/keys/api/service/info'>['settings'];
 type ServiceInfo = ApiData<'/api/v1/keys/api/service/info'>;
 type OutboxRow = ItemOf<ApiData<'/api/v1/keys/api/webhook/outbox'>['items']>;
-import { DiscordRoleSettings } from '../events/DiscordRoleSettings';
 
 function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -38,12 +38,8 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
   const [webhookUrl, setWebhookUrl] = useState('');
   const [free, setFree] = useState<number | string>(s.hwidResetCooldownFreeHours);
   const [premium, setPremium] = useState<number | string>(s.hwidResetCooldownPremiumHours);
-  const [publicKey, setPublicKey] = useState(s.chatInteractionsPublicKey ?? '');
-  const [guildId, setGuildId] = useState('');
-  const [guildName, setGuildName] = useState('');
   const [testMessage, setTestMessage] = useState('Test message from Keyward');
   const [revealed, setRevealed] = useState<string | null>(null);
-  const [confirmDisconnect, setConfirmDisconnect] = useState(false);
   const [confirmRemoveWebhook, setConfirmRemoveWebhook] = useState(false);
   const [triedCooldowns, setTriedCooldowns] = useState(false);
   const [heartbeatSeconds, setHeartbeatSeconds] = useState<number | string>(s.sessionHeartbeatSeconds);
@@ -76,31 +72,6 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
       const rows = await outbox.refetch();
       const newest = rows.data?.items[0];
       notifyError(new Error(describeTestOutcome(false, newest?.lastError)));
-    },
-    onError: notifyError,
-  });
-  const connect = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/keys/api/chat/connect', {
-          headers: serviceHeaders(serviceId),
-          body: { guildId: guildId.trim(), guildName: guildName.trim() },
-        }),
-      ),
-    onSuccess: () => {
-      refresh();
-      notifySuccess('Discord server connected');
-      setGuildId('');
-      setGuildName('');
-    },
-    onError: notifyError,
-  });
-  const disconnect = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/keys/api/chat/disconnect', { headers: serviceHeaders(serviceId), body: {} })),
-    onSuccess: () => {
-      refresh();
-      setConfirmDisconnect(false);
-      notifySuccess('Discord server disconnected');
     },
     onError: notifyError,
   });
@@ -269,81 +240,18 @@ function SettingsForm({ info, serviceId }: { info: ServiceInfo; serviceId: strin
         </form>
       </Section>
 
-      <Section title="Discord commands">
-        <Stack>
-          <Text size="sm">
-            {s.chat
-              ? `Bound to “${s.chat.guildName}” (${s.chat.guildId}).`
-              : 'No Discord server connected: /redeem, /resethwid and /script answer nowhere.'}
-          </Text>
-          {s.chat ? (
-            <Button color="red" variant="light" w="fit-content" onClick={() => setConfirmDisconnect(true)}>
-              Disconnect Discord server
-            </Button>
-          ) : (
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                connect.mutate();
-              }}
-            >
-              <Group align="flex-end" gap="xs" wrap="wrap">
-                <TextInput
-                  label="Discord server id"
-                  description="17–20 digits (Server Settings → Widget, or right-click the server with developer mode on)"
-                  value={guildId}
-                  onChange={(e) => setGuildId(e.currentTarget.value)}
-                  required
-                />
-                <TextInput label="Discord server name" value={guildName} onChange={(e) => setGuildName(e.currentTarget.value)} required />
-                <Button type="submit" loading={connect.isPending}>
-                  Connect
-                </Button>
-              </Group>
-            </form>
-          )}
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              update.mutate({ chatInteractionsPublicKey: publicKey.trim() || null });
-            }}
-          >
-            <Group align="flex-end" gap="xs" wrap="wrap">
-              <Textarea
-                label="Discord application public key"
-                description="64 hex characters: Discord Developer Portal → your application → General Information → Public Key; empty removes it"
-                value={publicKey}
-                onChange={(e) => setPublicKey(e.currentTarget.value)}
-                styles={MONO_INPUT}
-                autosize
-                style={{ flex: '1 1 320px' }}
-              />
-              <Button type="submit" loading={update.isPending}>
-                Save public key
-              </Button>
-            </Group>
-          </form>
-          <Text size="xs" c="dimmed">
-            Paste this as the Interactions Endpoint URL of your Discord application:{' '}
-            <Text span ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-              {`${window.location.origin}/api/v1/chat/interactions/${info.identifier}`}
-            </Text>
-          </Text>
-        </Stack>
+      <Section title="Discord">
+        <Text size="sm">
+          The Discord server, the buyer panel, staff commands, the staff log channel and the buyer role are set up on the{' '}
+          <Anchor component={Link} to={sectionPath(serviceId, 'discord')}>
+            Discord page
+          </Anchor>
+          .
+        </Text>
       </Section>
 
       <SigningSection serviceId={serviceId} />
-      <DiscordRoleSettings serviceId={serviceId} chatRoleId={s.chatRoleId} botTokenSet={s.chatBotToken !== null} />
 
-      <ConfirmDialog
-        opened={confirmDisconnect}
-        title="Disconnect Discord server"
-        onClose={() => setConfirmDisconnect(false)}
-        busy={disconnect.isPending}
-        onConfirm={() => disconnect.mutate()}
-      >
-        Discord commands stop working in that server until you connect it again.
-      </ConfirmDialog>
       <ConfirmDialog
         opened={confirmRemoveWebhook}
         title="Remove webhook"
