@@ -228,7 +228,6 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
 export function describeActor(actor: AuditLike['actor'], yourAccountId?: string | null, details?: AuditLike['details']): string {
   // Whoever holds a ban's unban link may lift it: say which door, not "a buyer" (contract §27).
   if (details?.via === 'unban-link') return 'through the unban link (Luarmor API)';
-  if (details?.via === 'discord' && actor.username) return `by ${actor.username} in Discord`;
   // A team member (contract §17) is named: "by alice in the dashboard", "by alice through the API (account key)".
   const someoneElse = actor.username && actor.accountId && yourAccountId && actor.accountId !== yourAccountId;
   if (someoneElse && actor.kind === 'session') return `by ${actor.username} in the dashboard`;
