@@ -198,7 +198,7 @@ async function startKeyward(env: Record<string, string>, what: What, withSession
   }
   const generated = await api(`${base}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
-  let url = `${base}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
+  let url = `${base}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid&executor=Wave%201.2.3`;
   if (what === 'fetch') {
     const script = await api(`${base}/api/v1/vss/api/scripts`, serviceKey, 'POST', {
       name: 'bench',

@@ -34,6 +34,8 @@ import type {
   AnalyticsBucketsTable,
   AnalyticsCodesTable,
   AnalyticsScriptsTable,
+  AnalyticsExecutorsTable,
+  AnalyticsExecutorCodesTable,
   AuditLogTable,
   JobLeasesTable,
   BackupRunsTable,
@@ -82,6 +84,8 @@ export interface Database {
   analyticsBuckets: AnalyticsBucketsTable;
   analyticsCodes: AnalyticsCodesTable;
   analyticsScripts: AnalyticsScriptsTable;
+  analyticsExecutors: AnalyticsExecutorsTable;
+  analyticsExecutorCodes: AnalyticsExecutorCodesTable;
   auditLog: AuditLogTable;
   jobLeases: JobLeasesTable;
   backupRuns: BackupRunsTable;

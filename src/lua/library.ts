@@ -1,5 +1,6 @@
 import { ED25519_LUA } from './ed25519.lua.ts';
 import { luaString } from './quote.ts';
+import { EXECUTOR_LUA } from './executor.ts';
 
 /**
  * The Lua library sellers load to check a key before running their script (Luarmor's convention):
@@ -131,10 +132,16 @@ local function hwid()
   return ""
 end
 
+${EXECUTOR_LUA}
+-- The executor's own claim (contract §29): counted for the seller, and checked against the script's executor rule.
+local executor = keyward_executor()
+api.executor = executor
+
 local function query(key)
   local q = "?key=" .. encode(key or "")
   local h = hwid()
   if h ~= "" then q = q .. "&hwid=" .. encode(h) end
+  if executor ~= "" then q = q .. "&executor=" .. encode(executor) end
   return q
 end
 

@@ -1,5 +1,6 @@
 import { luaString } from './quote.ts';
 import { SESSION_LUA } from './session.ts';
+import { EXECUTOR_LUA } from './executor.ts';
 
 /**
  * The loader every loadstring runs. It reads the global `script_key`, takes the HWID from gethwid()
@@ -14,6 +15,9 @@ local fetch_url = ${luaString(`${baseUrl}/api/v1/vss/fetch/${scriptId}`)}
 local env = (type(getgenv) == "function" and getgenv()) or _G
 local key = script_key or env.script_key or ""
 local hwid = ""
+${EXECUTOR_LUA}
+-- The executor's own claim (contract §29): counted for the seller, and checked against the script's executor rule.
+local executor = keyward_executor()
 if type(gethwid) == "function" then
   local ok, value = pcall(gethwid)
   if ok and value ~= nil then hwid = tostring(value) end
@@ -24,6 +28,7 @@ end
 -- globals=1: the answer sets Luarmor's LRM_ globals before the script runs (contract §16.3).
 local url = fetch_url .. "?globals=1&key=" .. encode(key)
 if hwid ~= "" then url = url .. "&hwid=" .. encode(hwid) end
+if executor ~= "" then url = url .. "&executor=" .. encode(executor) end
 ${serviceId === undefined ? '' : sessionStart(baseUrl, scriptId, serviceId)}local source = game:HttpGet(url)
 local chunk, problem = loadstring(source)
 if not chunk then
@@ -38,5 +43,5 @@ const sessionStart = (baseUrl: string, scriptId: string, serviceId: string) => `
 keyward_session(${luaString(baseUrl)}, ${luaString(serviceId)}, key, hwid, ${luaString(scriptId)}, function()
   local api = env.KEYWARD_API
   return type(api) == "table" and api.on_session_end or nil
-end)
+end, executor)
 `;

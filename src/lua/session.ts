@@ -1,6 +1,6 @@
 /**
  * The live session of a run (contract §18), one Lua chunk shared by the loader (and so api.load_script(), which runs
- * the loader): it defines `keyward_session(base, service, key, hwid, script_id, handler_of)`. It opens a session when
+ * the loader): it defines `keyward_session(base, service, key, hwid, script_id, handler_of, executor)`. It opens a session when
  * the server says the run needs one (the script has `heartbeat`, or the key has `maxSessions`), refuses to go on at
  * SESSION_LIMIT, and heartbeats in the background (task.spawn/task.wait, else spawn/wait). When a heartbeat answers
  * 410 it calls the script's api.on_session_end(reason) if set (handler_of() finds it), else kicks the local player
@@ -10,7 +10,7 @@
  * HttpGet raises on the 410 (hiding the reason), the end still happens, with the reason ENDED.
  */
 export const SESSION_LUA = String.raw`
-local function keyward_session(base, service, key, hwid, script_id, handler_of)
+local function keyward_session(base, service, key, hwid, script_id, handler_of, executor)
   local function enc(s)
     return (string.gsub(tostring(s), "[^%w%-_%.~]", function(c) return string.format("%%%02X", string.byte(c)) end))
   end
@@ -38,6 +38,7 @@ local function keyward_session(base, service, key, hwid, script_id, handler_of)
   local q = "/open?ifNeeded=1&key=" .. enc(key or "")
   if hwid ~= "" then q = q .. "&hwid=" .. enc(hwid) end
   if script_id then q = q .. "&scriptId=" .. enc(script_id) end
+  if executor and executor ~= "" then q = q .. "&executor=" .. enc(executor) end
   local opened = get(q)
   if field(opened, "code") == "SESSION_LIMIT" then
     error("This key is already in use on " .. tostring(field(opened, "maxSessions") or "its") .. " devices", 0)

@@ -60,7 +60,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     outbound: { webhook: outboundPolicy(config), events: eventsPolicy(config), discord: discordPolicy(config) },
     executions: new ExecutionCounter(),
     touches: new KeyTouches(),
-    analytics: new AnalyticsAggregator(clock, server && config.analytics),
+    analytics: new AnalyticsAggregator(clock, server && config.analytics, infrastructure.dialect),
     exports: new ExportWorkers(options.database.source, log),
     liveSessions: createLiveSessions({ ...infrastructure, server }),
     jobs: new Jobs(),

@@ -1,7 +1,7 @@
 /**
  * What a Roblox executor gives a script, in plain Lua 5.1 / LuaJIT: game:HttpGet and request() (curl through
  * io.popen), gethwid and script_key from the environment, task.spawn/task.wait over coroutines with a scheduler that
- * sleeps in real time, and game.Players.LocalPlayer:Kick(message), which prints `KICKED:<message>` and stops the run.
+ * sleeps in real time, identifyexecutor() ("Standin", "1.0" unless KW_EXECUTOR_NAME / KW_EXECUTOR_VERSION say), and game.Players.LocalPlayer:Kick(message), which prints `KICKED:<message>` and stops the run.
  * A program defines `main` and ends with `run(main, seconds)`: the scheduler runs until the player is kicked, every
  * thread is done, or the seconds pass.
  */
@@ -49,6 +49,8 @@ function request(options)
 end
 script_key = os.getenv("KW_KEY")
 gethwid = function() return os.getenv("KW_HWID") end
+-- The executor's own name and version, as identifyexecutor() answers them on real executors (contract §29).
+function identifyexecutor() return os.getenv("KW_EXECUTOR_NAME") or "Standin", os.getenv("KW_EXECUTOR_VERSION") or "1.0" end
 
 local threads = {}
 local function resume(entry)

@@ -18,6 +18,7 @@ describe('POST /api/v1/vss/api/scripts', () => {
       obfuscationType: 'NONE',
       visible: true,
       heartbeat: false,
+      executors: null,
       size: Buffer.byteLength('print("hé")'),
       status: 'ready',
       createdAt: new Date(t().clock.now).toISOString(),

@@ -26,6 +26,7 @@ import * as sessions from './0026_sessions.ts';
 import * as liveSessionsHotPath from './0027_live_sessions_hot_path.ts';
 import * as liveSessionEpochs from './0028_live_session_epochs.ts';
 import * as discordConsole from './0031_discord_console.ts';
+import * as executors from './0032_executors.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0027_live_sessions_hot_path': liveSessionsHotPath,
   '0028_live_session_epochs': liveSessionEpochs,
   '0031_discord_console': discordConsole,
+  '0032_executors': executors,
 };

@@ -66,6 +66,28 @@ export interface AnalyticsScriptsTable {
   executions: number;
 }
 
+/** Runs by the executor each reported (contract §29), per service and UTC day (`at`); at most 200 names a day. */
+export interface AnalyticsExecutorsTable {
+  serviceId: string;
+  at: number;
+  executor: string;
+  executions: number;
+  valid: number;
+  refused: number;
+  /** A maximum, like analytics_buckets.peak_sessions: flushes keep the larger. */
+  peakSessions: number;
+  /** A maximum too: the latest run seen (epoch ms). */
+  lastSeen: number;
+}
+
+export interface AnalyticsExecutorCodesTable {
+  serviceId: string;
+  at: number;
+  executor: string;
+  code: string;
+  count: number;
+}
+
 // ---- Audit log ----
 
 export interface AuditLogTable {
@@ -125,6 +147,8 @@ export interface LiveSessionsTable {
   endedAt: number | null;
   /** PostgreSQL: the service's end counter (live_session_epochs) as this session's end moved it. */
   endedSeq?: number | string | null;
+  /** The executor the run reported (contract §29; migration 0032), for its peak of sessions at once. */
+  executor: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Moved by every end or close of a service's live sessions (migration 0028): an instance's kept rows of it are stale. */

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Flag } from './accounts-keys.ts';
 
 // Table shapes: Scripts and their code, the vault, short links, and the key system.
@@ -41,6 +41,8 @@ export interface ScriptsTable {
   /** Contract §16.3: free for all (runs without a key) and silent (the loader prints nothing). Migration 0024. */
   ffa: Generated<Flag>;
   silent: Generated<Flag>;
+  /** Contract §29: JSON of { allow: [names] } or { deny: [names] }, null for any executor. Migration 0032. */
+  executors: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Script code is stored as ordered chunks of at most CHUNK_BYTES so nothing ever needs it whole in memory. */

@@ -1,7 +1,9 @@
-import type { Db } from '../../db/database.ts';
+import type { Db, Dialect } from '../../db/database.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import type { Clock } from '../../lib/time.ts';
 import * as repo from './analytics.repository.ts';
+import { OTHER_EXECUTOR, UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
+import { addExecutorStat, newExecutorStat, writeExecutorDays, type ExecutorStat } from './executor-stats.ts';
 
 type Counter = 'validations' | 'valid' | 'refused' | 'executions' | 'redemptions' | 'keySystemKeys';
 type Counts = Record<Counter, number>;
@@ -15,6 +17,8 @@ interface Bucket {
   peakSessions: number;
   codes: Map<string, number>;
   scripts: Map<string, number>;
+  /** By the executor each run reported (contract §29); written to daily rows. */
+  executors: Map<string, ExecutorStat>;
 }
 /** Buckets by service id, then by hour (epoch ms): lookups by the strings callers hold, no key built per call. */
 type Pending = Map<string, Map<number, Bucket>>;
@@ -35,6 +39,7 @@ export class AnalyticsAggregator {
   constructor(
     private readonly clock: Clock,
     readonly enabled: boolean,
+    private readonly dialect: Dialect = 'sqlite',
   ) {}
 
   /** Starts keeping verdict totals and answers them (live): the metrics endpoint reads them. */
@@ -47,22 +52,32 @@ export class AnalyticsAggregator {
     return bucketOf(this.pending, serviceId, at - (at % HOUR_MS));
   }
 
-  /** A verdict given on /keys/validate, the loader's fetch or the Lua library's check. */
-  countVerdict(serviceId: string, code: string, valid: boolean): void {
+  /**
+   * A verdict given on /keys/validate, the loader's fetch or the Lua library's check, by the executor the run reported
+   * (`unknown` when none).
+   */
+  countVerdict(serviceId: string, code: string, valid: boolean, executor: string = UNKNOWN_EXECUTOR): void {
     if (this.verdictTotals) add(this.verdictTotals, code, 1);
     if (!this.enabled) return;
     const bucket = this.bucket(serviceId);
     bucket.counts.validations++;
-    if (valid) bucket.counts.valid++;
-    else bucket.counts.refused++;
+    const stat = executorStat(bucket, executor, this.clock());
+    if (valid) {
+      bucket.counts.valid++;
+      stat.valid++;
+    } else {
+      bucket.counts.refused++;
+      add(stat.refused, code, 1);
+    }
     add(bucket.codes, code, 1);
   }
 
   /** One execution, as the service's `executions` counter counts it; with the script when one was fetched. */
-  countExecution(serviceId: string, scriptId: string | null): void {
+  countExecution(serviceId: string, scriptId: string | null, executor: string = UNKNOWN_EXECUTOR): void {
     if (!this.enabled) return;
     const bucket = this.bucket(serviceId);
     bucket.counts.executions++;
+    executorStat(bucket, executor, this.clock()).executions++;
     if (scriptId !== null) add(bucket.scripts, scriptId, 1);
   }
 
@@ -72,10 +87,13 @@ export class AnalyticsAggregator {
   }
 
   /** How many sessions live now, seen when one opened: the hour keeps the most (analytics' peakSessions). */
-  notePeakSessions(serviceId: string, live: number): void {
+  notePeakSessions(serviceId: string, live: number, executor?: { name: string; live: number }): void {
     if (!this.enabled) return;
     const bucket = this.bucket(serviceId);
     if (live > bucket.peakSessions) bucket.peakSessions = live;
+    if (!executor) return;
+    const stat = executorStat(bucket, executor.name, this.clock());
+    if (executor.live > stat.peakSessions) stat.peakSessions = executor.live;
   }
 
   /** The key system issued a key. */
@@ -95,7 +113,7 @@ export class AnalyticsAggregator {
     if (batch.size === 0) return;
     this.pending = new Map();
     try {
-      await writeBatch(db, batch);
+      await writeBatch(db, this.dialect, batch);
     } catch (err) {
       this.restore(batch);
       throw err;
@@ -110,6 +128,7 @@ export class AnalyticsAggregator {
         current.peakSessions = Math.max(current.peakSessions, counts.peakSessions);
         for (const [code, n] of counts.codes) add(current.codes, code, n);
         for (const [scriptId, n] of counts.scripts) add(current.scripts, scriptId, n);
+        for (const [name, stat] of counts.executors) addExecutorStat(executorStat(current, name, stat.lastSeen), stat);
       }
     }
   }
@@ -119,8 +138,25 @@ function bucketOf(pending: Pending, serviceId: string, at: number): Bucket {
   let hours = pending.get(serviceId);
   if (!hours) pending.set(serviceId, (hours = new Map()));
   let bucket = hours.get(at);
-  if (!bucket) hours.set(at, (bucket = { counts: zero(), peakSessions: 0, codes: new Map(), scripts: new Map() }));
+  if (!bucket) hours.set(at, (bucket = { counts: zero(), peakSessions: 0, codes: new Map(), scripts: new Map(), executors: new Map() }));
   return bucket;
+}
+
+/**
+ * Names one hour keeps in memory before the rest are counted as `other`: twice the daily allowance, so honest names are
+ * not crowded out between flushes, while a flood of made-up names cannot grow memory (the flush applies the allowance).
+ */
+const NAMES_IN_MEMORY = 400;
+
+function executorStat(bucket: Bucket, executor: string, now: number): ExecutorStat {
+  let stat = bucket.executors.get(executor);
+  if (!stat) {
+    const name = bucket.executors.size >= NAMES_IN_MEMORY ? OTHER_EXECUTOR : executor;
+    stat = bucket.executors.get(name);
+    if (!stat) bucket.executors.set(name, (stat = newExecutorStat()));
+  }
+  if (now > stat.lastSeen) stat.lastSeen = now;
+  return stat;
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -129,7 +165,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * One transaction, rows in key order: two instances flushing the same rows at once lock them in the same
  * order, so PostgreSQL never deadlocks them.
  */
-async function writeBatch(db: Db, batch: Pending): Promise<void> {
+async function writeBatch(db: Db, dialect: Dialect, batch: Pending): Promise<void> {
   const rows = [...batch]
     .sort(([a], [b]) => byText(a, b))
     .flatMap(([serviceId, hours]) => [...hours].sort(([a], [b]) => a - b).map(([at, bucket]) => ({ serviceId, at, ...bucket })));
@@ -144,5 +180,6 @@ async function writeBatch(db: Db, batch: Pending): Promise<void> {
     await repo.addToBuckets(trx, buckets);
     await repo.addToCodes(trx, codes);
     await repo.addToScripts(trx, scripts);
+    await writeExecutorDays(trx, dialect, rows);
   });
 }

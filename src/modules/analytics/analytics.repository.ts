@@ -43,7 +43,7 @@ export async function scriptTotals(db: Db, serviceId: string, from: number, to: 
 
 /** Removes the rows of services that no longer exist (the tables have no foreign key; see migration 0009). */
 export async function pruneOrphanedAnalytics(db: Db): Promise<void> {
-  for (const table of ['analyticsBuckets', 'analyticsCodes', 'analyticsScripts'] as const) {
+  for (const table of ['analyticsBuckets', 'analyticsCodes', 'analyticsScripts', 'analyticsExecutors', 'analyticsExecutorCodes'] as const) {
     await db
       .deleteFrom(table)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('services').select('services.id').whereRef('services.id', '=', `${table}.serviceId`))))

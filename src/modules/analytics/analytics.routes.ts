@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { serviceOf } from '../../plugins/auth.ts';
-import { analyticsOf } from './analytics.service.ts';
-import { AnalyticsQuery, Analytics } from './analytics.schemas.ts';
+import { analyticsOf, executorsOf } from './analytics.service.ts';
+import { AnalyticsQuery, Analytics, Executors, ExecutorsQuery } from './analytics.schemas.ts';
 
 export default async function analyticsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -23,5 +23,21 @@ export default async function analyticsRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => ({ success: true as const, data: await analyticsOf(ctx, serviceOf(request).id, request.query) }),
+  );
+
+  app.get(
+    '/keys/api/analytics/executors',
+    {
+      config: { auth: 'service', limit: 'api', action: 'keys.insights' },
+      schema: {
+        summary: 'Runs by executor',
+        description:
+          "Per executor the runs reported (the buyer's own claim, from identifyexecutor()): executions, valid verdicts, refusals by code, the most sessions at once and the last run, over whole UTC days (default: the last 7), most executions first. At most 200 names a service and day are kept; the rest count as `other`. Counts may be up to 5 s late.",
+        tags: ['analytics'],
+        querystring: ExecutorsQuery,
+        response: Responses(Executors),
+      },
+    },
+    async (request) => ({ success: true as const, data: await executorsOf(ctx, serviceOf(request).id, request.query) }),
   );
 }

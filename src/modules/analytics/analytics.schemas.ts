@@ -26,3 +26,20 @@ export const Analytics = Type.Object({
   codes: Type.Record(Type.String(), Type.Integer()),
   scripts: Type.Array(Type.Object({ scriptId: Type.String(), name: Type.String(), executions: Type.Integer() })),
 });
+
+export const ExecutorsQuery = Strict({ from: Type.Optional(QueryTime), to: Type.Optional(QueryTime) });
+export const Executors = Type.Object({
+  from: Time,
+  to: Time,
+  items: Type.Array(
+    Type.Object({
+      /** As the run reported it (name and version); `unknown` when it named none, `other` past the day's 200 names. */
+      executor: Type.String(),
+      executions: Type.Integer(),
+      valid: Type.Integer(),
+      refused: Type.Record(Type.String(), Type.Integer()),
+      peakSessions: Type.Integer(),
+      lastSeen: Time,
+    }),
+  ),
+});

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import type { Clock } from '../../lib/time.ts';
 import { InvalidatingCache } from '../../db/invalidating-cache.ts';
-import { findScript, readBlob, SCRIPT_TOPIC } from '../scripts/scripts.service.ts';
+import { compileExecutorRule, findScript, readBlob, SCRIPT_TOPIC, type CompiledExecutorRule } from '../scripts/scripts.service.ts';
 
 const gzip = promisify(gzipCallback);
 
@@ -25,6 +25,8 @@ export interface DeliverableScript {
   ffa: boolean;
   /** Every run opens a live session (contract §18). */
   heartbeat: boolean;
+  /** Which executors it runs on (contract §29), ready to answer a run; null: any. */
+  executors: CompiledExecutorRule | null;
 }
 
 export interface CachedCode {
@@ -76,6 +78,7 @@ export class DeliveryCache {
           name: row.name,
           ffa: row.ffa === 1,
           heartbeat: row.heartbeat === 1,
+          executors: compileExecutorRule(row.executors),
         }
       );
     });

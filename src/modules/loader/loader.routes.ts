@@ -6,6 +6,7 @@ import { loaderSource } from '../../lua/loader.ts';
 import { luaError } from '../../lua/quote.ts';
 import { ClientCredentialsQuery, hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
 import { deliver, deliverableScript, type Delivery } from './loader.service.ts';
+import { executorOf } from '../../lib/executor.ts';
 
 const tags = ['client'];
 // globals=1: set Luarmor's LRM_ globals before the code runs (contract §16.3).
@@ -102,11 +103,11 @@ export default async function loaderRoutes(fastify: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const { key, hwid, globals } = request.query;
+      const { key, hwid, globals, executor } = request.query;
       const result = await deliver(
         ctx,
         request.params.scriptId,
-        { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) },
+        { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders), executor: executorOf(executor) },
         { globals: globals === '1' },
       );
       reply.type(LUA);

@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
 import { luaError } from '../../lua/quote.ts';
 import { UUID_PATTERN } from '../../lib/random.ts';
-import { readBlob } from '../scripts/scripts.service.ts';
-import { validateKey, type Verdict } from '../validation/validation.service.ts';
+import { executorRefusal, readBlob } from '../scripts/scripts.service.ts';
+import { countExecutorRefusal, validateKey, type ClientRun, type Verdict } from '../validation/validation.service.ts';
+import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import type { CachedCode, DeliverableScript } from './delivery-cache.ts';
 import { lrmGlobalsPrefix } from '../../lua/lrm-globals.ts';
 import { findActiveKey } from '../keys/keys.service.ts';
@@ -33,11 +34,26 @@ export async function deliverableScript(ctx: AppContext, scriptId: string) {
   return UUID_PATTERN.test(scriptId) ? ctx.delivery.script(scriptId.toLowerCase()) : undefined;
 }
 
-/** The verdict for a script's service, or null when the script does not exist. */
-export async function checkForScript(ctx: AppContext, scriptId: string, input: { key?: string; hwid?: string }) {
+/**
+ * The verdict for a script's service, or null when the script does not exist. A run on an executor the script's rule
+ * excludes is refused before the key is looked at (contract §29).
+ */
+export async function checkForScript(ctx: AppContext, scriptId: string, input: ClientRun): Promise<Verdict | null> {
   const script = await deliverableScript(ctx, scriptId);
   if (!script) return null;
+  const refusal = executorRefused(ctx, script, input.executor);
+  if (refusal) return { valid: false, code: 'EXECUTOR_UNSUPPORTED', message: refusal, isPremium: false, expiresAt: null };
   return validateKey(ctx, script.serviceId, input);
+}
+
+/**
+ * The sentence refusing a run on this executor when the script's rule excludes it (counted then), else null. The
+ * executor is the buyer's own claim: this serves honest buyers a clear answer, it locks nobody out.
+ */
+export function executorRefused(ctx: AppContext, script: DeliverableScript, executor = UNKNOWN_EXECUTOR, count = true): string | null {
+  const refusal = executorRefusal(script.executors, executor);
+  if (refusal !== null && count) countExecutorRefusal(ctx, script.serviceId, executor);
+  return refusal;
 }
 
 /**
@@ -45,12 +61,7 @@ export async function checkForScript(ctx: AppContext, scriptId: string, input: {
  * that raises an error naming the code. A script that is not ready is never served, so unobfuscated
  * code cannot leak while the obfuscator runs or after it failed.
  */
-export async function deliver(
-  ctx: AppContext,
-  scriptId: string,
-  input: { key?: string; hwid?: string },
-  options: { globals?: boolean } = {},
-): Promise<Delivery> {
+export async function deliver(ctx: AppContext, scriptId: string, input: ClientRun, options: { globals?: boolean } = {}): Promise<Delivery> {
   const script = await deliverableScript(ctx, scriptId);
   if (!script) return NOT_FOUND;
   // The kill switch comes before the key check: nothing is bound, validated or counted while it is off.
@@ -65,11 +76,14 @@ export async function deliver(
         : 'The script is being prepared; try again shortly';
     return { kind: 'refused', status: 200, lua: luaError(code, message) };
   }
+  // An executor the script does not run on: refused before the key is looked at, so nothing is bound or spent (§29).
+  const refusal = executorRefused(ctx, script, input.executor);
+  if (refusal) return { kind: 'refused', status: 200, lua: luaError('EXECUTOR_UNSUPPORTED', refusal) };
   const verdict: Verdict = await validateKey(ctx, script.serviceId, input);
   // A free-for-all script runs for anyone (contract §16.3); a valid key only makes the run premium.
   if (!verdict.valid && !script.ffa) return { kind: 'refused', status: 200, lua: luaError(verdict.code, verdict.message) };
   ctx.executions.count(script.serviceId, verdict.code === 'KEY_VALID' ? input.key : undefined, ctx.clock());
-  ctx.analytics.countExecution(script.serviceId, script.id);
+  ctx.analytics.countExecution(script.serviceId, script.id, input.executor);
   const { outputBlob: blobId, outputSize: size } = script;
   return {
     kind: 'code',

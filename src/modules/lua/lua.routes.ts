@@ -9,6 +9,7 @@ import { deliverableScript } from '../loader/loader.service.ts';
 import { checkForScript } from '../loader/loader.service.ts';
 import { hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
 import { CheckAnswer, CheckQuery, KeySystemLink } from './lua.schemas.ts';
+import { executorOf } from '../../lib/executor.ts';
 import { isV2 } from '../signing/signing.schemas.ts';
 import { signVerdict } from '../signing/signing.service.ts';
 
@@ -68,8 +69,12 @@ export default async function luaRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { key, hwid, nonce, sig } = request.query;
-      const credentials = { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders) };
+      const { key, hwid, nonce, sig, executor } = request.query;
+      const credentials = {
+        key: key || undefined,
+        hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders),
+        executor: executorOf(executor),
+      };
       const verdict = await checkForScript(ctx, request.params.scriptId, credentials);
       if (!verdict) throw notFound('Script');
       if (nonce === undefined) return { success: true as const, data: verdict };

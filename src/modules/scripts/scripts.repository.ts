@@ -28,6 +28,7 @@ const SCRIPT_COLUMNS = [
   'outputSha256',
   'ffa',
   'silent',
+  'executors',
 ] as const satisfies readonly (keyof ScriptsTable)[];
 
 export type ScriptRow = Selectable<ScriptsTable>;

@@ -42,11 +42,11 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         },
       },
       async (request, reply) => {
-        const { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat } = request.body;
+        const { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, executors } = request.body;
         const data = await scripts.createScript(
           ctx,
           serviceOf(request).id,
-          { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, code: codeOf(request) },
+          { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, executors, code: codeOf(request) },
           actorOf(request),
         );
         return reply.status(201).send({ success: true as const, data });
@@ -68,7 +68,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
         },
       },
       async (request) => {
-        const { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat } = request.body;
+        const { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, executors } = request.body;
         const code = request.body.code === undefined ? undefined : codeOf(request);
         return {
           success: true as const,
@@ -76,7 +76,7 @@ export default async function scriptRoutes(fastify: FastifyInstance) {
             ctx,
             serviceOf(request).id,
             request.params.idOrSlug,
-            { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, code },
+            { name, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, executors, code },
             actorOf(request),
           ),
         };

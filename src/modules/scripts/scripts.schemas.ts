@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageQuery, Strict, Time } from '../../schemas.ts';
+import { ExecutorRuleSchema } from './executor-rule.ts';
 
 const UUID_SHAPE = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
@@ -35,6 +36,7 @@ export const CreateBody = Strict({
   ffa: Type.Optional(Ffa),
   silent: Type.Optional(Silent),
   heartbeat: Type.Optional(Heartbeat),
+  executors: Type.Optional(ExecutorRuleSchema),
 });
 
 export const UpdateBody = Strict(
@@ -48,10 +50,12 @@ export const UpdateBody = Strict(
     ffa: Type.Optional(Ffa),
     silent: Type.Optional(Silent),
     heartbeat: Type.Optional(Heartbeat),
+    executors: Type.Optional(ExecutorRuleSchema),
   },
   {
     minProperties: 1,
-    errorMessage: 'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat',
+    errorMessage:
+      'must name at least one of name, code, obfuscationType, visible, enabled, disabledMessage, ffa, silent, heartbeat, executors',
   },
 );
 
@@ -72,6 +76,8 @@ export const Script = Type.Object({
   silent: Type.Optional(Type.Boolean()),
   /** Every run opens a live session and heartbeats (contract §18). */
   heartbeat: Type.Boolean(),
+  /** Which executors it runs on (contract §29): only those allowed, all but those denied, or null for any. */
+  executors: ExecutorRuleSchema,
   size: Type.Integer(),
   status: Type.Union([Type.Literal('ready'), Type.Literal('processing'), Type.Literal('failed')]),
   /** Only when status is failed: why the obfuscator refused or failed. */

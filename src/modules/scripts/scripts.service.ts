@@ -14,6 +14,7 @@ import { obfuscationJob } from './obfuscation.job.ts';
 import * as repo from './scripts.repository.ts';
 import type { ObfuscationType, ScriptsTable } from '../../db/schema.ts';
 import { addVersion } from './versions.ts';
+import { compileRule, ruleFromColumn, ruleToColumn, type ExecutorRule } from './executor-rule.ts';
 import { endSessions } from '../sessions/session-ending.service.ts';
 
 export const loadstringFor = (ctx: AppContext, scriptId: string) =>
@@ -39,6 +40,7 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     ...(row.ffa === 1 ? { ffa: true } : {}),
     ...(row.silent === 1 ? { silent: true } : {}),
     heartbeat: row.heartbeat === 1,
+    executors: ruleFromColumn(row.executors),
     size: row.size,
     status: row.status,
     ...(row.status === 'failed' ? { failureReason: row.failureReason ?? 'unknown' } : {}),
@@ -74,6 +76,8 @@ export interface CreateInput {
   /** The loader prints nothing to the console. */
   silent?: boolean;
   heartbeat?: boolean;
+  /** Which executors it runs on (contract §29); absent or null: any. */
+  executors?: ExecutorRule;
 }
 
 export async function createScript(ctx: AppContext, serviceId: string, input: CreateInput, actor: Actor) {
@@ -104,6 +108,7 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         currentVersion: 1,
         ffa: input.ffa === true ? 1 : 0,
         silent: input.silent === true ? 1 : 0,
+        executors: ruleToColumn(input.executors ?? null),
       };
       await repo.insertScript(trx, row);
       await addVersion(trx, id, source, now);
@@ -114,6 +119,7 @@ export async function createScript(ctx: AppContext, serviceId: string, input: Cr
         enabled: row.enabled === 1,
         ...(row.ffa === 1 ? { ffa: true } : {}),
         ...(row.silent === 1 ? { silent: true } : {}),
+        ...(row.executors !== null ? { executors: ruleFromColumn(row.executors) } : {}),
         size: source.size,
         version: 1,
       };
@@ -157,6 +163,7 @@ export interface UpdateInput {
   ffa?: boolean;
   silent?: boolean;
   heartbeat?: boolean;
+  executors?: ExecutorRule;
 }
 
 export async function updateScript(ctx: AppContext, serviceId: string, idOrName: string, input: UpdateInput, actor: Actor) {
@@ -180,6 +187,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
   // The message is what clients see while the script is off (contract §13.3): switched back on, it has none.
   if (input.enabled === true) patch.disabledMessage = null;
   if (input.heartbeat !== undefined) patch.heartbeat = input.heartbeat ? 1 : 0;
+  if (input.executors !== undefined) patch.executors = ruleToColumn(input.executors);
   const garbage: string[] = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -213,6 +221,7 @@ export async function updateScript(ctx: AppContext, serviceId: string, idOrName:
       if (patch.ffa !== undefined && patch.ffa !== current.ffa) details.ffa = input.ffa;
       if (patch.silent !== undefined && patch.silent !== current.silent) details.silent = input.silent;
       if (patch.heartbeat !== undefined && patch.heartbeat !== current.heartbeat) details.heartbeat = input.heartbeat;
+      if (patch.executors !== undefined && patch.executors !== current.executors) details.executors = ruleFromColumn(patch.executors);
       await recordServiceAudit(trx, actor, serviceId, 'script.update', current.id, details, now);
     });
   } catch (error) {
@@ -308,3 +317,7 @@ export async function restoreVersion(ctx: AppContext, serviceId: string, idOrNam
   if (row.status === 'processing') ctx.jobs.kick(obfuscationJob.name);
   return toScriptView(ctx, row);
 }
+
+/** A script's executor rule as the delivery path uses it (contract §29): compiled once per cached row. */
+export const compileExecutorRule = (column: string | null) => compileRule(ruleFromColumn(column));
+export { executorRefusal, type CompiledRule as CompiledExecutorRule } from './executor-rule.ts';

@@ -129,6 +129,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
       endedReason: null,
       endedAt: null,
       endedSeq: null,
+      executor: request.executor ?? null,
     };
     if (key === null || request.maxSessions <= 0) {
       await repo.insertSession(this.db, row);
@@ -303,6 +304,10 @@ export class LiveSessionsInDatabase implements LiveSessions {
 
   count(serviceId: string, now: number): Promise<number> {
     return repo.countLive(this.db, serviceId, now);
+  }
+
+  countOfExecutor(serviceId: string, executor: string, now: number): Promise<number> {
+    return repo.countLiveOfExecutor(this.db, serviceId, executor, now);
   }
 
   /** Writes the heartbeats held here; flushes run one after another, and a failed one keeps its times for the next. */

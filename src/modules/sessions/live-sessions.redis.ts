@@ -32,7 +32,7 @@ if max > 0 then
   if redis.call('ZCARD', KEYS[2]) >= max then return 0 end
 end
 redis.call('HSET', KEYS[1], 'service', ARGV[5], 'key', ARGV[6], 'hwid', ARGV[7], 'script', ARGV[8], 'hb', ARGV[9],
-  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1])
+  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1], 'exe', ARGV[12])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[11])
@@ -156,6 +156,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       request.heartbeatSeconds,
       request.keyExpiresAt ?? '',
       sessionId,
+      request.executor ?? '',
     );
     return opened === 1 ? { sessionId, expiresAt } : 'limit';
   }
@@ -232,6 +233,18 @@ export class LiveSessionsInRedis implements LiveSessions {
     // Timed-out members leave the set here (they free their key's place in the open script).
     await this.redis.zremrangebyscore(serviceSet(serviceId), '-inf', `(${now}`);
     return this.redis.zcard(serviceSet(serviceId));
+  }
+
+  /** Reads the executor of each live session: once per open (contract §29), never on a heartbeat. */
+  async countOfExecutor(serviceId: string, executor: string, now: number): Promise<number> {
+    const ids = await this.liveIds(serviceId, now);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(hashKey(id), 'exe', 'ended');
+    const rows = (await pipeline.exec()) ?? [];
+    return rows.filter(([, value]) => {
+      const [exe, ended] = value as (string | null)[];
+      return exe === executor && ended === null;
+    }).length;
   }
 
   async flush(): Promise<void> {}

@@ -34,6 +34,8 @@ export interface OpenRequest {
   heartbeatSeconds: number;
   keyExpiresAt: number | null;
   now: number;
+  /** The executor the run reported (contract §29), kept for its peak of sessions at once. */
+  executor?: string;
 }
 
 export type Opened = { sessionId: string; expiresAt: number } | 'limit';
@@ -87,6 +89,8 @@ export interface LiveSessions {
     now: number,
   ): Promise<{ items: LiveSession[]; total: number }>;
   count(serviceId: string, now: number): Promise<number>;
+  /** The service's live sessions opened by runs that reported this executor (contract §29). */
+  countOfExecutor(serviceId: string, executor: string, now: number): Promise<number>;
   /** Writes what the instance holds in memory (the database implementation's heartbeats) and prunes ended rows. */
   flush(now: number): Promise<void>;
 }

@@ -35,6 +35,18 @@ export async function countLiveOfKey(db: Db, serviceId: string, key: string, now
   return Number(row.n);
 }
 
+/** Live sessions of a service whose run reported this executor (contract §29): read when one opens, not per heartbeat. */
+export async function countLiveOfExecutor(db: Db, serviceId: string, executor: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('liveSessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('serviceId', '=', serviceId)
+    .where('executor', '=', executor)
+    .where(live(now))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 // Every heartbeat reads its session: a fixed query (prepared once, no query building), run at once on SQLite.
 const FIND_SESSION = fixedQuery(
   'live_session',

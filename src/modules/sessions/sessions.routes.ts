@@ -5,6 +5,7 @@ import { pageRequest } from '../../lib/pagination.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { Envelope, Page, Responses } from '../../schemas.ts';
 import { hwidFrom } from '../validation/validation.schemas.ts';
+import { executorOf } from '../../lib/executor.ts';
 import * as schemas from './sessions.schemas.ts';
 import * as sessions from './sessions.service.ts';
 
@@ -28,11 +29,12 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
     request: FastifyRequest,
     reply: FastifyReply,
     service: string,
-    input: { key?: string; hwid?: string; scriptId?: string; ifNeeded?: boolean | string },
+    input: { key?: string; hwid?: string; scriptId?: string; ifNeeded?: boolean | string; executor?: string },
   ) => {
     const ifNeeded = input.ifNeeded === true || (typeof input.ifNeeded === 'string' && /^(1|true|yes)$/i.test(input.ifNeeded));
     const hwid = hwidFrom(request, input.hwid, ctx.config.hwidHeaders);
-    const data = await sessions.openSession(ctx, service, { key: input.key, scriptId: input.scriptId, hwid, ifNeeded });
+    const executor = executorOf(input.executor);
+    const data = await sessions.openSession(ctx, service, { key: input.key, scriptId: input.scriptId, hwid, ifNeeded, executor });
     return reply.status('sessionId' in data ? 201 : 200).send({ success: true as const, data });
   };
   const openResponses = { ...clientResponses(schemas.Opened, 201), 200: Envelope(schemas.NotNeeded) };

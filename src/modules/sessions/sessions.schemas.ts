@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ErrorEnvelope, LicenseKey, NullableString, Paging, Strict, Time } from '../../schemas.ts';
 import { ClientHwid, ClientKey } from '../validation/validation.schemas.ts';
+import { ExecutorField } from '../../lib/executor.ts';
 
 const NO_CONTROLS = '^[^\\x00-\\x1F\\x7F]*$';
 const Ref = Type.String({
@@ -24,6 +25,8 @@ export const OpenInput = Type.Object(
     scriptId: Type.Optional(ScriptId),
     // The loader's way to ask "does this run need a session?" without knowing the key's limit: true, 1 or yes.
     ifNeeded: Type.Optional(Type.Union([Type.Boolean(), Type.String({ maxLength: 8 })])),
+    /** The executor the run reported (contract §29). */
+    executor: Type.Optional(ExecutorField),
   },
   { additionalProperties: true },
 );

@@ -9,6 +9,8 @@ import { findActiveKey } from '../keys/keys.service.ts';
 import { serviceForClient } from '../services/services.service.ts';
 import { validateKey } from '../validation/validation.service.ts';
 import { noteSessionLimitRefusal } from '../chat/chat.service.ts';
+import { executorRefused } from '../loader/loader.service.ts';
+import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
 import { LiveSessionsInRedis } from './live-sessions.redis.ts';
 import type { Beat, EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
@@ -53,6 +55,8 @@ interface OpenInput {
   scriptId?: string;
   /** Open only when the script has heartbeat or the key has maxSessions (what the loader asks). */
   ifNeeded?: boolean;
+  /** The executor the run reported, as counted (contract §29). */
+  executor?: string;
 }
 
 /**
@@ -68,13 +72,18 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     const script = await ctx.delivery.script(input.scriptId);
     if (!script || script.serviceId !== service.id) throw notFound('Script');
     if (!script.enabled) throw new AppError('KEY_REFUSED', 'This script is disabled', { reason: 'SCRIPT_DISABLED' });
+    // Contract §29, before any key is looked at. The loader's open (ifNeeded) is counted by the fetch that follows it.
+    const refusal = executorRefused(ctx, script, input.executor, !input.ifNeeded);
+    if (refusal) throw new AppError('KEY_REFUSED', refusal, { reason: 'EXECUTOR_UNSUPPORTED' });
     scriptId = script.id;
     scriptHeartbeat = script.heartbeat;
     scriptFfa = script.ffa;
   }
   // A free-for-all script runs without a key (contract §16.3, §18): its run opens a session all the same, without one.
   const verdict =
-    input.key || !scriptFfa ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid }, !input.ifNeeded) : null;
+    input.key || !scriptFfa
+      ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid, executor: input.executor }, !input.ifNeeded)
+      : null;
   if (verdict && !verdict.valid && !scriptFfa)
     throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
   const now = ctx.clock();
@@ -92,6 +101,7 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     heartbeatSeconds,
     keyExpiresAt: keyRow?.expiresAt ?? null,
     now,
+    executor: input.executor,
   });
   if (opened === 'limit') {
     // Contract §24.4: a key refused again and again this hour is told to the staff channel.
@@ -101,7 +111,14 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     });
   }
   // Live sessions only rise when one opens, so a count taken here finds each hour's peak.
-  if (ctx.analytics.enabled) ctx.analytics.notePeakSessions(service.id, await ctx.liveSessions.count(service.id, now));
+  if (ctx.analytics.enabled) {
+    const executor = input.executor ?? UNKNOWN_EXECUTOR;
+    const [live, ofExecutor] = await Promise.all([
+      ctx.liveSessions.count(service.id, now),
+      ctx.liveSessions.countOfExecutor(service.id, executor, now),
+    ]);
+    ctx.analytics.notePeakSessions(service.id, live, { name: executor, live: ofExecutor });
+  }
   return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! } as const;
 }
 

@@ -4,7 +4,8 @@ import { Responses } from '../../schemas.ts';
 import { serviceForClient } from '../services/services.service.ts';
 import { isV2 } from '../signing/signing.schemas.ts';
 import { signVerdict } from '../signing/signing.service.ts';
-import { validateKey, type Verdict } from './validation.service.ts';
+import { validateKey, type ClientRun, type Verdict } from './validation.service.ts';
+import { executorOf } from '../../lib/executor.ts';
 import { hwidFrom, ValidateInput, VerdictSchema } from './validation.schemas.ts';
 
 export default async function validationRoutes(fastify: FastifyInstance) {
@@ -15,8 +16,15 @@ export default async function validationRoutes(fastify: FastifyInstance) {
 
   // A key validated in a loop is answered without a promise (Fastify sends a plain return value at once).
   const envelope = <T extends Verdict>(data: T) => ({ success: true as const, data });
-  const handle = (request: FastifyRequest, input: { service: string; key?: string; hwid?: string; nonce?: string; sig?: unknown }) => {
-    const credentials = { key: input.key, hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders) };
+  const handle = (
+    request: FastifyRequest,
+    input: { service: string; key?: string; hwid?: string; nonce?: string; sig?: unknown; executor?: string },
+  ) => {
+    const credentials = {
+      key: input.key,
+      hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders),
+      executor: executorOf(input.executor),
+    };
     if (input.nonce !== undefined) {
       // v2 (contract §22) signs the HWID as the query or body sent it, not one read from a fingerprint header.
       const how = { nonce: input.nonce, version: isV2(input.sig) ? (2 as const) : (1 as const), sentHwid: input.hwid ?? '' };
@@ -26,14 +34,9 @@ export default async function validationRoutes(fastify: FastifyInstance) {
     const verdict = service ? validateKey(ctx, service.id, credentials) : validate(input.service, credentials);
     return verdict instanceof Promise ? verdict.then(envelope) : envelope(verdict);
   };
-  const validate = async (ref: string, credentials: { key?: string; hwid?: string }) =>
-    validateKey(ctx, (await serviceForClient(ctx, ref)).id, credentials);
+  const validate = async (ref: string, credentials: ClientRun) => validateKey(ctx, (await serviceForClient(ctx, ref)).id, credentials);
   // Only a client that sends a nonce pays for a signature (contract §13.1); the answer above stays as it was.
-  const signed = async (
-    ref: string,
-    credentials: { key?: string; hwid?: string },
-    how: { nonce: string; version: 1 | 2; sentHwid: string },
-  ) => {
+  const signed = async (ref: string, credentials: ClientRun, how: { nonce: string; version: 1 | 2; sentHwid: string }) => {
     const serviceId = (await serviceForClient(ctx, ref)).id;
     const verdict = await validateKey(ctx, serviceId, credentials);
     return envelope({ ...verdict, ...(await signVerdict(ctx, serviceId, { ...credentials, ...how }, verdict)) });

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { NullableTime } from '../../schemas.ts';
 import { Nonce, SignatureFields, SignatureVersion } from '../signing/signing.schemas.ts';
+import { ExecutorField } from '../../lib/executor.ts';
 
 // An HWID is printable ASCII (contract §3, the API's Hwid rule), so a bound key can be looked up and
 // managed again. Empty is allowed here: a missing HWID is the HWID_REQUIRED verdict, not a 400.
@@ -22,7 +23,7 @@ export const ClientHwid = Type.String({ maxLength: 256, pattern: PRINTABLE, erro
 export const ScriptIdParams = Type.Object({ scriptId: Type.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROLS }) });
 /** `key` and `hwid` of the client routes that run validation for a script; unknown fields are ignored. */
 export const ClientCredentialsQuery = Type.Object(
-  { key: Type.Optional(ClientKey), hwid: Type.Optional(ClientHwid) },
+  { key: Type.Optional(ClientKey), hwid: Type.Optional(ClientHwid), executor: Type.Optional(ExecutorField) },
   { additionalProperties: true },
 );
 
@@ -39,6 +40,8 @@ export const ValidateInput = Type.Object(
     hwid: Type.Optional(ClientHwid),
     nonce: Type.Optional(Nonce),
     sig: Type.Optional(SignatureVersion),
+    /** The executor the run reported (contract §29): counted in analytics, never a lock. */
+    executor: Type.Optional(ExecutorField),
   },
   { additionalProperties: true },
 );

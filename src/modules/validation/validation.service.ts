@@ -3,6 +3,7 @@ import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { findKeyless } from '../keyless/keyless.service.ts';
 import * as keys from '../keys/keys.service.ts';
 import { iso } from '../../lib/time.ts';
+import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import { findActiveKeyAndBan, findActiveKeyAndBanNow, NOT_NOW, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
@@ -18,7 +19,9 @@ export type ValidationCode =
   | 'KEY_BANNED'
   | 'KEY_PAUSED'
   | 'KEY_EXPIRED'
-  | 'KEY_HWID_LOCKED';
+  | 'KEY_HWID_LOCKED'
+  /** Contract §29: the script's executor rule excludes the run's executor (its sentence names which run it). */
+  | 'EXECUTOR_UNSUPPORTED';
 
 const MESSAGES: Record<ValidationCode, string> = {
   KEY_VALID: 'The key is valid',
@@ -30,6 +33,7 @@ const MESSAGES: Record<ValidationCode, string> = {
   KEY_PAUSED: 'The key is paused',
   KEY_EXPIRED: 'The key has expired',
   KEY_HWID_LOCKED: 'The key is bound to another HWID; reset it to use it here',
+  EXECUTOR_UNSUPPORTED: 'This script does not support this executor',
 };
 
 /** An expected outcome, returned as data: refusing a key is not an exception. */
@@ -126,25 +130,38 @@ function redeemWithWhatCommitsWithIt(ctx: AppContext, serviceId: string, key: st
  * VERDICT_CACHE_MS (the executor loop), and on SQLite whenever its connection is free (a lookup there is a call in this
  * process; real traffic is many keys, each validated rarely).
  */
-export function validateKey(
-  ctx: AppContext,
-  serviceId: string,
-  input: { key?: string; hwid?: string },
-  countValid = true,
-): Verdict | Promise<Verdict> {
+export function validateKey(ctx: AppContext, serviceId: string, input: ClientRun, countValid = true): Verdict | Promise<Verdict> {
   const atOnce = validateAtOnce(ctx, serviceId, input);
   if (atOnce === NOT_NOW || atOnce === ABSENT) {
-    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result, countValid));
+    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result, countValid, input.executor));
   }
-  return counted(ctx, serviceId, atOnce, countValid);
+  return counted(ctx, serviceId, atOnce, countValid, input.executor);
+}
+
+/**
+ * What a client route hands validation: the key, the HWID and (contract §29) the executor the run reported, as counted
+ * (executorOf: `unknown` when it named none).
+ */
+export interface ClientRun {
+  key?: string;
+  hwid?: string;
+  executor?: string;
+}
+
+/**
+ * A run a script's executor rule refused (contract §29): counted like any refusal, by code and by executor, before any
+ * key is looked at, so nothing is bound or spent.
+ */
+export function countExecutorRefusal(ctx: AppContext, serviceId: string, executor: string): void {
+  ctx.analytics.countVerdict(serviceId, 'EXECUTOR_UNSUPPORTED', false, executor);
 }
 
 /**
  * `countValid` false: a valid answer is not counted, because the same launch is counted by the fetch that follows
  * (the loader's session open, contract §18); a refusal ends the launch there and is counted.
  */
-function counted(ctx: AppContext, serviceId: string, result: Verdict, countValid: boolean): Verdict {
-  if (countValid || !result.valid) ctx.analytics.countVerdict(serviceId, result.code, result.valid);
+function counted(ctx: AppContext, serviceId: string, result: Verdict, countValid: boolean, executor = UNKNOWN_EXECUTOR): Verdict {
+  if (countValid || !result.valid) ctx.analytics.countVerdict(serviceId, result.code, result.valid, executor);
   // The buyer's way out (contract §22): the service's self-serve reset page, named in the message they see.
   if (result.code === 'KEY_HWID_LOCKED') {
     return { ...result, message: `The key is bound to another HWID; reset it at ${ctx.config.baseUrl}/reset/${serviceId} to use it here` };

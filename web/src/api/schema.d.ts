@@ -4641,6 +4641,7 @@ export interface paths {
                     hwid?: string;
                     nonce?: string;
                     sig?: "1" | "2" | 1 | 2;
+                    executor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -4728,6 +4729,7 @@ export interface paths {
                         hwid?: string;
                         nonce?: string;
                         sig?: "1" | "2" | 1 | 2;
+                        executor?: string;
                     } & {
                         [key: string]: unknown;
                     };
@@ -6909,6 +6911,11 @@ export interface paths {
                                     ffa?: boolean;
                                     silent?: boolean;
                                     heartbeat: boolean;
+                                    executors: {
+                                        allow: string[];
+                                    } | {
+                                        deny: string[];
+                                    } | (never | null);
                                     size: number;
                                     status: "ready" | "processing" | "failed";
                                     failureReason?: string;
@@ -6986,6 +6993,11 @@ export interface paths {
                         ffa?: boolean;
                         silent?: boolean;
                         heartbeat?: boolean;
+                        executors?: {
+                            allow: string[];
+                        } | {
+                            deny: string[];
+                        } | (never | null);
                     };
                 };
             };
@@ -7009,6 +7021,11 @@ export interface paths {
                                 ffa?: boolean;
                                 silent?: boolean;
                                 heartbeat: boolean;
+                                executors: {
+                                    allow: string[];
+                                } | {
+                                    deny: string[];
+                                } | (never | null);
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7096,6 +7113,11 @@ export interface paths {
                         ffa?: boolean;
                         silent?: boolean;
                         heartbeat?: boolean;
+                        executors?: {
+                            allow: string[];
+                        } | {
+                            deny: string[];
+                        } | (never | null);
                     };
                 };
             };
@@ -7119,6 +7141,11 @@ export interface paths {
                                 ffa?: boolean;
                                 silent?: boolean;
                                 heartbeat: boolean;
+                                executors: {
+                                    allow: string[];
+                                } | {
+                                    deny: string[];
+                                } | (never | null);
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7452,6 +7479,11 @@ export interface paths {
                                 ffa?: boolean;
                                 silent?: boolean;
                                 heartbeat: boolean;
+                                executors: {
+                                    allow: string[];
+                                } | {
+                                    deny: string[];
+                                } | (never | null);
                                 size: number;
                                 status: "ready" | "processing" | "failed";
                                 failureReason?: string;
@@ -7644,6 +7676,7 @@ export interface paths {
                 query?: {
                     key?: string;
                     hwid?: string;
+                    executor?: string;
                     globals?: string;
                 };
                 header?: never;
@@ -7805,6 +7838,7 @@ export interface paths {
                 query?: {
                     key?: string;
                     hwid?: string;
+                    executor?: string;
                     nonce?: string;
                     sig?: "1" | "2" | 1 | 2;
                 };
@@ -9485,6 +9519,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys/api/analytics/executors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs by executor
+         * @description Per executor the runs reported (the buyer's own claim, from identifyexecutor()): executions, valid verdicts, refusals by code, the most sessions at once and the last run, over whole UTC days (default: the last 7), most executions first. At most 200 names a service and day are kept; the rest count as `other`. Counts may be up to 5 s late.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                items: {
+                                    executor: string;
+                                    executions: number;
+                                    valid: number;
+                                    refused: {
+                                        [key: string]: number;
+                                    };
+                                    peakSessions: number;
+                                    /** Format: date-time */
+                                    lastSeen: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/services/{service}/signing-key": {
         parameters: {
             query?: never;
@@ -10750,6 +10880,7 @@ export interface paths {
                 query?: {
                     key?: string;
                     hwid?: string;
+                    executor?: string;
                 };
                 header?: never;
                 path: {
@@ -12187,6 +12318,7 @@ export interface paths {
                         hwid?: string;
                         scriptId?: string;
                         ifNeeded?: boolean | string;
+                        executor?: string;
                     } & {
                         [key: string]: unknown;
                     };
@@ -12291,6 +12423,7 @@ export interface paths {
                     hwid?: string;
                     scriptId?: string;
                     ifNeeded?: boolean | string;
+                    executor?: string;
                 };
                 header?: never;
                 path: {

@@ -6,7 +6,7 @@ import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, X
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { Empty, ErrorState, Loading, PageHeader } from '../components/states';
 import { useServiceId } from '../services/useServiceId';
-import { verdictLabel } from '../lib/labels';
+import { codeLabel, ExecutorBreakdown } from '../analytics/ExecutorBreakdown';
 import { fromLocalInput, rangeProblem, toLocalInput, type Interval } from '../lib/analyticsRange';
 
 /** Preset ranges, each with the interval it starts with (hours for the last day, days beyond); "Custom" takes any window. */
@@ -215,7 +215,7 @@ export default function AnalyticsPage() {
                       .sort((a, b) => b[1] - a[1])
                       .map(([code, count]) => (
                         <Table.Tr key={code}>
-                          <Table.Td>{verdictLabel(code)}</Table.Td>
+                          <Table.Td>{codeLabel(code)}</Table.Td>
                           <Table.Td ta="right">{count.toLocaleString()}</Table.Td>
                         </Table.Tr>
                       ))}
@@ -243,6 +243,7 @@ export default function AnalyticsPage() {
               )}
             </Paper>
           </SimpleGrid>
+          <ExecutorBreakdown serviceId={serviceId} from={query.from} to={query.to} />
           <Group>
             <Text size="xs" c="dimmed">
               {new Date(span.start).toLocaleString()} – {new Date(span.end).toLocaleString()}, by {interval}. Counts reach this page up to a

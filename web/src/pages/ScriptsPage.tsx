@@ -3,7 +3,6 @@ import {
   Badge,
   Box,
   Button,
-  FileInput,
   Group,
   Modal,
   NativeSelect,
@@ -28,16 +27,12 @@ import { useServiceId } from '../services/useServiceId';
 import type { Page } from '../api/types';
 import { ScriptSwitch } from '../scripts/ScriptSwitch';
 import { HeartbeatSwitch } from '../scripts/HeartbeatSwitch';
+import { ExecutorRuleInput, executorRuleProblem, type ExecutorRule } from '../scripts/ExecutorRuleInput';
+import { BASE, EditDialog, tooLargeMessage } from '../scripts/EditDialog';
 import type { Script } from '../scripts/types';
 import { OBFUSCATION, obfuscationLabel, scriptStatusLabel } from '../lib/labels';
 import { VersionsDialog } from '../scripts/VersionsDialog';
 import { LuaSnippets } from '../scripts/LuaSnippets';
-
-// Over the server's 40 MB limit (checked before sending it).
-const tooLargeMessage = (bytes: number) =>
-  `This file is ${formatSize(bytes)}: scripts may be at most 40 MB (41,943,040 bytes). Minify or split it first.`;
-
-const BASE = '/api/v1/vss/api/scripts';
 
 function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
@@ -50,6 +45,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
   const [ffa, setFfa] = useState(false);
   const [silent, setSilent] = useState(false);
   const [heartbeat, setHeartbeat] = useState(false);
+  const [executors, setExecutors] = useState<ExecutorRule>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const tooLarge = fileTooLarge(file);
   const upload = useMutation({
@@ -59,7 +55,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
       return uploadWithProgress<Script>(
         'POST',
         BASE,
-        { name: name.trim(), code: source, obfuscationType, visible, ffa, silent, heartbeat },
+        { name: name.trim(), code: source, obfuscationType, visible, ffa, silent, heartbeat, executors },
         serviceId,
         setProgress,
       );
@@ -131,6 +127,7 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             onChange={(e) => setSilent(e.currentTarget.checked)}
           />
           <HeartbeatSwitch checked={heartbeat} onChange={setHeartbeat} />
+          <ExecutorRuleInput value={executors} onChange={setExecutors} />
           {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" animated />}
           {upload.error && !tooLarge && (
             <Text c="red" size="sm" role="alert">
@@ -138,77 +135,8 @@ function UploadDialog({ opened, onClose, serviceId }: { opened: boolean; onClose
             </Text>
           )}
           <Group justify="flex-end">
-            <Button type="submit" loading={upload.isPending} disabled={(!file && !code) || tooLarge}>
+            <Button type="submit" loading={upload.isPending} disabled={(!file && !code) || tooLarge || !!executorRuleProblem(executors)}>
               Upload
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
-
-function EditDialog({ script, onClose, serviceId }: { script: Script | null; onClose: () => void; serviceId: string }) {
-  const queryClient = useQueryClient();
-  const [name, setName] = useState(script?.name ?? '');
-  const [obfuscationType, setObfuscation] = useState(script?.obfuscationType ?? 'NONE');
-  const [file, setFile] = useState<File | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const tooLarge = fileTooLarge(file);
-  const save = useMutation({
-    mutationFn: async (target: Script) => {
-      if (file && tooLarge) throw new Error(tooLargeMessage(file.size));
-      const body: Record<string, unknown> = {};
-      if (name.trim() !== target.name) body.name = name.trim();
-      if (obfuscationType !== target.obfuscationType) body.obfuscationType = obfuscationType;
-      if (file) body.code = await file.text();
-      setProgress(0);
-      return uploadWithProgress<Script>('PUT', `${BASE}/${encodeURIComponent(target.id)}`, body, serviceId, setProgress);
-    },
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['scripts', serviceId] });
-      notifySuccess('Script saved');
-      onClose();
-    },
-    onSettled: () => setProgress(null),
-  });
-  return (
-    <Modal opened={script !== null} onClose={onClose} title={`Edit ${script?.name ?? ''}`} centered>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (script) save.mutate(script);
-        }}
-      >
-        <Stack>
-          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-          <NativeSelect
-            label="Obfuscation"
-            value={obfuscationType}
-            onChange={(e) => setObfuscation(e.currentTarget.value)}
-            data={OBFUSCATION}
-          />
-          <FileInput
-            label="Replace the code"
-            description="Up to 40 MB"
-            placeholder="Choose a file (optional)"
-            value={file}
-            onChange={(f) => {
-              setFile(f);
-              save.reset();
-            }}
-            clearable
-            error={tooLarge && file ? tooLargeMessage(file.size) : undefined}
-          />
-          {progress !== null && <Progress value={Math.round(progress * 100)} aria-label="Upload progress" />}
-          {save.error && !tooLarge && (
-            <Text c="red" size="sm" role="alert">
-              {messageOf(save.error)}
-            </Text>
-          )}
-          <Group justify="flex-end">
-            <Button type="submit" loading={save.isPending} disabled={tooLarge}>
-              Save
             </Button>
           </Group>
         </Stack>

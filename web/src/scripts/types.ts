@@ -12,6 +12,8 @@ export interface Script {
   failureReason?: string;
   enabled?: boolean;
   disabledMessage?: string;
+  /** Which executors it runs on (contract §29); read through ruleOf. */
+  executors?: unknown;
 }
 
 /** The kill switch's message limit (contract §13.3). */
