@@ -44,8 +44,9 @@ describe('GET /users: every user (§23)', () => {
     const s = await newService();
     const reseller = await addMember(t().app, t().ctx, s, 'reseller', { keysLeft: 10, allowLifetime: true });
     const chat = '223456789012345678';
-    const ownerKey = (await raw(t().app, 'POST', users(s), { key: s.serviceKey, body: `{"identifier":"hw-shared","discord_id":"${chat}","note":"mine"}` }))
-      .body.user_key;
+    const ownerKey = (
+      await raw(t().app, 'POST', users(s), { key: s.serviceKey, body: `{"identifier":"hw-shared","discord_id":"${chat}","note":"mine"}` })
+    ).body.user_key;
     t().clock.advance(1000);
     const own = await raw(t().app, 'POST', users(s), { key: reseller.accountKey, body: '{"note":"mine too"}' });
     expect(own.status, own.text).toBe(200);
@@ -67,7 +68,14 @@ describe('POST /users/import (§23)', () => {
     const end = Math.floor((t().clock.now + 10 * 86_400_000) / 1000);
     const body = JSON.stringify({
       users: [
-        { user_key: 'SellerKey0000000000000000000001', identifier: 'hw-imp', discord_id: null, note: 'a\nb', auth_expire: null, key_days: null },
+        {
+          user_key: 'SellerKey0000000000000000000001',
+          identifier: 'hw-imp',
+          discord_id: null,
+          note: 'a\nb',
+          auth_expire: null,
+          key_days: null,
+        },
         { user_key: 'SellerKey0000000000000000000002', key_days: 7 },
         { user_key: 'SellerKey0000000000000000000003', auth_expire: end },
         { user_key: existing, note: 'ignored' },
@@ -78,7 +86,12 @@ describe('POST /users/import (§23)', () => {
     expect(res.body).toEqual({ success: true, message: 'Imported 3 users', imported: 3, skipped: [existing] });
     const list = (await raw(t().app, 'GET', users(s), { key: s.serviceKey })).body.users as Array<Record<string, unknown>>;
     const byKey = Object.fromEntries(list.map((u) => [u.user_key, u]));
-    expect(byKey['SellerKey0000000000000000000001']).toMatchObject({ identifier: 'hw-imp', status: 'active', note: 'a\nb', auth_expire: -1 });
+    expect(byKey['SellerKey0000000000000000000001']).toMatchObject({
+      identifier: 'hw-imp',
+      status: 'active',
+      note: 'a\nb',
+      auth_expire: -1,
+    });
     expect(byKey['SellerKey0000000000000000000002']).toMatchObject({ status: 'reset', key_days: 7, auth_expire: -1 });
     expect(byKey['SellerKey0000000000000000000003']).toMatchObject({ status: 'reset', key_days: 10, auth_expire: -1 });
     expect(byKey[existing]).toMatchObject({ note: '' });
@@ -91,7 +104,10 @@ describe('POST /users/import (§23)', () => {
     const cases: Array<[unknown[], string]> = [
       [[{ user_key: 'GoodKey000000000001' }, { user_key: 'no' }], 'users[1].user_key must be a key: 8 to 64 of letters, digits, _ and -'],
       [[{ user_key: 'GoodKey000000000001' }, { user_key: 'GoodKey000000000002', discord_id: '42' }], 'users[1]: Invalid discord_id'],
-      [[{ user_key: 'GoodKey000000000001', auth_expire: 5 }], 'users[0]: auth_expire must be a future Unix time in seconds, or -1 for lifetime'],
+      [
+        [{ user_key: 'GoodKey000000000001', auth_expire: 5 }],
+        'users[0]: auth_expire must be a future Unix time in seconds, or -1 for lifetime',
+      ],
       [[], 'users must be a list of 1 to 10,000 users'],
     ];
     for (const [list, message] of cases) {
@@ -107,7 +123,10 @@ describe('POST /users/import (§23)', () => {
     const support = await addMember(t().app, t().ctx, s, 'support');
     const body = '{"users":[{"user_key":"SupportKey00000001"}]}';
     const res = await raw(t().app, 'POST', `${users(s)}/import`, { key: support.accountKey, body });
-    expect(res).toMatchObject({ status: 403, body: { success: false, message: 'Your role on this service (support) does not allow this.' } });
+    expect(res).toMatchObject({
+      status: 403,
+      body: { success: false, message: 'Your role on this service (support) does not allow this.' },
+    });
   });
 });
 
@@ -121,7 +140,11 @@ describe("Part four's items (§23)", () => {
     expect(own.body.data.keys[0].note).toBe(note);
     const edited = await call(t().app, 'PUT', '/api/v1/keys/api/generated-key', { key: s.serviceKey, body: { key, note: `${note}\t!` } });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-    const csv = await t().app.inject({ method: 'GET', url: '/api/v1/keys/api/keys/export?format=csv', headers: { 'x-api-key': s.serviceKey } });
+    const csv = await t().app.inject({
+      method: 'GET',
+      url: '/api/v1/keys/api/keys/export?format=csv',
+      headers: { 'x-api-key': s.serviceKey },
+    });
     // The file imports back, once the key is gone, with the note unchanged.
     await raw(t().app, 'DELETE', `${users(s)}?user_key=${key}`, { key: s.serviceKey });
     const imported = await call(t().app, 'POST', '/api/v1/keys/api/keys/import', {
@@ -151,7 +174,10 @@ describe("Part four's items (§23)", () => {
 
   it('carries ffa, silent and heartbeat as booleans on every script record', async () => {
     const s = await newService();
-    const created = await raw(t().app, 'POST', `/v3/projects/${s.identifier}/scripts`, { key: s.serviceKey, body: '{"name":"plain","script":"print(1)"}' });
+    const created = await raw(t().app, 'POST', `/v3/projects/${s.identifier}/scripts`, {
+      key: s.serviceKey,
+      body: '{"name":"plain","script":"print(1)"}',
+    });
     expect(created.status, created.text).toBe(200);
     const list = await call(t().app, 'GET', '/api/v1/vss/api/scripts', { key: s.serviceKey });
     const items = (list.body.data.items ?? list.body.data) as Array<Record<string, unknown>>;
