@@ -8,7 +8,7 @@
  * bare Fastify hello-world (bench/hello-server.ts) measured in the same run. Before each measurement the run waits for
  * a quiet machine (bench/settle.ts), so no target pays for what the one before it left to do. Then p99 at half of each
  * target's median rate, the 40 MB upload's memory (bench/memory.ts) and, when present, the keys
- * helper's scripts (bench/keys-listing-1m.ts, bench/export-import.ts), each in its own process.
+ * helper's scripts (bench/keys-listing-1m.ts, bench/export-import.ts, bench/luarmor-users-1m.ts), each in its own process.
  *
  * The traffic of real buyers (issue 21) has targets of its own, driven by a wrk script that builds each request:
  * coldValidate* (BENCH_COLD_KEYS, default 50,000, bound keys picked at random, so the verdict cache rarely
@@ -544,11 +544,18 @@ async function main() {
     for (const [name, file] of [
       ['listKeys', 'bench/keys-listing-1m.ts'],
       ['exportImport', 'bench/export-import.ts'],
+      ['luarmorUsers', 'bench/luarmor-users-1m.ts'],
     ] as const) {
       if (!existsSync(join(ROOT, file)) || (only && !only.includes(name))) continue;
       console.log(`\n${name} (${file})`);
       results[name] = await runScript(file);
     }
+    // Contract §23, §28: the Luarmor API's every-user list over 1,000,000 keys on SQLite, streamed in bounded memory.
+    const luarmorUsers = ((results.luarmorUsers ?? []) as Array<{ dialect: string; usersPerSecond: number; peakRssGrowthMB: number }>).find(
+      (r) => r.dialect === 'sqlite',
+    );
+    goal('luarmorUsersPerSecondSqlite', luarmorUsers?.usersPerSecond, '>= 20000', (v) => v >= 20_000);
+    goal('luarmorUsersPeakRssGrowthMB', luarmorUsers?.peakRssGrowthMB, '< 100', (v) => v < 100);
     // The issue's filtered page (status=banned&search=…) over 1,000,000 keys: its p50, the slower database's.
     const listKeys = (results.listKeys ?? []) as Array<{ filteredPageP50Ms: number; shortSearchP50Ms?: number }>;
     goal(

@@ -38,10 +38,11 @@ export const LicenseKey = Type.String({
   pattern: '^[A-Za-z0-9_-]+$',
   errorMessage: 'must be a key: 1 to 64 of A-Z a-z 0-9 _ -',
 });
+// A note may run over several lines and hold tabs (contract §23); no other control character.
 export const Note = Type.String({
   maxLength: 256,
-  pattern: '^[^\\x00-\\x1F\\x7F]*$',
-  errorMessage: 'must be at most 256 characters, none of them control characters',
+  pattern: '^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$',
+  errorMessage: 'must be at most 256 characters; newlines and tabs are fine, other control characters are not',
 });
 export const ChatId = Type.String({ pattern: '^[0-9]{17,20}$', errorMessage: 'must be 17 to 20 digits' });
 export const KeyStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('banned')], {

@@ -123,15 +123,25 @@ describe('key details and stats (§16.2)', () => {
     });
     expect(typeof details.body.registered_at).toBe('number');
     const ids = details.body.projects.map((p: { id: string }) => p.id);
-    expect(ids).toEqual(expect.arrayContaining([s.id, second.id]));
+    expect(ids).toEqual(expect.arrayContaining([s.identifier, second.identifier]));
     const own = await client(s.serviceKey).keyDetails();
     expect(own.body.projects).toEqual([
       {
         platform: 'roblox',
-        id: s.id,
+        id: s.identifier,
         name: expect.any(String),
         settings: { reset_hwid_cooldown: 24 },
-        scripts: [{ script_name: 'main-script', script_id: script.body.script_id, script_version: '1', ffa: true, silent: false }],
+        scripts: [
+          {
+            script_name: 'main-script',
+            script_id: script.body.script_id,
+            script_version: '1',
+            ffa: true,
+            silent: false,
+            heartbeat: false,
+            enabled: true,
+          },
+        ],
       },
     ]);
   });
@@ -170,7 +180,7 @@ describe("a member's account key (§16.1, §17)", () => {
     const member = client(support.accountKey);
     const details = await member.keyDetails();
     expect(details.status, JSON.stringify(details.body)).toBe(200);
-    expect(details.body.projects.map((p: { id: string }) => p.id)).toEqual([s.id]);
+    expect(details.body.projects.map((p: { id: string }) => p.id)).toEqual([s.identifier]);
     const users = await member.getUsers(s.identifier);
     expect(users.body.users.map((u: { user_key: string }) => u.user_key)).toEqual([created.body.user_key]);
     expect((await member.blacklist(s.identifier, created.body.user_key, { ban_reason: 'chargeback' })).status).toBe(200);
@@ -193,7 +203,7 @@ describe("a member's account key (§16.1, §17)", () => {
     const resellerStats = await client(reseller.accountKey).keyStats();
     expect(resellerStats.status).toBe(200);
     expect(resellerStats.body.stats).toMatchObject({ users: 0, scripts: 0 });
-    expect((await client(reseller.accountKey).keyDetails()).body.projects.map((p: { id: string }) => p.id)).toEqual([s.id]);
+    expect((await client(reseller.accountKey).keyDetails()).body.projects.map((p: { id: string }) => p.id)).toEqual([s.identifier]);
     // A stranger's account key finds no such project.
     const stranger = await addMember(t().app, t().ctx, await newService(), 'manager');
     expect((await client(stranger.accountKey).getUsers(s.identifier)).status).toBe(404);

@@ -17,6 +17,8 @@ describe('POST /api/v1/vss/api/scripts', () => {
       name: 'main.lua',
       obfuscationType: 'NONE',
       visible: true,
+      ffa: false,
+      silent: false,
       heartbeat: false,
       executors: null,
       size: Buffer.byteLength('print("hé")'),

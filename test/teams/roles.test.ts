@@ -75,8 +75,9 @@ const families: Family[] = [
     run: async (who) => asMember(t().app, people[who], s, 'POST', '/keys/api/key/extend-expiration', { key: await keyFor(who), days: 1 }),
   },
   {
-    name: 'keys.support: ban from the list (bulk)',
-    allowed: WHO,
+    // Contract §17's table, §23: bulk is keys.manage whatever the action.
+    name: 'keys.manage: ban from the list (bulk)',
+    allowed: ['owner', 'manager'],
     run: async (who) => asMember(t().app, people[who], s, 'POST', '/keys/api/keys/bulk', { action: 'ban', keys: [await keyFor(who)] }),
   },
   {
@@ -179,10 +180,10 @@ describe('a reseller and keys it did not create', () => {
       expect(res.body.code).toBe('NOT_FOUND');
     }
     const own = await keyFor('reseller');
-    // A bulk action counts another's keys as not found and leaves them alone.
+    // Bulk is not a reseller's (contract §17's table): refused, and another's key is left alone.
     const bulk = await asMember(app, r, s, 'POST', '/keys/api/keys/bulk', { action: 'ban', keys: [own, generated] });
-    expect(bulk.status).toBe(200);
-    expect(bulk.body.data).toMatchObject({ updated: 1, notFound: [generated] });
+    expect(bulk.status).toBe(403);
+    expect(bulk.body.code).toBe('ROLE_FORBIDDEN');
     const untouched = await t().ctx.db.selectFrom('generatedKeys').select('status').where('key', '=', generated!).executeTakeFirstOrThrow();
     expect(untouched.status).toBe('active');
     const list = await asMember(app, r, s, 'GET', '/keys/api/keys?limit=100');
@@ -233,8 +234,9 @@ describe('a finer role check read off the body', () => {
   });
 
   it('leaves a body whose action it cannot read to validation (400), and the manager’s bad input is a 400', async () => {
+    // Bulk is never support work (§23), so its role comes before any input.
     const unknown = await asMember(t().app, people.support, s, 'POST', '/keys/api/keys/bulk', { action: 'explode', keys: [] });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(403);
     const notObject = await asMember(t().app, people.support, s, 'PUT', '/keys/api/key', ['key']);
     expect(notObject.status).toBe(400);
     const manager = await asMember(t().app, people.manager, s, 'PUT', '/keys/api/generated-key', { key: 'x', isPremium: 'very' });

@@ -4,7 +4,7 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { Responses } from '../../schemas.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys-bulk.schemas.ts';
-import { bulkActionOfBody, bulkKeys } from './keys-bulk.service.ts';
+import { bulkKeys } from './keys-bulk.service.ts';
 
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
 const tags = ['keys'];
@@ -16,8 +16,8 @@ export default async function keysBulkRoutes(fastify: FastifyInstance) {
   app.post(
     '/keys/api/keys/bulk',
     {
-      // Support work needs keys.support, the rest keys.manage (bulkActionNeeds); a reseller acts on its own keys only.
-      config: { ...manage, action: 'keys.support', actionOfBody: bulkActionOfBody },
+      // Contract §17's table: bulk is keys.manage whatever the action (a support member's or reseller's is 403, §23).
+      config: { ...manage, action: 'keys.manage' },
       schema: {
         summary: 'Act on many keys',
         description:

@@ -4,7 +4,6 @@ import { invalid } from '../../errors.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import type { ServiceAction } from '../services/services.service.ts';
 import * as repo from './keys-bulk.repository.ts';
 import { getAccountService } from '../services/services.service.ts';
 import type { KeyStatus } from './keys.service.ts';
@@ -33,19 +32,6 @@ async function keyEvents(trx: Db, serviceId: string, active: string[], generated
 
 export type BulkAction = 'delete' | 'ban' | 'pause' | 'activate' | 'resetHwid' | 'extend' | 'setNote' | 'move';
 
-/**
- * The role-table action a bulk action needs (contract §17): the support work (reset HWID, ban, pause, activate, a
- * note) is keys.support, so support staff act on keys from the list; delete, extend and move are keys.manage.
- */
-const SUPPORT_BULK_ACTIONS: ReadonlySet<string> = new Set(['resetHwid', 'ban', 'pause', 'activate', 'setNote']);
-const BULK_ACTIONS: ReadonlySet<string> = new Set([...SUPPORT_BULK_ACTIONS, 'delete', 'extend', 'move']);
-export const bulkActionNeeds = (action: BulkAction): ServiceAction => (SUPPORT_BULK_ACTIONS.has(action) ? 'keys.support' : 'keys.manage');
-
-/** The same, of a request body not validated yet (the role is checked before input); an unknown action is validation's. */
-export function bulkActionOfBody(body: unknown): ServiceAction | undefined {
-  const action = body !== null && typeof body === 'object' ? (body as { action?: unknown }).action : undefined;
-  return typeof action === 'string' && BULK_ACTIONS.has(action) ? bulkActionNeeds(action as BulkAction) : undefined;
-}
 export interface BulkInput {
   action: BulkAction;
   keys: string[];

@@ -74,7 +74,8 @@ export async function importKeys(
     await repo.insertImported(trx, active, hwids, generated, progress);
     const result = { imported: { active: active.length, generated: generated.length }, skipped: existing.size };
     await recordServiceAudit(trx, actor, service, 'keys.import', null, { format: input.format, ...result }, now);
-    return result;
+    // Which keys were skipped, for a caller that answers them (the Luarmor API's import, contract §23).
+    return { ...result, skippedKeys: parsed.filter((k) => existing.has(k.key)).map((k) => k.key) };
   };
   // Another import committing some of these keys between our check and our insert breaks a unique index:
   // run again, and the check then sees them (409, or skipped when asked).

@@ -67,7 +67,8 @@ const bad = (field: string, message: string) => new RecordInvalid(field, message
 const KEY_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 const HWID_PATTERN = /^[\x20-\x7E]{1,256}$/;
 const CHAT_ID_PATTERN = /^[0-9]{17,20}$/;
-const NOTE_PATTERN = /^[^\x00-\x1F\x7F]{0,256}$/;
+// Newlines and tabs are a note's own (contract §23): an exported multi-line note imports back as it was.
+const NOTE_PATTERN = /^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F]{0,256}$/;
 const FIELD_NAMES = new Set<string>(EXPORT_COLUMNS);
 /** Columns an older export lacks and an import therefore does not insist on. */
 const OPTIONAL_COLUMNS = new Set<string>(['durationDays']);
@@ -79,7 +80,7 @@ function checkKey(value: unknown, field: string): string {
 function checkNote(value: unknown, field: string): string | null {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value !== 'string' || !NOTE_PATTERN.test(value))
-    throw bad(field, 'must be at most 256 characters, none of them control characters');
+    throw bad(field, 'must be at most 256 characters; newlines and tabs are fine, other control characters are not');
   return value;
 }
 function checkChatId(value: unknown, field: string): string | null {

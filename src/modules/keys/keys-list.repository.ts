@@ -244,3 +244,69 @@ export const generatedBatchAfter = (db: Db, serviceId: string, filter: KeyFilter
     .orderBy('generatedKeys.key')
     .limit(limit)
     .execute();
+
+/** Exact-match filters of a walk beside the list's own (the Luarmor API's user_key, discord_id, identifier). */
+export interface ExactFilter {
+  key?: string;
+  chatId?: string;
+  /** Any of an active key's HWIDs; a generated key has none, so it never matches. */
+  hwid?: string;
+}
+
+/** Where a walk oldest first stands: the last (createdAt, key) it answered. */
+export interface OldestFirstCursor {
+  createdAt: number;
+  key: string;
+}
+
+/**
+ * The next `limit` active keys after `after`, oldest first (ties by key): a keyset walk down the (service_id,
+ * created_at, key) index, so each page costs the same however deep the walk is, and nothing is held between pages.
+ */
+export const activeOldestFirstAfter = (
+  db: Db,
+  serviceId: string,
+  filter: KeyFilter & ExactFilter,
+  after: OldestFirstCursor | null,
+  limit: number,
+) =>
+  activeKeys(db, serviceId, filter)
+    .select(ACTIVE_KEY_COLUMNS.map((column) => `activeKeys.${column}` as const))
+    .$if(filter.key !== undefined, (q) => q.where('activeKeys.key', '=', filter.key!))
+    .$if(filter.chatId !== undefined, (q) => q.where('activeKeys.chatId', '=', filter.chatId!))
+    .$if(filter.hwid !== undefined, (q) =>
+      q.where('activeKeys.key', 'in', (eb) =>
+        eb
+          .selectFrom('keyHwids')
+          .select('keyHwids.key')
+          .where('keyHwids.serviceId', '=', serviceId)
+          .where('keyHwids.hwid', '=', filter.hwid!),
+      ),
+    )
+    .$if(after !== null, (q) =>
+      q.where((eb) => eb(eb.refTuple('activeKeys.createdAt', 'activeKeys.key'), '>', eb.tuple(after!.createdAt, after!.key))),
+    )
+    .orderBy('activeKeys.createdAt')
+    .orderBy('activeKeys.key')
+    .limit(limit)
+    .execute();
+
+/** The same walk over generated keys (activeOldestFirstAfter). */
+export const generatedOldestFirstAfter = (
+  db: Db,
+  serviceId: string,
+  filter: KeyFilter & ExactFilter,
+  after: OldestFirstCursor | null,
+  limit: number,
+) =>
+  generatedKeys(db, serviceId, filter)
+    .select(GENERATED_KEY_COLUMNS.map((column) => `generatedKeys.${column}` as const))
+    .$if(filter.key !== undefined, (q) => q.where('generatedKeys.key', '=', filter.key!))
+    .$if(filter.chatId !== undefined, (q) => q.where('generatedKeys.chatId', '=', filter.chatId!))
+    .$if(after !== null, (q) =>
+      q.where((eb) => eb(eb.refTuple('generatedKeys.createdAt', 'generatedKeys.key'), '>', eb.tuple(after!.createdAt, after!.key))),
+    )
+    .orderBy('generatedKeys.createdAt')
+    .orderBy('generatedKeys.key')
+    .limit(limit)
+    .execute();

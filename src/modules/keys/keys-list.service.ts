@@ -79,31 +79,69 @@ export type KeyRowEntry =
   | { type: 'active'; row: Awaited<ReturnType<typeof withHwids>>[number] }
   | { type: 'generated'; row: Awaited<ReturnType<typeof repo.generatedRowsByKey>>[number] };
 
+/** What a walk of every matching key oldest first selects (the Luarmor API's user list, contract §23). */
+export interface OldestFirstQuery extends repo.ExactFilter {
+  search?: string;
+  /** Skip this many matches first; stop after `until` matches in all (undefined: to the end). */
+  from: number;
+  until?: number;
+}
+
+const WALK_PAGE = 1000;
+
 /**
- * The rows (not the views) of keys `offset`…`offset + limit`, oldest first, with the list's `search`: for callers that
- * show keys in another shape (the Luarmor-compatible API's user records, contract §16.1).
+ * Every matching key oldest first, page by page from the database (a keyset walk of each table, merged here), so a
+ * caller can stream a million keys while holding one page of each. A reseller's actor walks only the keys it created
+ * (contract §17), whichever filter is given.
  */
-export async function keyRowsOldestFirst(ctx: AppContext, serviceId: string, search: string | undefined, offset: number, limit: number) {
-  const filter = filterOf({ search }, ctx.clock());
-  const entries = await repo.pageOfKeys(ctx.db, serviceId, filter, { sort: 'createdAt', order: 'asc' }, limit, offset);
-  const [active, generated] = await Promise.all([
-    repo
-      .activeRowsByKey(
-        ctx.db,
-        serviceId,
-        entries.filter((e) => e.type === 'active').map((e) => e.key),
-      )
-      .then((rows) => withHwids(ctx.db, rows)),
-    repo.generatedRowsByKey(
-      ctx.db,
-      serviceId,
-      entries.filter((e) => e.type === 'generated').map((e) => e.key),
-    ),
-  ]);
-  const rows = new Map<string, KeyRowEntry>();
-  for (const row of active) rows.set(row.key, { type: 'active', row });
-  for (const row of generated) rows.set(row.key, { type: 'generated', row });
-  return entries.map((e) => rows.get(e.key)).filter((r) => r !== undefined);
+export async function* walkKeyRowsOldestFirst(
+  ctx: AppContext,
+  serviceId: string,
+  query: OldestFirstQuery,
+  actor: Actor,
+): AsyncGenerator<KeyRowEntry> {
+  const scope = resellerScope(actor);
+  const filter = {
+    ...filterOf({ search: query.search }, ctx.clock()),
+    ...(scope !== null && { scope }),
+    key: query.key,
+    chatId: query.chatId,
+    hwid: query.hwid,
+  };
+  const walk = async function* <T extends { createdAt: number; key: string }>(
+    page: (after: repo.OldestFirstCursor | null) => Promise<T[]>,
+  ): AsyncGenerator<T> {
+    let after: repo.OldestFirstCursor | null = null;
+    for (;;) {
+      const rows = await page(after);
+      yield* rows;
+      if (rows.length < WALK_PAGE) return;
+      const last = rows[rows.length - 1]!;
+      after = { createdAt: last.createdAt, key: last.key };
+    }
+  };
+  const active = walk((after) =>
+    repo.activeOldestFirstAfter(ctx.db, serviceId, filter, after, WALK_PAGE).then((rows) => withHwids(ctx.db, rows)),
+  );
+  // An identifier only ever matches active keys.
+  const generated = walk((after) =>
+    filter.hwid === undefined ? repo.generatedOldestFirstAfter(ctx.db, serviceId, filter, after, WALK_PAGE) : Promise.resolve([]),
+  );
+  const limit = query.until ?? Infinity;
+  let index = 0;
+  let a = await active.next();
+  let g = await generated.next();
+  while ((!a.done || !g.done) && index < limit) {
+    const takeActive =
+      !a.done &&
+      (g.done || a.value.createdAt < g.value.createdAt || (a.value.createdAt === g.value.createdAt && a.value.key < g.value.key));
+    const entry: KeyRowEntry = takeActive ? { type: 'active', row: a.value! } : { type: 'generated', row: g.value! };
+    if (takeActive) a = await active.next();
+    else g = await generated.next();
+    if (index++ >= query.from) yield entry;
+  }
+  await active.return(undefined);
+  await generated.return(undefined);
 }
 
 /** How many keys a filter matches (the CLI's export progress). */

@@ -168,12 +168,17 @@ async function applyActiveKeyEdit(
 }
 
 export interface GeneratedKeyEdit extends Omit<KeyEdit, 'hwid'> {
-  expirationType?: 'afterRedeem';
+  /** lifetime: the Luarmor API's `auth_expire: -1`, which makes any key lifetime (contract §23). */
+  expirationType?: 'afterRedeem' | 'lifetime';
   days?: number;
 }
 
-/** The expiry part of a generated key's edit: a date, or time that starts at redemption (contract §12.1). */
+/** The expiry part of a generated key's edit: a date, time that starts at redemption (contract §12.1), or none. */
 function generatedExpiryPatch(edit: GeneratedKeyEdit): Updateable<GeneratedKeysTable> {
+  if (edit.expirationType === 'lifetime') {
+    if (edit.expiresAt !== undefined || edit.days !== undefined) throw invalid('expirationType', 'a lifetime key has no expiry nor days');
+    return { expirationType: 'lifetime', expiresAt: null, durationDays: null };
+  }
   if (edit.expiresAt === null) throw invalid('expiresAt', 'expiresAt of a generated key cannot be null');
   if (edit.expirationType === 'afterRedeem') {
     if (edit.days === undefined) throw invalid('days', 'days is required when expirationType is afterRedeem');

@@ -1,5 +1,6 @@
 // Luarmor's API at {base_url}/luarmor (contract §16): a seller's bot, deploy action and panel keep working with a new
 // base address and a Keyward key. Routes translate and call the same services as Keyward's own routes.
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
@@ -7,34 +8,44 @@ import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from '../accounts/accounts.service.ts';
 import { countKeys } from '../keys/keys.service.ts';
-import {
-  allScripts,
-  buyerSnippet,
-  CODE_LIMIT_BYTES,
-  createScript,
-  findScript,
-  loadstringFor,
-  updateScript,
-} from '../scripts/scripts.service.ts';
+import { allScripts } from '../scripts/scripts.service.ts';
 import { reachableServices, type ServiceAction, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
+import luarmorScriptRoutes from './luarmor-scripts.routes.ts';
 import * as schemas from './luarmor.schemas.ts';
-import { codeOf, installLuarmorErrors, scriptNameOf, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
+import { installLuarmorErrors, installLuarmorInput, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 
 const tags = ['luarmor'];
-const MAX_USERS_PER_CALL = 1000;
 const ok = (message: string, fields: Record<string, unknown> = {}) => ({ success: true, message, ...fields });
+
+/**
+ * GET /users' answer as text, written as the records come: chunks of about 64 KB, so the socket's backpressure paces
+ * the database walk and memory holds one chunk and one page, however many users there are.
+ */
+async function* usersAnswer(users: AsyncIterable<object>): AsyncGenerator<string> {
+  let chunk = '{"success":true,"message":"Success!","users":[';
+  let first = true;
+  for await (const user of users) {
+    chunk += (first ? '' : ',') + JSON.stringify(user);
+    first = false;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}]}`;
+}
 
 // Every route but the status and the unban: the key as Luarmor's clients send it, Keyward's API-key budget.
 const read = { auth: 'luarmor', limit: 'api', action: 'keys.read' } as const;
 const manage = { auth: 'luarmor', limit: 'api', permission: 'allowManageKeys' } as const;
-const vss = { auth: 'luarmor', limit: 'api', permission: 'allowVss', action: 'service.configure' } as const;
 
 export default async function luarmorRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
   installLuarmorErrors(fastify);
+  installLuarmorInput(fastify);
 
   /**
    * The services a principal of the key routes sees: a service key its own; an account key every one it owns or is a
@@ -76,7 +87,8 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
         const scripts = await allScripts(ctx, service.id);
         projects.push({
           platform: 'roblox',
-          id: service.id,
+          // The identifier: the project id the dashboard and the docs give a seller, which deploy actions match on.
+          id: service.identifier,
           name: service.name,
           settings: { reset_hwid_cooldown: service.hwidResetCooldownFreeHours },
           scripts: scripts.map((s) => ({
@@ -85,6 +97,8 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
             script_version: String(s.currentVersion),
             ffa: s.ffa === 1,
             silent: s.silent === 1,
+            heartbeat: s.heartbeat === 1,
+            enabled: s.enabled === 1,
           })),
         });
       }
@@ -140,6 +154,8 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
           scripts,
           ...(request.query.noUsers === 'true' ? {} : { users }),
           obfuscations,
+          // Luarmor's plan defaults, which both SDKs require to parse the answer: Keyward's own counts stand in.
+          default: { scripts, users, obfuscations },
           attacks_blocked: attacksBlocked,
           reset_at: seconds(Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS),
         },
@@ -154,21 +170,19 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Luarmor: list users',
         description:
-          "The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search; from/until (at most 1,000 apart) pick the slice.",
+          "The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search: every match, streamed, or the slice from/until (indexes, until exclusive).",
         tags,
         params: schemas.ProjectParams,
         querystring: schemas.UsersQuery,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { from: fromText, until: untilText, ...filters } = request.query;
       const from = fromText === undefined ? 0 : Number(fromText);
-      const until = untilText === undefined ? from + MAX_USERS_PER_CALL : Number(untilText);
-      if (until < from) throw new AppError('VALIDATION_ERROR', 'until must not be before from');
-      if (until - from > MAX_USERS_PER_CALL)
-        throw new AppError('VALIDATION_ERROR', `until may be at most ${MAX_USERS_PER_CALL} after from`);
-      const users = await luarmor.listUsers(ctx, serviceOf(request).id, { ...filters, from, until });
-      return ok('Success!', { users });
+      const until = untilText === undefined ? undefined : Number(untilText);
+      if (until !== undefined && until < from) throw new AppError('VALIDATION_ERROR', `until must be ${from} (from) or more`);
+      const users = luarmor.listUsers(ctx, serviceOf(request).id, { ...filters, from, until }, actorOf(request));
+      return reply.type('application/json; charset=utf-8').send(Readable.from(usersAnswer(users)));
     },
   );
 
@@ -188,6 +202,27 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     async (request) => {
       const userKey = await luarmor.createUser(ctx, serviceOf(request).id, request.body, actorOf(request));
       return ok('Success!', { user_key: userKey });
+    },
+  );
+
+  app.post(
+    '/v3/projects/:project_id/users/import',
+    {
+      config: { ...manage, action: 'keys.manage' },
+      // 10,000 users of a few hundred bytes each; Keyward's own import takes the same 16 MB (contract §7.4).
+      bodyLimit: 16 * 1024 * 1024,
+      schema: {
+        summary: "Luarmor: import users (the seller's own keys)",
+        description:
+          'Up to 10,000 users `{ user_key, identifier?, discord_id?, note?, auth_expire?, key_days? }`, each made as POST …/users makes one, in one transaction; keys the project already has are skipped. A bad entry is a 400 naming its index, and nothing is made. Needs allowManageKeys.',
+        tags,
+        params: schemas.ProjectParams,
+        body: schemas.ImportUsersBody,
+      },
+    },
+    async (request) => {
+      const { imported, skipped } = await luarmor.importUsers(ctx, serviceOf(request), request.body.users, actorOf(request));
+      return ok(`Imported ${imported} users`, { imported, skipped });
     },
   );
 
@@ -326,66 +361,5 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
     async (request) => unban(request.params.project_id, request.body.unban_token, request),
   );
 
-  // Scripts take the whole code in the body, as Keyward's upload does (40 MB; JSON escapes may double it on the wire).
-  const bodyLimit = CODE_LIMIT_BYTES * 2;
-  app.post(
-    '/v3/projects/:project_id/scripts',
-    {
-      config: vss,
-      bodyLimit,
-      schema: {
-        summary: 'Luarmor: create a script',
-        description:
-          "Uploads `script` under `name` with ffa, silent and heartbeat (contract §16.3, §18); answers the buyer's loader snippet. Needs allowVss.",
-        tags,
-        params: schemas.ProjectParams,
-        body: schemas.CreateScriptBody,
-      },
-    },
-    async (request) => {
-      const { name, script, ffa, silent, heartbeat } = request.body;
-      const view = await createScript(
-        ctx,
-        serviceOf(request).id,
-        { name: scriptNameOf(name), code: codeOf(script), ffa, silent, heartbeat },
-        actorOf(request),
-      );
-      return ok('Script created!', {
-        script_id: view.id,
-        script_name: view.name,
-        loader_script: buyerSnippet(loadstringFor(ctx, view.id)),
-        ffa: ffa === true,
-        silent: silent === true,
-        heartbeat: view.heartbeat,
-      });
-    },
-  );
-
-  app.put(
-    '/v3/projects/:project_id/scripts/:script_id',
-    {
-      config: vss,
-      bodyLimit,
-      schema: {
-        summary: 'Luarmor: update a script',
-        description: 'New code (a new version, live at once) and the ffa/silent/heartbeat options of the script. Needs allowVss.',
-        tags,
-        params: schemas.ScriptParams,
-        body: schemas.UpdateScriptBody,
-      },
-    },
-    async (request) => {
-      const { script, ffa, silent, heartbeat } = request.body;
-      const serviceId = serviceOf(request).id;
-      const view = await updateScript(
-        ctx,
-        serviceId,
-        request.params.script_id,
-        { code: script === undefined ? undefined : codeOf(script), ffa, silent, heartbeat },
-        actorOf(request),
-      );
-      const row = await findScript(ctx.db, view.id);
-      return ok('Script updated!', { script_version: String(row?.currentVersion ?? 1) });
-    },
-  );
+  await luarmorScriptRoutes(fastify);
 }

@@ -1,13 +1,14 @@
 // The Luarmor-compatible API's actions (contract §16.2): each one translates Luarmor's input and calls the domain services
 // Keyward's own routes call (keys, blacklist, scripts, analytics), so every rule, audit entry and event is theirs.
 import type { AppContext } from '../../context.ts';
-import { invalid, unauthorized } from '../../errors.ts';
+import { AppError, invalid, unauthorized } from '../../errors.ts';
 import { randomAlphanumeric } from '../../lib/random.ts';
-import { HOUR_MS } from '../../lib/time.ts';
+import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
 import * as keys from '../keys/keys.service.ts';
-import { keyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
+import { importKeys } from '../keys/keys-import.service.ts';
+import { walkKeyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
 import type { ServiceAction, ServiceRow } from '../services/services.service.ts';
 import { analyticsOf } from '../analytics/analytics.service.ts';
 import { findServiceByRef } from '../services/services.service.ts';
@@ -33,62 +34,45 @@ export interface UserQuery {
   identifier?: string;
   search?: string;
   from: number;
-  until: number;
+  /** Exclusive; undefined answers every match from `from` on (contract §23). */
+  until?: number;
 }
 
-const byAge = (a: KeyRowEntry, b: KeyRowEntry) => a.row.createdAt - b.row.createdAt || (a.row.key < b.row.key ? -1 : 1);
-
-/** Whether a user matches every filter given (the list's own lookups pick the candidates; this checks the rest). */
-function matches(entry: KeyRowEntry, query: UserQuery) {
-  const hwids = entry.type === 'active' ? entry.row.hwids : [];
-  if (query.user_key !== undefined && entry.row.key !== query.user_key) return false;
-  if (query.discord_id !== undefined && entry.row.chatId !== query.discord_id) return false;
-  if (query.identifier !== undefined && !hwids.includes(query.identifier)) return false;
-  if (query.search !== undefined) {
-    const needle = query.search.toLowerCase();
-    const fields = [entry.row.key, entry.row.chatId ?? '', entry.row.note ?? '', ...hwids];
-    if (!fields.some((f) => f.toLowerCase().includes(needle))) return false;
-  }
-  return true;
-}
-
-/** GET /users: oldest first, `from`…`until` of the matches. */
-export async function listUsers(ctx: AppContext, serviceId: string, query: UserQuery) {
+/**
+ * GET /users: the matches `from`…`until`, oldest first, as Luarmor user records, read from the database page by page
+ * as the caller consumes them (a million keys never sit in memory at once). A reseller sees only the keys it created,
+ * through every filter (contract §17, §27).
+ */
+export async function* listUsers(ctx: AppContext, serviceId: string, query: UserQuery, actor: Actor) {
   const now = ctx.clock();
-  let entries: KeyRowEntry[];
-  if (query.user_key !== undefined) {
-    const user = await findUser(ctx, serviceId, query.user_key);
-    entries = user ? [user] : [];
-  } else if (query.identifier !== undefined) {
-    const rows = await keys.searchActiveKeys(ctx.db, serviceId, { hwid: query.identifier });
-    entries = (await keys.withHwids(ctx.db, rows)).map((row) => ({ type: 'active' as const, row }));
-  } else if (query.discord_id !== undefined) {
-    const [active, generated] = await Promise.all([
-      keys.activeKeysByChat(ctx.db, serviceId, query.discord_id),
-      keys.generatedKeysByChat(ctx.db, serviceId, query.discord_id),
-    ]);
-    entries = [
-      ...(await keys.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, row })),
-      ...generated.map((row) => ({ type: 'generated' as const, row })),
-    ];
-  } else {
-    // The list's own search (key, note, any HWID, chat id) pages in the database.
-    const page = await keyRowsOldestFirst(ctx, serviceId, query.search, query.from, query.until - query.from);
-    return page.map((entry) => toLuarmorUser(entry, now));
-  }
-  return entries
-    .filter((entry) => matches(entry, query))
-    .sort(byAge)
-    .slice(query.from, query.until)
-    .map((entry) => toLuarmorUser(entry, now));
+  const rows = walkKeyRowsOldestFirst(
+    ctx,
+    serviceId,
+    { key: query.user_key, chatId: query.discord_id, hwid: query.identifier, search: query.search, from: query.from, until: query.until },
+    actor,
+  );
+  for await (const entry of rows) yield toLuarmorUser(entry, now);
 }
 
 /** Luarmor's `auth_expire` as Keyward's expiry: -1 (or 0) is lifetime; anything else a future Unix time in seconds. */
-function expiryOf(authExpire: number, now: number): number | null {
+function expiryOf(authExpire: number, now: number, field = 'auth_expire'): number | null {
   if (authExpire === -1 || authExpire === 0) return null;
   const ms = authExpire * 1000;
-  if (!Number.isSafeInteger(ms) || ms <= now) throw invalid('auth_expire', 'auth_expire must be a future Unix time in seconds, or -1');
+  if (!Number.isSafeInteger(ms) || ms <= now)
+    throw invalid('auth_expire', `${field} must be a future Unix time in seconds, or -1 for lifetime`);
   return ms;
+}
+
+const DISCORD_ID = /^[0-9]{17,20}$/;
+
+/**
+ * A Discord user id as every Luarmor route takes it (contract §23): 17–20 digits, else 400 `Invalid discord_id`.
+ * `""` is the caller's "none": undefined here (each route says what none means).
+ */
+function discordIdOf(value: unknown, where = ''): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'string' && DISCORD_ID.test(value)) return value;
+  throw refuse(`${where}Invalid discord_id`);
 }
 
 async function discordTaken(ctx: AppContext, serviceId: string, discordId: string, except?: string) {
@@ -101,41 +85,90 @@ async function discordTaken(ctx: AppContext, serviceId: string, discordId: strin
 
 export interface CreateUserInput {
   identifier?: string;
-  discord_id?: string;
+  discord_id?: unknown;
   note?: string;
   auth_expire?: number;
   key_days?: number;
 }
 
+/** A new user's terms as Keyward's generate takes them, by Luarmor's rules (contract §16.2, §23). */
+interface NewUserTerms {
+  generate: keys.GenerateInput;
+  identifier: string | undefined;
+  discordId: string | undefined;
+}
+
+/**
+ * Luarmor's rules for a new user's time: `key_days` starts at first use; `auth_expire` alone is turned into the whole
+ * days to it, rounded up, which also start at first use; with an identifier or a Discord id the user is claimed, and
+ * `auth_expire` is a fixed end. `where` prefixes each refusal (an import names the entry).
+ */
+function newUserTerms(input: CreateUserInput, now: number, where = ''): NewUserTerms {
+  const identifier = input.identifier || undefined;
+  const discordId = discordIdOf(input.discord_id, where);
+  const dated = input.auth_expire !== undefined && input.auth_expire !== -1 && input.auth_expire !== 0;
+  if (input.key_days !== undefined && dated)
+    throw invalid('key_days', `${where}key_days counts from first use and auth_expire is a fixed end: send one of them`);
+  if (input.key_days !== undefined && identifier !== undefined)
+    throw invalid('key_days', `${where}key_days cannot be used with identifier yet: send auth_expire for a claimed key`);
+  const expiresAt = dated ? expiryOf(input.auth_expire!, now, `${where}auth_expire`) : null;
+  let generate: keys.GenerateInput;
+  if (input.key_days !== undefined) generate = { expirationType: 'afterRedeem', days: input.key_days };
+  else if (expiresAt === null) generate = { expirationType: 'lifetime' };
+  else if (identifier === undefined && discordId === undefined)
+    generate = { expirationType: 'afterRedeem', days: Math.ceil((expiresAt - now) / DAY_MS) };
+  else generate = { expirationType: 'byDate', expiresAt };
+  Object.assign(generate, { count: 1, note: input.note || undefined, chatId: discordId });
+  return { generate, identifier, discordId };
+}
+
 /** POST /users: a new key of 32 characters, active and bound when an identifier is given. */
 export async function createUser(ctx: AppContext, serviceId: string, input: CreateUserInput, actor: Actor) {
-  const now = ctx.clock();
-  const identifier = input.identifier || undefined;
-  if (input.key_days !== undefined && identifier !== undefined)
-    throw invalid('key_days', 'key_days starts the time at redemption; it cannot be used with identifier');
-  if (input.key_days !== undefined && input.auth_expire !== undefined && input.auth_expire !== -1)
-    throw invalid('key_days', 'key_days cannot be used with auth_expire');
-  const expiresAt = input.auth_expire === undefined ? null : expiryOf(input.auth_expire, now);
-  const generate: keys.GenerateInput =
-    input.key_days !== undefined
-      ? { expirationType: 'afterRedeem', days: input.key_days }
-      : expiresAt === null
-        ? { expirationType: 'lifetime' }
-        : { expirationType: 'byDate', expiresAt };
-  Object.assign(generate, { count: 1, note: input.note || undefined, chatId: input.discord_id || undefined });
+  const { generate, identifier, discordId } = newUserTerms(input, ctx.clock());
   if (identifier !== undefined && (await keys.searchActiveKeys(ctx.db, serviceId, { hwid: identifier })).length > 0)
     throw refuse('Identifier already exists.');
-  if (input.discord_id && (await discordTaken(ctx, serviceId, input.discord_id))) throw refuse('Discord ID already exists.');
+  if (discordId !== undefined && (await discordTaken(ctx, serviceId, discordId))) throw refuse('Discord ID already exists.');
   // Contract §17: keys made through the Luarmor API record no maker, except a reseller's, which stay its own.
   const anonymous = resellerScope(actor) === null;
   if (identifier === undefined) return (await keys.generateKeys(ctx, serviceId, generate, actor, { anonymous }))[0]!.key;
   return keys.generateBoundKey(ctx, serviceId, generate, identifier, actor, { anonymous });
 }
 
+export interface ImportedUser extends CreateUserInput {
+  user_key: string;
+}
+
+/**
+ * POST /users/import: the seller's own keys, each made as POST /users makes one, all in one transaction through
+ * Keyward's import (its audit entry and events); keys the service already has are skipped. Every entry is checked
+ * before anything is written: the first bad one is a 400 naming its index, and nothing is made.
+ */
+export async function importUsers(ctx: AppContext, service: ServiceRow, users: ImportedUser[], actor: Actor) {
+  const now = ctx.clock();
+  const records = users.map((user, index) => {
+    const { generate, identifier, discordId } = newUserTerms(user, now, `users[${index}]: `);
+    const days = generate.expirationType === 'afterRedeem' ? generate.days : undefined;
+    const end = generate.expirationType === 'byDate' ? Number(generate.expiresAt) / 1000 : -1;
+    return { user_key: user.user_key, identifier, discord_id: discordId, note: generate.note, auth_expire: end, key_days: days };
+  });
+  try {
+    const result = await importKeys(ctx, actor, service, { format: 'luarmor', data: records, onDuplicate: 'skip' });
+    return { imported: result.imported.active + result.imported.generated, skipped: result.skippedKeys };
+  } catch (error) {
+    // The import's own check (a key twice in the list, …) in Luarmor's one sentence, naming the entry.
+    const first =
+      error instanceof AppError
+        ? (error.extras.errors as Array<{ index: number; field: string; error: string }> | undefined)?.[0]
+        : undefined;
+    if (first) throw refuse(`users[${first.index}].${first.field} ${first.error}`);
+    throw error;
+  }
+}
+
 export interface EditUserInput {
   user_key: string;
   identifier?: string;
-  discord_id?: string;
+  discord_id?: unknown;
   note?: string;
   auth_expire?: number;
 }
@@ -157,25 +190,25 @@ export function editUserAction(body: unknown): ServiceAction | undefined {
 }
 
 export async function editUser(ctx: AppContext, serviceId: string, input: EditUserInput, actor: Actor) {
+  // `""` unlinks (discordIdOf reads it as none); anything else must be an id.
+  const chatId = input.discord_id === undefined ? undefined : (discordIdOf(input.discord_id) ?? null);
   const user = await requireUser(ctx, serviceId, input.user_key);
   const now = ctx.clock();
   const edit: keys.KeyEdit = {};
   if (input.note !== undefined) edit.note = input.note === '' ? null : input.note;
-  if (input.discord_id !== undefined) edit.chatId = input.discord_id === '' ? null : input.discord_id;
-  if (input.auth_expire !== undefined) {
-    const expiresAt = expiryOf(input.auth_expire, now);
-    if (user.type === 'generated' && expiresAt === null && user.row.expirationType !== 'lifetime')
-      throw invalid('auth_expire', 'auth_expire cannot be -1 for a key that was not made lifetime; give a future Unix time');
-    // A lifetime generated key asked to stay lifetime: nothing to change.
-    if (!(user.type === 'generated' && expiresAt === null)) edit.expiresAt = expiresAt;
-  }
+  if (chatId !== undefined) edit.chatId = chatId;
+  const expiresAt = input.auth_expire === undefined ? undefined : expiryOf(input.auth_expire, now);
   if (user.type === 'active') {
+    if (expiresAt !== undefined) edit.expiresAt = expiresAt;
     if (input.identifier !== undefined) edit.hwid = input.identifier === '' ? null : input.identifier;
     await keys.editActiveKey(ctx, serviceId, user.row.key, edit, actor);
     return;
   }
-  if (input.identifier) throw invalid('identifier', 'This key has not been redeemed yet; its identifier is set when it is first used');
-  await keys.editGeneratedKey(ctx, serviceId, user.row.key, edit as keys.GeneratedKeyEdit, actor);
+  if (input.identifier) throw invalid('identifier', 'identifier can be set once the key has been used; this key has not been yet');
+  // -1 makes any key lifetime (contract §23), also one whose time would have started at first use.
+  const generatedEdit: keys.GeneratedKeyEdit =
+    expiresAt === null ? { ...edit, expirationType: 'lifetime' } : { ...edit, ...(expiresAt !== undefined && { expiresAt }) };
+  await keys.editGeneratedKey(ctx, serviceId, user.row.key, generatedEdit, actor);
 }
 
 export async function deleteUser(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
@@ -194,10 +227,9 @@ export async function resetUserHwid(ctx: AppContext, service: ServiceRow, key: s
   // Not bound (never redeemed, or reset already): there is nothing to reset, which is what was asked.
 }
 
-const DISCORD_ID = /^[0-9]{17,20}$/;
-
-export async function linkDiscord(ctx: AppContext, serviceId: string, key: string, discordId: string, force: boolean, actor: Actor) {
-  if (!DISCORD_ID.test(discordId)) throw refuse('Invalid discord_id');
+export async function linkDiscord(ctx: AppContext, serviceId: string, key: string, discordIdInput: unknown, force: boolean, actor: Actor) {
+  const discordId = discordIdOf(discordIdInput);
+  if (discordId === undefined) throw refuse('Invalid discord_id');
   const user = await requireUser(ctx, serviceId, key);
   if (user.row.chatId !== null && user.row.chatId !== discordId && !force) throw refuse('This key already has a discord linked to it');
   if (await discordTaken(ctx, serviceId, discordId, key)) throw refuse('Discord ID already exists.');

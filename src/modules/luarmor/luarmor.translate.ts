@@ -116,7 +116,8 @@ export function installLuarmorErrors(app: FastifyInstance): void {
     }
     if (error.validation) {
       const { message } = describeValidationError(error.validation, error.validationContext ?? 'body');
-      return send(reply, 400, message);
+      // An entry of a list is named by its index as a programmer writes it: users[3].user_key.
+      return send(reply, 400, message.replace(/\b([A-Za-z_]+)\.(\d+)\b/g, '$1[$2]'));
     }
     if (error.statusCode === 429) return send(reply, 429, 'Too many requests, slow down');
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, 413, 'The request body is too large');
@@ -139,4 +140,33 @@ export function codeOf(script: string) {
   if (Buffer.byteLength(script, 'utf8') > CODE_LIMIT_BYTES)
     throw new AppError('PAYLOAD_TOO_LARGE', 'The script code is larger than 40 MB (41,943,040 bytes)');
   return ScriptCode.fromString(script);
+}
+
+/** Drops `null` fields of a JSON object, and of the objects in its arrays (an import's users), in place. */
+function dropNulls(value: unknown, depth = 0): void {
+  if (value === null || typeof value !== 'object' || depth > 2) return;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNulls(item, depth + 1);
+    return;
+  }
+  const fields = value as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (fields[name] === null) delete fields[name];
+    else if (Array.isArray(fields[name])) dropNulls(fields[name], depth + 1);
+  }
+}
+
+/**
+ * Contract §23: an optional field sent as JSON `null`, or a query parameter sent empty, was not sent. Luarmor's SDKs
+ * serialise every unset option as `null` and bots write `value || null`; Luarmor reads both as absent. Runs before
+ * validation and before any check read off the body (a PATCH's role), so neither ever sees them.
+ */
+export function installLuarmorInput(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    dropNulls(request.body);
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && typeof query === 'object') {
+      for (const name of Object.keys(query)) if (query[name] === '') delete query[name];
+    }
+  });
 }

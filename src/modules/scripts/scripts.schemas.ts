@@ -71,9 +71,9 @@ export const Script = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   /** What a fetch raises while the script is off; absent means the default sentence. */
   disabledMessage: Type.Optional(Type.String()),
-  /** Contract §16.3: present (true) only when the script is free for all / silent; absent means false. */
-  ffa: Type.Optional(Type.Boolean()),
-  silent: Type.Optional(Type.Boolean()),
+  /** Contract §16.3, §23: free for all / silent, always present. */
+  ffa: Type.Boolean(),
+  silent: Type.Boolean(),
   /** Every run opens a live session and heartbeats (contract §18). */
   heartbeat: Type.Boolean(),
   /** Which executors it runs on (contract §29): only those allowed, all but those denied, or null for any. */

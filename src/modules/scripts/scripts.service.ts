@@ -36,9 +36,9 @@ export function toScriptView(ctx: AppContext, row: repo.ScriptRow) {
     // part-one shape, so clients that compare records whole are not broken by the kill switch.
     ...(row.enabled === 0 ? { enabled: false } : {}),
     ...(row.disabledMessage !== null ? { disabledMessage: row.disabledMessage } : {}),
-    // Luarmor's script options (contract §16.3), shown like the kill switch: only when they change something.
-    ...(row.ffa === 1 ? { ffa: true } : {}),
-    ...(row.silent === 1 ? { silent: true } : {}),
+    // Luarmor's script options (contract §16.3, §23): always there, as booleans, so a client reads false as false.
+    ffa: row.ffa === 1,
+    silent: row.silent === 1,
     heartbeat: row.heartbeat === 1,
     executors: ruleFromColumn(row.executors),
     size: row.size,

@@ -6908,8 +6908,8 @@ export interface paths {
                                     visible: boolean;
                                     enabled?: boolean;
                                     disabledMessage?: string;
-                                    ffa?: boolean;
-                                    silent?: boolean;
+                                    ffa: boolean;
+                                    silent: boolean;
                                     heartbeat: boolean;
                                     executors: {
                                         allow: string[];
@@ -7018,8 +7018,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
-                                ffa?: boolean;
-                                silent?: boolean;
+                                ffa: boolean;
+                                silent: boolean;
                                 heartbeat: boolean;
                                 executors: {
                                     allow: string[];
@@ -7138,8 +7138,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
-                                ffa?: boolean;
-                                silent?: boolean;
+                                ffa: boolean;
+                                silent: boolean;
                                 heartbeat: boolean;
                                 executors: {
                                     allow: string[];
@@ -7476,8 +7476,8 @@ export interface paths {
                                 visible: boolean;
                                 enabled?: boolean;
                                 disabledMessage?: string;
-                                ffa?: boolean;
-                                silent?: boolean;
+                                ffa: boolean;
+                                silent: boolean;
                                 heartbeat: boolean;
                                 executors: {
                                     allow: string[];
@@ -11797,7 +11797,7 @@ export interface paths {
         };
         /**
          * Luarmor: list users
-         * @description The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search; from/until (at most 1,000 apart) pick the slice.
+         * @description The project's keys as Luarmor user records, oldest first, filtered by user_key, discord_id, identifier or search: every match, streamed, or the slice from/until (indexes, until exclusive).
          */
         get: {
             parameters: {
@@ -11844,7 +11844,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         identifier?: string;
-                        discord_id?: string;
+                        discord_id?: unknown;
                         note?: string;
                         auth_expire?: number;
                         key_days?: number;
@@ -11909,7 +11909,7 @@ export interface paths {
                     "application/json": {
                         user_key: string;
                         identifier?: string;
-                        discord_id?: string;
+                        discord_id?: unknown;
                         note?: string;
                         auth_expire?: number;
                     } & {
@@ -11927,6 +11927,62 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/luarmor/v3/projects/{project_id}/users/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Luarmor: import users (the seller's own keys)
+         * @description Up to 10,000 users `{ user_key, identifier?, discord_id?, note?, auth_expire?, key_days? }`, each made as POST …/users makes one, in one transaction; keys the project already has are skipped. A bad entry is a 400 naming its index, and nothing is made. Needs allowManageKeys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        users: ({
+                            user_key: string;
+                            identifier?: string;
+                            discord_id?: unknown;
+                            note?: string;
+                            auth_expire?: number;
+                            key_days?: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/luarmor/v3/projects/{project_id}/users/{user_key}": {
@@ -12043,7 +12099,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         user_key: string;
-                        discord_id: string;
+                        discord_id: unknown;
                         force?: boolean;
                     } & {
                         [key: string]: unknown;
