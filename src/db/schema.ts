@@ -39,6 +39,7 @@ import type {
   BackupRunsTable,
   LiveSessionsTable,
   LiveSessionEpochsTable,
+  DeletedServicesTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -105,4 +106,5 @@ export interface Database {
   // Live sessions
   liveSessions: LiveSessionsTable;
   liveSessionEpochs: LiveSessionEpochsTable;
+  deletedServices: DeletedServicesTable;
 }

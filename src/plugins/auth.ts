@@ -274,15 +274,33 @@ const AUTHENTICATORS: Record<AuthMode, (ctx: AppContext, request: FastifyRequest
   staff: (ctx, request) => authenticateSignedIn(ctx, request, true),
 };
 
+/** A route that acts on a service, as the auth hook saw it registered: what it does in the role table's words. */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  auth: AuthMode;
+  action: ServiceAction | undefined;
+}
+const declaredRoutes = new WeakMap<FastifyInstance, DeclaredRoute[]>();
+
+/**
+ * Every authenticated route of the app and its declared action, so that tests can walk them all (contract §27: a
+ * reseller's scope holds on every route that returns or acts on a key, including routes added later).
+ */
+export const declaredRoutesOf = (app: FastifyInstance): readonly DeclaredRoute[] => declaredRoutes.get(app) ?? [];
+
 /**
  * Must be installed before routes are added. Each route that declares `config.auth` gets the hook as
  * its first onRequest step (before its rate limiter); public routes carry no auth hook at all.
  */
 export function installAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
+  const declared: DeclaredRoute[] = [];
+  declaredRoutes.set(app, declared);
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth;
     if (!mode) return;
+    for (const method of [route.method].flat()) declared.push({ method, url: route.url, auth: mode, action: route.config?.action });
     const authenticate = AUTHENTICATORS[mode];
     // Every route that acts on a service says what it does, or the app does not start: a new route cannot slip past
     // the role table (contract §17) by forgetting to name its action.

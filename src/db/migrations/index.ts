@@ -25,6 +25,7 @@ import * as teams from './0025_teams.ts';
 import * as sessions from './0026_sessions.ts';
 import * as liveSessionsHotPath from './0027_live_sessions_hot_path.ts';
 import * as liveSessionEpochs from './0028_live_session_epochs.ts';
+import * as deletedServices from './0029_deleted_services.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0026_sessions': sessions,
   '0027_live_sessions_hot_path': liveSessionsHotPath,
   '0028_live_session_epochs': liveSessionEpochs,
+  '0029_deleted_services': deletedServices,
 };

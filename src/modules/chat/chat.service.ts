@@ -150,7 +150,8 @@ async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId: string
 }
 
 async function scriptFor(ctx: AppContext, service: ServiceRow, userId: string): Promise<InteractionResponse> {
-  const { keys } = await keysByChat(ctx, service.id, userId);
+  // The buyer reads the keys linked to its own Discord account: an end user, not a member with a scope.
+  const { keys } = await keysByChat(ctx, service.id, userId, endUserActor(null));
   const now = ctx.clock();
   const usable = keys.find((k) =>
     isUsableNow({ status: k.status, banExpiresAt: null, expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt) }, now),

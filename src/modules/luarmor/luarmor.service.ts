@@ -21,8 +21,12 @@ export async function findUser(ctx: AppContext, serviceId: string, key: string):
   return generated ? { type: 'generated', row: generated } : undefined;
 }
 
-async function requireUser(ctx: AppContext, serviceId: string, key: string, notFoundMessage = KEY_NOT_FOUND) {
-  const user = await findUser(ctx, serviceId, key);
+/**
+ * The key a call acts on, as the actor may see it (contract §27): a key outside a reseller's own answers exactly as an
+ * unknown one, before anything about it (ban, Discord link) can show.
+ */
+async function requireUser(ctx: AppContext, serviceId: string, key: string, actor: Actor, notFoundMessage = KEY_NOT_FOUND) {
+  const user = await keys.keyForActor(ctx.db, serviceId, key, actor);
   if (!user) throw new LuarmorRefusal(404, notFoundMessage);
   return user;
 }
@@ -91,11 +95,9 @@ function expiryOf(authExpire: number, now: number): number | null {
   return ms;
 }
 
-async function discordTaken(ctx: AppContext, serviceId: string, discordId: string, except?: string) {
-  const [active, generated] = await Promise.all([
-    keys.activeKeysByChat(ctx.db, serviceId, discordId),
-    keys.generatedKeysByChat(ctx.db, serviceId, discordId),
-  ]);
+/** Whether another key the actor may see is linked to the Discord user (a reseller learns nothing of the others). */
+async function discordTaken(ctx: AppContext, serviceId: string, discordId: string, actor: Actor, except?: string) {
+  const { active, generated } = await keys.keysByChatForActor(ctx.db, serviceId, discordId, actor);
   return [...active, ...generated].some((row) => row.key !== except);
 }
 
@@ -123,9 +125,9 @@ export async function createUser(ctx: AppContext, serviceId: string, input: Crea
         ? { expirationType: 'lifetime' }
         : { expirationType: 'byDate', expiresAt };
   Object.assign(generate, { count: 1, note: input.note || undefined, chatId: input.discord_id || undefined });
-  if (identifier !== undefined && (await keys.searchActiveKeys(ctx.db, serviceId, { hwid: identifier })).length > 0)
+  if (identifier !== undefined && (await keys.activeKeysByHwidForActor(ctx.db, serviceId, identifier, actor)).length > 0)
     throw refuse('Identifier already exists.');
-  if (input.discord_id && (await discordTaken(ctx, serviceId, input.discord_id))) throw refuse('Discord ID already exists.');
+  if (input.discord_id && (await discordTaken(ctx, serviceId, input.discord_id, actor))) throw refuse('Discord ID already exists.');
   // Contract §17: keys made through the Luarmor API record no maker, except a reseller's, which stay its own.
   const anonymous = resellerScope(actor) === null;
   if (identifier === undefined) return (await keys.generateKeys(ctx, serviceId, generate, actor, { anonymous }))[0]!.key;
@@ -157,7 +159,7 @@ export function editUserAction(body: unknown): ServiceAction | undefined {
 }
 
 export async function editUser(ctx: AppContext, serviceId: string, input: EditUserInput, actor: Actor) {
-  const user = await requireUser(ctx, serviceId, input.user_key);
+  const user = await requireUser(ctx, serviceId, input.user_key, actor);
   const now = ctx.clock();
   const edit: keys.KeyEdit = {};
   if (input.note !== undefined) edit.note = input.note === '' ? null : input.note;
@@ -179,14 +181,14 @@ export async function editUser(ctx: AppContext, serviceId: string, input: EditUs
 }
 
 export async function deleteUser(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
-  const user = await requireUser(ctx, serviceId, key);
+  const user = await requireUser(ctx, serviceId, key, actor);
   if (user.type === 'active') await keys.deleteActiveKey(ctx, serviceId, key, actor);
   else await keys.deleteGeneratedKey(ctx, serviceId, key, actor);
 }
 
 /** POST /users/resethwid: Keyward's reset with its cooldown, which `force` skips; a banned key is never reset. */
 export async function resetUserHwid(ctx: AppContext, service: ServiceRow, key: string, force: boolean, actor: Actor) {
-  const user = await requireUser(ctx, service.id, key, "User key doesn't exist");
+  const user = await requireUser(ctx, service.id, key, actor, "User key doesn't exist");
   if (keys.statusNow(user.row, ctx.clock()) !== 'active') throw refuse('User is banned.');
   const outcome = await keys.resetHwid(ctx, service, key, actor, { force });
   if (outcome.kind === 'cooldown') throw refuse('User is on cooldown.');
@@ -198,9 +200,9 @@ const DISCORD_ID = /^[0-9]{17,20}$/;
 
 export async function linkDiscord(ctx: AppContext, serviceId: string, key: string, discordId: string, force: boolean, actor: Actor) {
   if (!DISCORD_ID.test(discordId)) throw refuse('Invalid discord_id');
-  const user = await requireUser(ctx, serviceId, key);
+  const user = await requireUser(ctx, serviceId, key, actor);
   if (user.row.chatId !== null && user.row.chatId !== discordId && !force) throw refuse('This key already has a discord linked to it');
-  if (await discordTaken(ctx, serviceId, discordId, key)) throw refuse('Discord ID already exists.');
+  if (await discordTaken(ctx, serviceId, discordId, actor, key)) throw refuse('Discord ID already exists.');
   if (user.type === 'active') await keys.editActiveKey(ctx, serviceId, key, { chatId: discordId }, actor);
   else await keys.editGeneratedKey(ctx, serviceId, key, { chatId: discordId }, actor);
 }
@@ -219,15 +221,18 @@ export async function blacklistUser(
   const expiresAt = input.ban_expire === undefined || input.ban_expire < 0 ? null : input.ban_expire * 1000;
   if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= now))
     throw invalid('ban_expire', 'ban_expire must be a future Unix time in seconds, or -1 for a permanent ban');
-  const user = await requireUser(ctx, serviceId, input.user_key);
+  const user = await requireUser(ctx, serviceId, input.user_key, actor);
   const unbanToken = randomAlphanumeric(32);
   const reason = input.ban_reason || null;
   const ban = { status: 'banned' as const, banReason: reason, banExpiresAt: expiresAt, unbanToken };
-  await ctx.db.transaction().execute(async (trx) => {
-    if (user.type === 'generated') return keys.editGeneratedKeyIn(ctx, trx, serviceId, user.row.key, ban, actor);
+  const banned = await ctx.db.transaction().execute(async (trx) => {
+    if (user.type === 'generated') return void (await keys.editGeneratedKeyIn(ctx, trx, serviceId, user.row.key, ban, actor));
     const row = await keys.editActiveKeyIn(ctx, trx, serviceId, user.row.key, ban, actor);
     await blacklistForBan(trx, serviceId, row.hwids, { reason, expiresAt, unbanToken }, actor, now);
+    return row;
   });
+  // The ban ends the key's running sessions as every other ban does (contract §27).
+  if (banned) await keys.afterActiveKeyEdit(ctx, serviceId, banned, ban);
   return unbanToken;
 }
 
@@ -238,10 +243,12 @@ export async function blacklistUser(
 export async function unbanByToken(ctx: AppContext, projectRef: string, token: string, actor: Actor) {
   const service = await findServiceByRef(ctx.db, projectRef);
   if (!service) throw new LuarmorRefusal(404, PROJECT_NOT_FOUND);
-  const user = /^[A-Za-z0-9]{32}$/.test(token) ? await keys.findKeyByUnbanToken(ctx.db, service.id, token) : undefined;
-  if (!user) throw unauthorized('Unknown unban token');
+  if (!/^[A-Za-z0-9]{32}$/.test(token)) throw unauthorized('Unknown unban token');
   const now = ctx.clock();
   await ctx.db.transaction().execute(async (trx) => {
+    // Only the ban that made the token: one replaced since (another ban, an unban) no longer carries it.
+    const user = await keys.takeUnbanToken(trx, service.id, token);
+    if (!user) throw unauthorized('Unknown unban token');
     if (user.type === 'active') await keys.editActiveKeyIn(ctx, trx, service.id, user.key, { status: 'active' }, actor);
     else await keys.editGeneratedKeyIn(ctx, trx, service.id, user.key, { status: 'active' }, actor);
     await removeBanEntries(trx, service.id, token, actor, now);
