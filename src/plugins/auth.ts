@@ -60,6 +60,11 @@ declare module 'fastify' {
      * input (contract §17's order). undefined: nothing finer to check (the body's shape is validation's to refuse).
      */
     actionOfBody?: (body: unknown) => ServiceAction | undefined;
+    /**
+     * An account route on the service in its `:id` parameter (/services/:id/…): membership (404) and the role
+     * (403 ROLE_FORBIDDEN) are checked here, before any input is read (contract §17's order, §27).
+     */
+    serviceAction?: ServiceAction;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -308,10 +313,12 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     if ((mode === 'service' || mode === 'luarmor') && action === undefined) {
       throw new Error(`${String(route.method)} ${route.url} acts on a service but declares no config.action (see ServiceAction)`);
     }
+    const serviceAction = route.config?.serviceAction;
     const hook = async (request: FastifyRequest) => {
       request.principal = await authenticate(ctx, request);
       // Contract §17's order: authentication and membership above, the role here, input after.
       if (action) assertRoleMay(request.principal, action);
+      if (serviceAction) await assertServiceAccess(request, serviceAction);
     };
     const existing = route.onRequest;
     route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
@@ -324,6 +331,16 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const validating = route.preValidation;
     route.preValidation = [finer, ...(validating === undefined ? [] : Array.isArray(validating) ? validating : [validating])] as never;
   });
+}
+
+/** Membership (404) then role (403) on the service named by the route's `:id`, for an account route (contract §17). */
+async function assertServiceAccess(request: FastifyRequest, action: ServiceAction): Promise<void> {
+  const ref = (request.params as { id?: unknown } | undefined)?.id;
+  const principal = request.principal;
+  if (typeof ref !== 'string' || !principal || principal.kind === 'service-key') return;
+  const access = await findServiceAccess(request.server.ctx.db, principal.account.id, ref);
+  if (!access) throw notFound('Service');
+  if (!roleMay(access.role, action)) throw roleForbidden(access.role);
 }
 
 /** The caller's role on the service it acts on: a service key, and an account acting on its own service, are the owner. */
