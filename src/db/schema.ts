@@ -41,6 +41,7 @@ import type {
   BackupRunsTable,
   LiveSessionsTable,
   LiveSessionEpochsTable,
+  DeletedServicesTable,
 } from './schema/operations.ts';
 import type {
   ServiceSigningKeysTable,
@@ -112,4 +113,5 @@ export interface Database {
   // Discord console
   chatInteractions: ChatInteractionsTable;
   chatNoticeCounts: ChatNoticeCountsTable;
+  deletedServices: DeletedServicesTable;
 }

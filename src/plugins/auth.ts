@@ -60,6 +60,11 @@ declare module 'fastify' {
      * input (contract §17's order). undefined: nothing finer to check (the body's shape is validation's to refuse).
      */
     actionOfBody?: (body: unknown) => ServiceAction | undefined;
+    /**
+     * An account route on the service in its `:id` parameter (/services/:id/…): membership (404) and the role
+     * (403 ROLE_FORBIDDEN) are checked here, before any input is read (contract §17's order, §27).
+     */
+    serviceAction?: ServiceAction;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -274,15 +279,33 @@ const AUTHENTICATORS: Record<AuthMode, (ctx: AppContext, request: FastifyRequest
   staff: (ctx, request) => authenticateSignedIn(ctx, request, true),
 };
 
+/** A route that acts on a service, as the auth hook saw it registered: what it does in the role table's words. */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  auth: AuthMode;
+  action: ServiceAction | undefined;
+}
+const declaredRoutes = new WeakMap<FastifyInstance, DeclaredRoute[]>();
+
+/**
+ * Every authenticated route of the app and its declared action, so that tests can walk them all (contract §27: a
+ * reseller's scope holds on every route that returns or acts on a key, including routes added later).
+ */
+export const declaredRoutesOf = (app: FastifyInstance): readonly DeclaredRoute[] => declaredRoutes.get(app) ?? [];
+
 /**
  * Must be installed before routes are added. Each route that declares `config.auth` gets the hook as
  * its first onRequest step (before its rate limiter); public routes carry no auth hook at all.
  */
 export function installAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
+  const declared: DeclaredRoute[] = [];
+  declaredRoutes.set(app, declared);
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth;
     if (!mode) return;
+    for (const method of [route.method].flat()) declared.push({ method, url: route.url, auth: mode, action: route.config?.action });
     const authenticate = AUTHENTICATORS[mode];
     // Every route that acts on a service says what it does, or the app does not start: a new route cannot slip past
     // the role table (contract §17) by forgetting to name its action.
@@ -290,10 +313,12 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     if ((mode === 'service' || mode === 'luarmor') && action === undefined) {
       throw new Error(`${String(route.method)} ${route.url} acts on a service but declares no config.action (see ServiceAction)`);
     }
+    const serviceAction = route.config?.serviceAction;
     const hook = async (request: FastifyRequest) => {
       request.principal = await authenticate(ctx, request);
       // Contract §17's order: authentication and membership above, the role here, input after.
       if (action) assertRoleMay(request.principal, action);
+      if (serviceAction) await assertServiceAccess(request, serviceAction);
     };
     const existing = route.onRequest;
     route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])] as never;
@@ -306,6 +331,16 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): void {
     const validating = route.preValidation;
     route.preValidation = [finer, ...(validating === undefined ? [] : Array.isArray(validating) ? validating : [validating])] as never;
   });
+}
+
+/** Membership (404) then role (403) on the service named by the route's `:id`, for an account route (contract §17). */
+async function assertServiceAccess(request: FastifyRequest, action: ServiceAction): Promise<void> {
+  const ref = (request.params as { id?: unknown } | undefined)?.id;
+  const principal = request.principal;
+  if (typeof ref !== 'string' || !principal || principal.kind === 'service-key') return;
+  const access = await findServiceAccess(request.server.ctx.db, principal.account.id, ref);
+  if (!access) throw notFound('Service');
+  if (!roleMay(access.role, action)) throw roleForbidden(access.role);
 }
 
 /** The caller's role on the service it acts on: a service key, and an account acting on its own service, are the owner. */

@@ -152,6 +152,13 @@ export interface LiveSessionsTable {
 }
 
 /** Moved by every end or close of a service's live sessions (migration 0028): an instance's kept rows of it are stale. */
+/** What a deleted service leaves (migration 0029): its sessions' heartbeats answer KEY_DELETED. */
+export interface DeletedServicesTable {
+  id: string;
+  identifier: string;
+  deletedAt: number;
+}
+
 export interface LiveSessionEpochsTable {
   serviceId: string;
   /** bigint: PostgreSQL hands it back as text. */

@@ -57,7 +57,7 @@ export async function resetOwnHwid(ctx: AppContext, service: ServiceRow, userId:
 }
 
 export async function scriptFor(ctx: AppContext, service: ServiceRow, userId: string): Promise<string> {
-  const { usableKey } = await keysByChat(ctx, service.id, userId);
+  const { usableKey } = await keysByChat(ctx, service.id, userId, BUYER);
   if (!usableKey) return 'You need a valid key linked to your account first: press **Redeem key** (or `/redeem key:<your key>`).';
   const scripts = await scriptLoadstrings(ctx, service.id);
   if (scripts.length === 0) return 'This service has no scripts available yet. Ask staff when it will be ready.';
@@ -68,7 +68,7 @@ export async function scriptFor(ctx: AppContext, service: ServiceRow, userId: st
 /** Get role: granted now when the user holds a valid linked key (the outbox sends it at once), else why not. */
 export async function roleFor(ctx: AppContext, service: ServiceRow, userId: string): Promise<string> {
   if (!service.chatRoleId || !service.chatBotTokenSealed) return 'This server has no buyer role set up. Ask staff.';
-  const { keys, anyValid } = await keysByChat(ctx, service.id, userId);
+  const { keys, anyValid } = await keysByChat(ctx, service.id, userId, BUYER);
   if (keys.length === 0) return 'Your key is not linked yet: press **Redeem key** first.';
   const granted = await ctx.db.transaction().execute((trx) => grantRoleNow(trx, service.id, userId, ctx.clock()));
   if (granted) {
@@ -81,7 +81,7 @@ export async function roleFor(ctx: AppContext, service: ServiceRow, userId: stri
 
 /** My key: each key of this service linked to the user, as the buyer needs it. */
 export async function myKeys(ctx: AppContext, service: ServiceRow, userId: string): Promise<string> {
-  const { keys } = await keysByChat(ctx, service.id, userId);
+  const { keys } = await keysByChat(ctx, service.id, userId, BUYER);
   if (keys.length === 0) return 'You have no key linked to your account. Press **Redeem key** to link the one you bought.';
   const now = ctx.clock();
   const lines = await Promise.all(

@@ -81,7 +81,7 @@ async function run(ctx: AppContext, serviceId: string, task: MassWhitelistTask):
   let hadKey = 0;
   let refused: string | null = null;
   for (const user of holders) {
-    if ((await keysByChat(ctx, service.id, user)).anyValid) {
+    if ((await keysByChat(ctx, service.id, user, team.actor)).anyValid) {
       hadKey += 1;
       continue;
     }

@@ -1,11 +1,11 @@
 // Bulk actions (contract §7.3): one action on up to 1,000 of a service's keys, in one transaction with its audit entry.
 import type { AppContext } from '../../context.ts';
-import { invalid } from '../../errors.ts';
+import { invalid, notFound } from '../../errors.ts';
 import { DAY_MS, iso, LATEST_TIME_MS } from '../../lib/time.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
 import * as repo from './keys-bulk.repository.ts';
-import { getAccountService } from '../services/services.service.ts';
+import { findServiceAccess, getAccountService, roleMay } from '../services/services.service.ts';
 import type { KeyStatus } from './keys.service.ts';
 import { findActiveKey, findGeneratedKey } from './keys.repository.ts';
 import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.service.ts';
@@ -67,6 +67,19 @@ function checkBulkInput(input: BulkInput) {
   if (input.action !== 'move' && input.toService !== undefined) throw invalid('toService', 'toService is only used when action is move');
 }
 
+/**
+ * Where a bulk move may put keys (contract §27): one of the owner's services in which the acting account may generate
+ * keys. A member (a manager) is a stranger to the owner's other services unless it is a member there too; such a
+ * target reads as one that does not exist.
+ */
+async function moveTarget(ctx: AppContext, actor: Actor, ownerAccountId: string, ref: string) {
+  const destination = await getAccountService(ctx, ownerAccountId, ref);
+  if (actor.role === undefined || actor.role === 'owner' || actor.accountId === null) return destination;
+  const access = await findServiceAccess(ctx.db, actor.accountId, ref);
+  if (access?.service.id !== destination.id || !roleMay(access.role, 'keys.generate')) throw notFound('Service');
+  return destination;
+}
+
 /** All of it happens or none: one transaction, and the audit entry commits with it. */
 /** `service` is the caller's service (its owner is the audit entry's account). */
 export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: string; accountId: string }, input: BulkInput) {
@@ -75,7 +88,7 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
   const now = ctx.clock();
   // Keys are unique per server, so importing an export into a second service is a 409; moving is the way.
   // Only the caller's account's own services are targets: another account's looks like one that does not exist.
-  const destination = input.action === 'move' ? await getAccountService(ctx, service.accountId, input.toService!) : null;
+  const destination = input.action === 'move' ? await moveTarget(ctx, actor, service.accountId, input.toService!) : null;
   if (destination && destination.id === serviceId) throw invalid('toService', 'toService is the service the keys are already in');
   const result = await ctx.db.transaction().execute(async (trx) => {
     const found = await repo.existingOfService(trx, serviceId, input.keys, resellerScope(actor));

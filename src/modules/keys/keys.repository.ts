@@ -96,6 +96,29 @@ export async function findKeyByUnbanToken(db: Db, serviceId: string, token: stri
   return generated ? { type: 'generated' as const, key: generated.key } : undefined;
 }
 
+/**
+ * Spends an unban token: clears it on the key whose current ban carries it and answers that key, in one conditional
+ * write (the row stays locked until the caller's transaction ends), so a ban made since by anyone else, which replaced
+ * the token, is never lifted by it.
+ */
+export async function takeUnbanToken(trx: Db, serviceId: string, token: string) {
+  for (const [table, type] of [
+    ['activeKeys', 'active'],
+    ['generatedKeys', 'generated'],
+  ] as const) {
+    const result = await trx
+      .updateTable(table)
+      .set({ unbanToken: null })
+      .where('serviceId', '=', serviceId)
+      .where('unbanToken', '=', token)
+      .where('status', '=', 'banned')
+      .returning('key')
+      .executeTakeFirst();
+    if (result) return { type, key: result.key };
+  }
+  return undefined;
+}
+
 export const findGeneratedKey = (db: Db, serviceId: string, key: string) =>
   db.selectFrom('generatedKeys').select(GENERATED_KEY_COLUMNS).where('serviceId', '=', serviceId).where('key', '=', key).executeTakeFirst();
 
@@ -342,17 +365,20 @@ export async function shiftExpiries(db: Db, serviceId: string, ms: number, lates
   return { active: Number(active.numUpdatedRows), generated: Number(generated.numUpdatedRows) };
 }
 
-export async function countKeys(db: Db, serviceId: string) {
+/** `createdBy`: only keys that account created (a reseller's scope, contract §17). */
+export async function countKeys(db: Db, serviceId: string, createdBy: string | null = null) {
   const [active, generated] = await Promise.all([
     db
       .selectFrom('activeKeys')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('serviceId', '=', serviceId)
+      .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('generatedKeys')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('serviceId', '=', serviceId)
+      .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
       .executeTakeFirstOrThrow(),
   ]);
   return { active: Number(active.n), generated: Number(generated.n) };

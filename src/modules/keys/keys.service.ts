@@ -8,27 +8,17 @@ import { extendKeys } from './keys-bulk.repository.ts';
 import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
-import { resellerScope, type Actor } from '../audit/actor.ts';
+import type { Actor } from '../audit/actor.ts';
+import { assertOwnKey, keyScopeOf, keysByChatForActor } from './key-scope.ts';
 import { refundResellerKey, roleForbidden } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { banPatch, statusNow } from './key-bans.ts';
-import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
+import { afterActiveKeyEdit } from './key-edit-sessions.ts';
 import { flag } from './keys-generate.service.ts';
 import type { KeyStatus, TimeInput } from './key-types.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys-view.ts';
-
-/**
- * Contract §17: a reseller works only on keys it created; any other key is answered as missing (404), like another
- * account's. Every single-key operation of this module calls this first, so every route and module calling them gets
- * the scoping. A key's creator never changes, so checking before the change cannot race with it.
- */
-async function assertOwnKey(db: Db, serviceId: string, key: string, actor: Actor, what = 'Key') {
-  const scope = resellerScope(actor);
-  if (scope === null) return;
-  const creator = await repo.keyCreator(db, serviceId, key);
-  if (creator?.createdBy !== scope) throw notFound(what);
-}
 
 /** Which role a key edit needs (contract §17), for the routes and the Luarmor layer. */
 export { editAction } from './key-edit-role.ts';
@@ -39,15 +29,15 @@ function capped<T>(rows: T[]): { rows: T[]; truncated: boolean } {
 }
 
 /** `actor`: a reseller finds only its own keys. */
-export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup, actor?: Actor) {
-  const scope = actor ? resellerScope(actor) : null;
+export async function findActiveKeys(ctx: AppContext, serviceId: string, by: repo.ActiveLookup, actor: Actor) {
+  const scope = keyScopeOf(actor);
   const { rows, truncated } = capped(await repo.searchActiveKeys(ctx.db, serviceId, by, scope));
   if (rows.length === 0) throw notFound('Key');
   return { rows: await repo.withHwids(ctx.db, rows), truncated };
 }
 
-export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup, actor?: Actor) {
-  const scope = actor ? resellerScope(actor) : null;
+export async function findGeneratedKeys(ctx: AppContext, serviceId: string, by: repo.GeneratedLookup, actor: Actor) {
+  const scope = keyScopeOf(actor);
   const { rows, truncated } = capped(await repo.searchGeneratedKeys(ctx.db, serviceId, by, scope));
   if (rows.length === 0) throw notFound('Generated key');
   return { rows, truncated };
@@ -102,18 +92,9 @@ function commonPatch(edit: KeyEdit, now: number) {
   return patch;
 }
 
-/** What an edit does to the key's running sessions (contract §18): a ban, a pause or a new binding ends them. */
-function sessionEndOf(edit: KeyEdit): EndReason | null {
-  if (edit.status === 'banned') return 'KEY_BANNED';
-  if (edit.status === 'paused') return 'KEY_PAUSED';
-  if (edit.hwid !== undefined) return 'HWID_RESET';
-  return null;
-}
-
 export async function editActiveKey(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const edited = await editActiveKeyRow(ctx, serviceId, key, edit, actor);
-  const reason = sessionEndOf(edit);
-  if (reason) await endSessions(ctx, serviceId, { key }, reason);
+  await afterActiveKeyEdit(ctx, serviceId, edited, edit);
   return edited;
 }
 
@@ -235,7 +216,7 @@ async function applyGeneratedKeyEdit(
 export async function deleteActiveKey(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
   await assertOwnKey(ctx.db, serviceId, key, actor);
   // A reseller deletes only its own unredeemed keys; a redeemed one is a buyer's.
-  if (resellerScope(actor) !== null) throw roleForbidden('reseller');
+  if (keyScopeOf(actor) !== null) throw roleForbidden('reseller');
   await ctx.db.transaction().execute(async (trx) => {
     const before = await repo.findActiveKey(trx, serviceId, key);
     const result = await repo.deleteActiveKey(trx, serviceId, key);
@@ -256,7 +237,7 @@ export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key
     if (Number(result.numDeletedRows) === 0 || !before) throw notFound('Generated key');
     const now = ctx.clock();
     // Contract §17: a reseller's own unredeemed key deleted gives one back (in the same transaction as the delete).
-    const reseller = resellerScope(actor);
+    const reseller = keyScopeOf(actor);
     if (reseller !== null) await refundResellerKey(trx, serviceId, reseller);
     await recordServiceAudit(trx, actor, serviceId, 'key.delete', key, { type: 'generated' }, now);
     await emitEvent(trx, serviceId, 'key.deleted', keyEventData(serviceId, { ...before, hwid: null }), now);
@@ -313,8 +294,8 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
   });
 }
 
-export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated', actor?: Actor) {
-  if (actor) await assertOwnKey(ctx.db, serviceId, key, actor, type === 'active' ? 'Active key' : 'Generated key');
+export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated', actor: Actor) {
+  await assertOwnKey(ctx.db, serviceId, key, actor, type === 'active' ? 'Active key' : 'Generated key');
   if (type === 'active') {
     const row = await repo.findActiveKey(ctx.db, serviceId, key);
     if (!row) throw notFound('Active key');
@@ -329,13 +310,8 @@ export async function keyBinding(ctx: AppContext, serviceId: string, key: string
 export const isUsableNow = (row: { status: KeyStatus; expiresAt: number | null; banExpiresAt: number | null }, now: number) =>
   statusNow(row, now) === 'active' && (row.expiresAt === null || row.expiresAt > now);
 
-export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string, actor?: Actor) {
-  const scope = actor ? resellerScope(actor) : null;
-  const mine = <T extends { createdBy: string | null }>(rows: T[]) => (scope === null ? rows : rows.filter((r) => r.createdBy === scope));
-  const [active, generated] = await Promise.all([
-    repo.activeKeysByChat(ctx.db, serviceId, chatId).then(mine),
-    repo.generatedKeysByChat(ctx.db, serviceId, chatId).then(mine),
-  ]);
+export async function keysByChat(ctx: AppContext, serviceId: string, chatId: string, actor: Actor) {
+  const { active, generated } = await keysByChatForActor(ctx.db, serviceId, chatId, actor);
   const now = ctx.clock();
   const keys = [
     ...(await repo.withHwids(ctx.db, active)).map((row) => ({ type: 'active' as const, ...toActiveKeyView(row, now) })),
@@ -375,6 +351,7 @@ export {
   insertGeneratedKeys,
   isHwidBound,
   searchActiveKeys,
+  takeUnbanToken,
   withHwids,
   type ActiveKeyRow,
   type GeneratedKeyRow,
@@ -383,7 +360,18 @@ export { scriptLoadstrings } from './loadstrings.ts';
 // Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
 export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
-export { assertOwnKey, toActiveKeyView, toGeneratedKeyView };
+export { toActiveKeyView, toGeneratedKeyView };
+export { afterActiveKeyEdit } from './key-edit-sessions.ts';
+// Every lookup of keys for an actor, with its scope (contract §17, §27).
+export {
+  activeKeysByHwidForActor,
+  assertOwnKey,
+  countKeysForActor,
+  keyForActor,
+  keysByChatForActor,
+  keyScopeOf,
+  type ScopedKey,
+} from './key-scope.ts';
 export {
   generateBoundKey,
   generateKeys,

@@ -7,9 +7,9 @@ import { AppError } from '../../errors.ts';
 import { serviceOf } from '../../plugins/auth.ts';
 import { actorOf } from '../audit/actor.ts';
 import { findAccountById } from '../accounts/accounts.service.ts';
-import { countKeys } from '../keys/keys.service.ts';
+import { countKeysForActor } from '../keys/keys.service.ts';
 import { allScripts } from '../scripts/scripts.service.ts';
-import { reachableServices, type ServiceAction, type ServiceRow } from '../services/services.service.ts';
+import { reachableServicesWithRole, roleMay, type ServiceAction, type ServiceRole, type ServiceRow } from '../services/services.service.ts';
 import * as luarmor from './luarmor.service.ts';
 import luarmorScriptRoutes from './luarmor-scripts.routes.ts';
 import * as schemas from './luarmor.schemas.ts';
@@ -52,10 +52,16 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
    * member of whose role allows `action` (a reseller's key counts no one else's keys in the stats).
    */
   async function servicesOf(request: Parameters<typeof actorOf>[0], action: ServiceAction): Promise<ServiceRow[]> {
+    return (await servicesWithRole(request, action)).map(({ service }) => service);
+  }
+  async function servicesWithRole(
+    request: Parameters<typeof actorOf>[0],
+    action: ServiceAction,
+  ): Promise<{ service: ServiceRow; role: ServiceRole }[]> {
     const principal = request.principal!;
-    if (principal.kind === 'service-key') return [principal.service];
-    if (principal.service) return [principal.service];
-    return reachableServices(ctx, principal.account.id, action);
+    if (principal.kind === 'service-key') return [{ service: principal.service, role: 'owner' }];
+    if (principal.service) return [{ service: principal.service, role: principal.role ?? 'owner' }];
+    return reachableServicesWithRole(ctx, principal.account.id, action);
   }
 
   app.get(
@@ -134,7 +140,13 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       let users = 0;
       let obfuscations = 0;
       let attacksBlocked = 0;
-      for (const service of await servicesOf(request, 'keys.insights')) {
+      // A reseller counts its own keys only, and sees no analytics of the service (contract §17, §27).
+      for (const { service, role } of await servicesWithRole(request, 'keys.read')) {
+        if (request.query.noUsers !== 'true') {
+          const counted = await countKeysForActor(ctx.db, service.id, { ...actorOf(request), role });
+          users += counted.active + counted.generated;
+        }
+        if (!roleMay(role, 'keys.insights')) continue;
         const series = await luarmor.lastDay(ctx, service.id, now);
         series.forEach((bucket, i) => {
           executions[i]! += bucket.executions;
@@ -143,10 +155,6 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
         const rows = await allScripts(ctx, service.id);
         scripts += rows.length;
         obfuscations += rows.filter((s) => s.obfuscationType !== 'NONE').length;
-        if (request.query.noUsers !== 'true') {
-          const counted = await countKeys(ctx.db, service.id);
-          users += counted.active + counted.generated;
-        }
       }
       return ok('Success!', {
         execution_data: { frequency: 3600, executions },

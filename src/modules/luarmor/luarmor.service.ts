@@ -22,8 +22,12 @@ export async function findUser(ctx: AppContext, serviceId: string, key: string):
   return generated ? { type: 'generated', row: generated } : undefined;
 }
 
-async function requireUser(ctx: AppContext, serviceId: string, key: string, notFoundMessage = KEY_NOT_FOUND) {
-  const user = await findUser(ctx, serviceId, key);
+/**
+ * The key a call acts on, as the actor may see it (contract §27): a key outside a reseller's own answers exactly as an
+ * unknown one, before anything about it (ban, Discord link) can show.
+ */
+async function requireUser(ctx: AppContext, serviceId: string, key: string, actor: Actor, notFoundMessage = KEY_NOT_FOUND) {
+  const user = await keys.keyForActor(ctx.db, serviceId, key, actor);
   if (!user) throw new LuarmorRefusal(404, notFoundMessage);
   return user;
 }
@@ -75,11 +79,9 @@ function discordIdOf(value: unknown, where = ''): string | undefined {
   throw refuse(`${where}Invalid discord_id`);
 }
 
-async function discordTaken(ctx: AppContext, serviceId: string, discordId: string, except?: string) {
-  const [active, generated] = await Promise.all([
-    keys.activeKeysByChat(ctx.db, serviceId, discordId),
-    keys.generatedKeysByChat(ctx.db, serviceId, discordId),
-  ]);
+/** Whether another key the actor may see is linked to the Discord user (a reseller learns nothing of the others). */
+async function discordTaken(ctx: AppContext, serviceId: string, discordId: string, actor: Actor, except?: string) {
+  const { active, generated } = await keys.keysByChatForActor(ctx.db, serviceId, discordId, actor);
   return [...active, ...generated].some((row) => row.key !== except);
 }
 
@@ -125,9 +127,9 @@ function newUserTerms(input: CreateUserInput, now: number, where = ''): NewUserT
 /** POST /users: a new key of 32 characters, active and bound when an identifier is given. */
 export async function createUser(ctx: AppContext, serviceId: string, input: CreateUserInput, actor: Actor) {
   const { generate, identifier, discordId } = newUserTerms(input, ctx.clock());
-  if (identifier !== undefined && (await keys.searchActiveKeys(ctx.db, serviceId, { hwid: identifier })).length > 0)
+  if (identifier !== undefined && (await keys.activeKeysByHwidForActor(ctx.db, serviceId, identifier, actor)).length > 0)
     throw refuse('Identifier already exists.');
-  if (discordId !== undefined && (await discordTaken(ctx, serviceId, discordId))) throw refuse('Discord ID already exists.');
+  if (discordId !== undefined && (await discordTaken(ctx, serviceId, discordId, actor))) throw refuse('Discord ID already exists.');
   // Contract §17: keys made through the Luarmor API record no maker, except a reseller's, which stay its own.
   const anonymous = resellerScope(actor) === null;
   if (identifier === undefined) return (await keys.generateKeys(ctx, serviceId, generate, actor, { anonymous }))[0]!.key;
@@ -192,7 +194,7 @@ export function editUserAction(body: unknown): ServiceAction | undefined {
 export async function editUser(ctx: AppContext, serviceId: string, input: EditUserInput, actor: Actor) {
   // `""` unlinks (discordIdOf reads it as none); anything else must be an id.
   const chatId = input.discord_id === undefined ? undefined : (discordIdOf(input.discord_id) ?? null);
-  const user = await requireUser(ctx, serviceId, input.user_key);
+  const user = await requireUser(ctx, serviceId, input.user_key, actor);
   const now = ctx.clock();
   const edit: keys.KeyEdit = {};
   if (input.note !== undefined) edit.note = input.note === '' ? null : input.note;
@@ -212,14 +214,14 @@ export async function editUser(ctx: AppContext, serviceId: string, input: EditUs
 }
 
 export async function deleteUser(ctx: AppContext, serviceId: string, key: string, actor: Actor) {
-  const user = await requireUser(ctx, serviceId, key);
+  const user = await requireUser(ctx, serviceId, key, actor);
   if (user.type === 'active') await keys.deleteActiveKey(ctx, serviceId, key, actor);
   else await keys.deleteGeneratedKey(ctx, serviceId, key, actor);
 }
 
 /** POST /users/resethwid: Keyward's reset with its cooldown, which `force` skips; a banned key is never reset. */
 export async function resetUserHwid(ctx: AppContext, service: ServiceRow, key: string, force: boolean, actor: Actor) {
-  const user = await requireUser(ctx, service.id, key, "User key doesn't exist");
+  const user = await requireUser(ctx, service.id, key, actor, "User key doesn't exist");
   if (keys.statusNow(user.row, ctx.clock()) !== 'active') throw refuse('User is banned.');
   const outcome = await keys.resetHwid(ctx, service, key, actor, { force });
   if (outcome.kind === 'cooldown') throw refuse('User is on cooldown.');
@@ -230,9 +232,9 @@ export async function resetUserHwid(ctx: AppContext, service: ServiceRow, key: s
 export async function linkDiscord(ctx: AppContext, serviceId: string, key: string, discordIdInput: unknown, force: boolean, actor: Actor) {
   const discordId = discordIdOf(discordIdInput);
   if (discordId === undefined) throw refuse('Invalid discord_id');
-  const user = await requireUser(ctx, serviceId, key);
+  const user = await requireUser(ctx, serviceId, key, actor);
   if (user.row.chatId !== null && user.row.chatId !== discordId && !force) throw refuse('This key already has a discord linked to it');
-  if (await discordTaken(ctx, serviceId, discordId, key)) throw refuse('Discord ID already exists.');
+  if (await discordTaken(ctx, serviceId, discordId, actor, key)) throw refuse('Discord ID already exists.');
   if (user.type === 'active') await keys.editActiveKey(ctx, serviceId, key, { chatId: discordId }, actor);
   else await keys.editGeneratedKey(ctx, serviceId, key, { chatId: discordId }, actor);
 }
@@ -251,15 +253,18 @@ export async function blacklistUser(
   const expiresAt = input.ban_expire === undefined || input.ban_expire < 0 ? null : input.ban_expire * 1000;
   if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= now))
     throw invalid('ban_expire', 'ban_expire must be a future Unix time in seconds, or -1 for a permanent ban');
-  const user = await requireUser(ctx, serviceId, input.user_key);
+  const user = await requireUser(ctx, serviceId, input.user_key, actor);
   const unbanToken = randomAlphanumeric(32);
   const reason = input.ban_reason || null;
   const ban = { status: 'banned' as const, banReason: reason, banExpiresAt: expiresAt, unbanToken };
-  await ctx.db.transaction().execute(async (trx) => {
-    if (user.type === 'generated') return keys.editGeneratedKeyIn(ctx, trx, serviceId, user.row.key, ban, actor);
+  const banned = await ctx.db.transaction().execute(async (trx) => {
+    if (user.type === 'generated') return void (await keys.editGeneratedKeyIn(ctx, trx, serviceId, user.row.key, ban, actor));
     const row = await keys.editActiveKeyIn(ctx, trx, serviceId, user.row.key, ban, actor);
     await blacklistForBan(trx, serviceId, row.hwids, { reason, expiresAt, unbanToken }, actor, now);
+    return row;
   });
+  // The ban ends the key's running sessions as every other ban does (contract §27).
+  if (banned) await keys.afterActiveKeyEdit(ctx, serviceId, banned, ban);
   return unbanToken;
 }
 
@@ -270,10 +275,12 @@ export async function blacklistUser(
 export async function unbanByToken(ctx: AppContext, projectRef: string, token: string, actor: Actor) {
   const service = await findServiceByRef(ctx.db, projectRef);
   if (!service) throw new LuarmorRefusal(404, PROJECT_NOT_FOUND);
-  const user = /^[A-Za-z0-9]{32}$/.test(token) ? await keys.findKeyByUnbanToken(ctx.db, service.id, token) : undefined;
-  if (!user) throw unauthorized('Unknown unban token');
+  if (!/^[A-Za-z0-9]{32}$/.test(token)) throw unauthorized('Unknown unban token');
   const now = ctx.clock();
   await ctx.db.transaction().execute(async (trx) => {
+    // Only the ban that made the token: one replaced since (another ban, an unban) no longer carries it.
+    const user = await keys.takeUnbanToken(trx, service.id, token);
+    if (!user) throw unauthorized('Unknown unban token');
     if (user.type === 'active') await keys.editActiveKeyIn(ctx, trx, service.id, user.key, { status: 'active' }, actor);
     else await keys.editGeneratedKeyIn(ctx, trx, service.id, user.key, { status: 'active' }, actor);
     await removeBanEntries(trx, service.id, token, actor, now);

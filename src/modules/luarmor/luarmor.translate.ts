@@ -130,6 +130,15 @@ export function installLuarmorErrors(app: FastifyInstance): void {
     return send(reply, 500, 'Something went wrong on our side; the request id identifies it in the logs');
   });
   app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not found'));
+  // Contract §27: every answer under /luarmor is Luarmor's envelope. Without this, a path no route takes (or one whose
+  // parameter is longer than the router matches) fell through to the dashboard's pages or Fastify's own body.
+  const longest = app.initialConfig.maxParamLength ?? 100;
+  app.all('/*', { schema: { hide: true } }, async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path.split('/').some((segment) => segment.length > longest))
+      return send(reply, 400, `A path parameter is too long (at most ${longest} characters)`);
+    return send(reply, 404, 'Not found');
+  });
 }
 
 /** Luarmor's script names are free text; Keyward's are 1–64 of [A-Za-z0-9_.-]: anything else becomes `-`. */

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { isSqlite } from '../../db/search.ts';
 import type { ServiceInvitesTable, ServiceMembersTable } from '../../db/schema.ts';
 
 // Members, invites and reseller quotas (contract §17). Every read here goes to the database: roles and quotas are
@@ -31,6 +32,21 @@ export const insertMember = (db: Db, row: Insertable<ServiceMembersTable>) => db
 
 export const findMember = (db: Db, serviceId: string, accountId: string) =>
   db.selectFrom('serviceMembers').selectAll().where('serviceId', '=', serviceId).where('accountId', '=', accountId).executeTakeFirst();
+
+/**
+ * The member's row, held until the transaction ends (PostgreSQL), so that an owner's edit and a reseller's generate
+ * (which spends keysLeft on the same row) go one after the other: the edit never writes back an older keysLeft.
+ * SQLite runs one writing transaction at a time.
+ */
+export async function findMemberForUpdate(trx: Db, serviceId: string, accountId: string) {
+  return trx
+    .selectFrom('serviceMembers')
+    .selectAll()
+    .where('serviceId', '=', serviceId)
+    .where('accountId', '=', accountId)
+    .$if(!isSqlite(trx), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
 
 export const updateMember = (db: Db, serviceId: string, accountId: string, patch: Updateable<ServiceMembersTable>) =>
   db.updateTable('serviceMembers').set(patch).where('serviceId', '=', serviceId).where('accountId', '=', accountId).executeTakeFirst();

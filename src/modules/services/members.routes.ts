@@ -9,6 +9,8 @@ import { getServiceAccess, withRole } from './services.service.ts';
 import { conflict } from '../../errors.ts';
 
 const config = { auth: 'account', limit: 'api' } as const;
+// Owner-only routes: membership and role are checked before the body is read (contract §17's order).
+const ownerOnly = { ...config, serviceAction: 'service.own' } as const;
 const tags = ['teams'];
 
 /** Invites and members of a service (contract §17). The role table decides who may call each, via getServiceAccess. */
@@ -21,7 +23,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
   app.post(
     '/services/:id/invites',
     {
-      config,
+      config: ownerOnly,
       schema: {
         summary: 'Invite a member',
         description:
@@ -41,7 +43,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
   app.get(
     '/services/:id/invites',
     {
-      config,
+      config: ownerOnly,
       schema: {
         summary: 'Open invites',
         description: 'Owner only: the invites not yet used or expired.',
@@ -56,7 +58,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
   app.delete(
     '/services/:id/invites/:code',
     {
-      config,
+      config: ownerOnly,
       schema: {
         summary: 'Withdraw an invite',
         description: 'Owner only; 404 for an unknown code.',
@@ -132,7 +134,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
   app.patch(
     '/services/:id/members/:accountId',
     {
-      config,
+      config: ownerOnly,
       schema: {
         summary: 'Change a member',
         description: 'Owner only: a new `role` and/or `quota` (resellers only), effective on the member’s next request.',
@@ -153,7 +155,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
   app.delete(
     '/services/:id/members/:accountId',
     {
-      config,
+      config: ownerOnly,
       schema: {
         summary: 'Remove a member',
         description: 'Owner only; the member is a stranger from its next request on.',

@@ -135,13 +135,16 @@ export async function updateMember(
   actor: Actor,
 ) {
   return ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findMember(trx, service.id, accountId);
+    const current = await repo.findMemberForUpdate(trx, service.id, accountId);
     if (!current) throw notFound('Member');
     const role = input.role ?? current.role;
     // A reseller keeps its quota when only part of it changes; one that becomes a reseller starts with none.
     const base: Required<QuotaInput> = current.role === 'reseller' ? quotaView(current)! : NO_QUOTA;
     const patch = { role, ...quotaColumns(role, input.quota, base) };
-    await repo.updateMember(trx, service.id, accountId, patch);
+    // Only what the edit sends (contract §27): keysLeft is the reseller's generates' to spend meanwhile.
+    const written: Partial<typeof patch> = { ...patch };
+    if (current.role === 'reseller' && role === 'reseller' && input.quota?.keysLeft === undefined) delete written.keysLeft;
+    await repo.updateMember(trx, service.id, accountId, written);
     await audit(trx, actor, service, 'member.update', accountId, { role, quota: quotaView(patch) }, ctx.clock());
   });
 }

@@ -121,6 +121,24 @@ export const updateService = (db: Db, id: string, patch: Updateable<ServicesTabl
 
 export const deleteService = (db: Db, id: string) => db.deleteFrom('services').where('id', '=', id).executeTakeFirst();
 
+export const insertDeletedService = (db: Db, row: { id: string; identifier: string; deletedAt: number }) =>
+  db
+    .insertInto('deletedServices')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+
+/** Whether a service by this id or identifier was deleted (and none has taken the identifier since: the caller looks first). */
+export async function wasServiceDeleted(db: Db, ref: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('deletedServices')
+    .select('id')
+    .where((eb) => eb.or([eb('id', '=', ref), eb('identifier', '=', ref)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Counts one execution on the service; answers the new total and time, read in the same statement. */
 export async function countServiceExecution(db: Db, serviceId: string, now: number) {
   return db

@@ -12,6 +12,7 @@ import { actionsOf, roleForbidden, roleMay, type ServiceAction, type ServiceRole
 import { recordAudit } from '../audit/audit.service.ts';
 import { SYSTEM_ACTOR, type AccountAuditAction, type Actor, type AuditDetails } from '../audit/actor.ts';
 import type { Db } from '../../db/database.ts';
+import { endSessions } from '../sessions/session-ending.service.ts';
 
 /** An account action on one of its services: the entry shows in the account's log and in the service's. */
 const audit = (
@@ -81,6 +82,12 @@ export async function getServiceAccess(ctx: AppContext, accountId: string, ref: 
 export async function reachableServices(ctx: AppContext, accountId: string, action: ServiceAction): Promise<ServiceRow[]> {
   const rows = await repo.listReachableServices(ctx.db, accountId);
   return rows.filter(({ role }) => roleMay(role, action)).map(({ service }) => service);
+}
+
+/** The services whose role lets the account take `action`, each with that role (a reseller's reads are scoped by it). */
+export async function reachableServicesWithRole(ctx: AppContext, accountId: string, action: ServiceAction) {
+  const rows = await repo.listReachableServices(ctx.db, accountId);
+  return rows.filter(({ role }) => roleMay(role, action));
 }
 
 /** Every service the account owns or is a member of, each with its role (GET /services). */
@@ -153,7 +160,11 @@ export async function renameService(ctx: AppContext, accountId: string, ref: str
 
 export async function deleteService(ctx: AppContext, accountId: string, ref: string, actor: Actor) {
   const service = await getAccountService(ctx, accountId, ref);
+  // Its running scripts' sessions end with it (contract §27): the live state first (while the service's rows exist),
+  // then what the next heartbeat finds once they are gone.
+  await endSessions(ctx, service.id, { all: true }, 'KEY_DELETED');
   await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertDeletedService(trx, { id: service.id, identifier: service.identifier, deletedAt: ctx.clock() });
     await repo.deleteService(trx, service.id);
     await audit(trx, actor, service, 'service.delete', { name: service.name, identifier: service.identifier }, ctx.clock());
   });
@@ -227,6 +238,7 @@ export {
   findServiceByRef,
   listAccountServices,
   updateService,
+  wasServiceDeleted,
 } from './services.repository.ts';
 export { forgetService, serviceForClient } from './service-lookup.ts';
 

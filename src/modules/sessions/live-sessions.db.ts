@@ -48,7 +48,8 @@ const ENDED_TOPIC = 'live-sessions-ended';
  */
 export class LiveSessionsInDatabase implements LiveSessions {
   private pending = new Map<string, number>();
-  private readonly movedExpiries = new Map<string, number | null>();
+  /** Extensions a heartbeat found (keyExpiryMoved), by session: `from` is the row's expiry they apply to. */
+  private readonly movedExpiries = new Map<string, { from: number | null; to: number | null }>();
   private flushing: Promise<void> = Promise.resolve();
   private lastPruneAt = 0;
   /**
@@ -273,13 +274,22 @@ export class LiveSessionsInDatabase implements LiveSessions {
     if (kept && row.lastSeenAt < now) row.lastSeenAt = now;
     const session = sessionOf(row, now);
     const moved = this.movedExpiries.get(sessionId);
-    if (moved !== undefined) session.keyExpiresAt = moved;
+    // A seller's change of the expiry since (keyExpiryChanged) wrote the row: it outranks what a heartbeat found before.
+    if (moved !== undefined && moved.from === row.keyExpiresAt) session.keyExpiresAt = moved.to;
     return { alive: true, session, expiresAt: deadlineOf(now, row.heartbeatSeconds) };
   }
 
   async keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void> {
     if (this.movedExpiries.size >= MOVED_EXPIRIES_LIMIT) this.movedExpiries.delete(this.movedExpiries.keys().next().value!);
-    this.movedExpiries.set(session.sessionId, keyExpiresAt);
+    const row = this.keptRow(session.serviceId, session.sessionId);
+    const from = this.movedExpiries.get(session.sessionId)?.from ?? row?.keyExpiresAt ?? session.keyExpiresAt;
+    this.movedExpiries.set(session.sessionId, { from, to: keyExpiresAt });
+  }
+
+  /** Written to the key's session rows; every store lets its kept rows of them go, as after an end. */
+  async keyExpiryChanged(serviceId: string, key: string, keyExpiresAt: number | null): Promise<void> {
+    const changed = await repo.changeKeyExpiry(this.db, this.dialect, serviceId, key, keyExpiresAt);
+    if (changed > 0) await this.ended(serviceId, { key });
   }
 
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {

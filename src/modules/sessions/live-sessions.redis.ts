@@ -32,7 +32,7 @@ if max > 0 then
   if redis.call('ZCARD', KEYS[2]) >= max then return 0 end
 end
 redis.call('HSET', KEYS[1], 'service', ARGV[5], 'key', ARGV[6], 'hwid', ARGV[7], 'script', ARGV[8], 'hb', ARGV[9],
-  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1], 'exe', ARGV[12])
+  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1], 'exe', ARGV[12], 'by', ARGV[13])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[11])
@@ -103,6 +103,8 @@ if mode == 'id' then
   n = finish(value)
 elseif mode == 'key' then
   for _, id in ipairs(redis.call('ZRANGE', prefix .. 'k:' .. service .. ':' .. value, 0, -1)) do n = n + finish(id) end
+elseif mode == 'all' then
+  for _, id in ipairs(redis.call('ZRANGE', prefix .. 'v:' .. service, 0, -1)) do n = n + finish(id) end
 else
   local field = mode == 'hwid' and 'hwid' or 'script'
   for _, id in ipairs(redis.call('ZRANGE', prefix .. 'v:' .. service, 0, -1)) do
@@ -114,10 +116,21 @@ return n
 
 const MOVE_EXPIRY = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'kexp', ARGV[1]) end return 1`;
 
+// A seller changed the key's expiry: each of the key's sessions judges its heartbeats against the new one.
+// KEYS[1]: the key's set; ARGV: prefix, new expiry ('' none).
+const CHANGE_EXPIRY = `
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local hk = ARGV[1] .. 's:' .. id
+  if redis.call('EXISTS', hk) == 1 then redis.call('HSET', hk, 'kexp', ARGV[2]) end
+end
+return 1
+`;
+
 type Scripted = Redis & {
   sessionOpen(...args: (string | number)[]): Promise<number>;
   sessionEnd(...args: (string | number)[]): Promise<number>;
   sessionMoveExpiry(...args: (string | number)[]): Promise<number>;
+  sessionChangeExpiry(...args: (string | number)[]): Promise<number>;
 };
 
 const orNull = (value: string | null | undefined) => (value === '' || value === null || value === undefined ? null : value);
@@ -133,6 +146,7 @@ export class LiveSessionsInRedis implements LiveSessions {
     redis.defineCommand('sessionOpen', { numberOfKeys: 3, lua: OPEN });
     redis.defineCommand('sessionEnd', { numberOfKeys: 0, lua: END });
     redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
+    redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 1, lua: CHANGE_EXPIRY });
     this.redis = redis as Scripted;
     this.beats = new BatchedScript<string[]>(redis, 'sessionHeartbeats', HEARTBEATS, 3, () => [PREFIX, ENDED_KEPT_MS]);
   }
@@ -157,6 +171,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       request.keyExpiresAt ?? '',
       sessionId,
       request.executor ?? '',
+      request.keyCreatedBy ?? '',
     );
     return opened === 1 ? { sessionId, expiresAt } : 'limit';
   }
@@ -184,6 +199,10 @@ export class LiveSessionsInRedis implements LiveSessions {
     await this.redis.sessionMoveExpiry(hashKey(session.sessionId), keyExpiresAt ?? '');
   }
 
+  async keyExpiryChanged(serviceId: string, key: string, keyExpiresAt: number | null): Promise<void> {
+    await this.redis.sessionChangeExpiry(keySet(serviceId, key), PREFIX, keyExpiresAt ?? '');
+  }
+
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {
     const [mode, value] =
       'sessionId' in selector
@@ -192,7 +211,9 @@ export class LiveSessionsInRedis implements LiveSessions {
           ? ['key', selector.key]
           : 'hwid' in selector
             ? ['hwid', selector.hwid]
-            : ['script', selector.scriptId];
+            : 'scriptId' in selector
+              ? ['script', selector.scriptId]
+              : ['all', ''];
     return this.redis.sessionEnd(PREFIX, serviceId, mode, value, reason, now, ENDED_KEPT_MS, '0');
   }
 
@@ -207,10 +228,10 @@ export class LiveSessionsInRedis implements LiveSessions {
   async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
     const ids = await this.liveIds(serviceId, now);
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(hashKey(id), 'key', 'hwid', 'script', 'hb', 'started', 'seen', 'kexp', 'ended');
+    for (const id of ids) pipeline.hmget(hashKey(id), 'key', 'hwid', 'script', 'hb', 'started', 'seen', 'kexp', 'ended', 'by');
     const rows = ((await pipeline.exec()) ?? []).map(([, value], i) => [ids[i]!, value as (string | null)[]] as const);
     const sessions = rows
-      .filter(([, h]) => h[5] !== null && h[7] === null)
+      .filter(([, h]) => h[5] !== null && h[7] === null && (filter.createdBy === undefined || h[8] === filter.createdBy))
       .map(([id, h]): LiveSession => ({
         sessionId: id,
         serviceId,

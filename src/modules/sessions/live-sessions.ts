@@ -33,6 +33,8 @@ export interface OpenRequest {
   maxSessions: number;
   heartbeatSeconds: number;
   keyExpiresAt: number | null;
+  /** The account that created the key (null: none, or no key): a reseller lists only its own keys' sessions. */
+  keyCreatedBy?: string | null;
   now: number;
   /** The executor the run reported (contract §29), kept for its peak of sessions at once. */
   executor?: string;
@@ -54,12 +56,14 @@ export interface LiveSession {
 
 export type Beat = { alive: true; session: LiveSession; expiresAt: number } | { alive: false; reason: EndReason };
 
-/** Which sessions of a service to end: one, a key's, an HWID's or a script's. */
-export type SessionSelector = { sessionId: string } | { key: string } | { hwid: string } | { scriptId: string };
+/** Which sessions of a service to end: one, a key's, an HWID's, a script's, or all (the service is deleted). */
+export type SessionSelector = { sessionId: string } | { key: string } | { hwid: string } | { scriptId: string } | { all: true };
 
 export interface SessionFilter {
   key?: string;
   scriptId?: string;
+  /** Only sessions of keys this account created (a reseller's scope, contract §17). */
+  createdBy?: string;
 }
 
 /**
@@ -78,6 +82,11 @@ export interface LiveSessions {
   heartbeat(serviceId: string, sessionId: string, now: number): Beat | Promise<Beat>;
   /** A heartbeat found the key's expiry moved (an extension): later heartbeats compare with the new one. */
   keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void>;
+  /**
+   * A seller changed the key's expiry (it may now be earlier than its sessions knew): every instance judges the key's
+   * sessions against the new one from their next heartbeat.
+   */
+  keyExpiryChanged(serviceId: string, key: string, keyExpiresAt: number | null): Promise<void>;
   /** Ends the selected live sessions with `reason`; answers how many. */
   end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number>;
   /** The client ended its own session: its place is free at once. */

@@ -22,3 +22,21 @@ export async function endSessions(
     return 0;
   }
 }
+
+/**
+ * A seller changed a key's expiry (contract §27: moved earlier, it must still end the key's sessions when it passes):
+ * every instance judges the key's live sessions against the new one from their next heartbeat. Logged, never failed,
+ * as endSessions.
+ */
+export async function keyExpiryChanged(
+  ctx: { liveSessions: LiveSessions; log: Log },
+  serviceId: string,
+  key: string,
+  expiresAt: number | null,
+): Promise<void> {
+  try {
+    await ctx.liveSessions.keyExpiryChanged(serviceId, key, expiresAt);
+  } catch (err) {
+    ctx.log.warn({ err, serviceId }, 'live sessions not told of a new key expiry');
+  }
+}

@@ -136,7 +136,9 @@ const selected = (serviceId: string, selector: SessionSelector) => (eb: Expressi
         ? eb('key', '=', selector.key)
         : 'hwid' in selector
           ? eb('hwid', '=', selector.hwid)
-          : eb('scriptId', '=', selector.scriptId),
+          : 'scriptId' in selector
+            ? eb('scriptId', '=', selector.scriptId)
+            : eb.lit(true),
   ]);
 
 /**
@@ -178,6 +180,32 @@ export async function endSessions(
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Writes a key's new expiry to its live sessions. On PostgreSQL it also moves the service's end counter and stamps them
+ * with it, as an end does, so every instance lets its kept rows of them go and reads the new expiry.
+ */
+export async function changeKeyExpiry(db: Db, dialect: Dialect, serviceId: string, key: string, keyExpiresAt: number | null) {
+  const any = await db.selectFrom('liveSessions').select('id').where(selected(serviceId, { key })).limit(1).executeTakeFirst();
+  if (!any) return 0;
+  if (dialect !== 'postgres') {
+    const result = await db.updateTable('liveSessions').set({ keyExpiresAt }).where(selected(serviceId, { key })).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+  const result = await db
+    .with('moved', (q) =>
+      q
+        .insertInto('liveSessionEpochs')
+        .values({ serviceId, seq: 1 })
+        .onConflict((oc) => oc.column('serviceId').doUpdateSet({ seq: sql`live_session_epochs.seq + 1` }))
+        .returning('seq'),
+    )
+    .updateTable('liveSessions')
+    .set((eb) => ({ keyExpiresAt, endedSeq: eb.selectFrom('moved').select('seq') }))
+    .where(selected(serviceId, { key }))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Ids of the service's sessions whose end moved its counter past `seq` (PostgreSQL). */
 export async function endedSince(db: Db, serviceId: string, seq: string): Promise<string[]> {
   const rows = await db.selectFrom('liveSessions').select('id').where('serviceId', '=', serviceId).where('endedSeq', '>', seq).execute();
@@ -190,7 +218,16 @@ export async function pageLive(db: Db, serviceId: string, filter: SessionFilter,
     .where('serviceId', '=', serviceId)
     .where(live(now))
     .$if(filter.key !== undefined, (q) => q.where('key', '=', filter.key!))
-    .$if(filter.scriptId !== undefined, (q) => q.where('scriptId', '=', filter.scriptId!));
+    .$if(filter.scriptId !== undefined, (q) => q.where('scriptId', '=', filter.scriptId!))
+    .$if(filter.createdBy !== undefined, (q) =>
+      q.where('key', 'in', (eb) =>
+        eb
+          .selectFrom('activeKeys')
+          .select('activeKeys.key')
+          .where('activeKeys.serviceId', '=', serviceId)
+          .where('activeKeys.createdBy', '=', filter.createdBy!),
+      ),
+    );
   const [items, total] = await Promise.all([
     base.selectAll().orderBy('startedAt', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { invalid } from '../../errors.ts';
 import { pageRequest } from '../../lib/pagination.ts';
 import { serviceOf } from '../../plugins/auth.ts';
+import { actorOf } from '../audit/actor.ts';
 import { Envelope, Page, Responses } from '../../schemas.ts';
 import { hwidFrom } from '../validation/validation.schemas.ts';
 import { executorOf } from '../../lib/executor.ts';
@@ -125,6 +126,7 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
         serviceOf(request).id,
         { key: request.query.key, scriptId: request.query.scriptId },
         pageRequest(request.query),
+        actorOf(request),
       ),
     }),
   );

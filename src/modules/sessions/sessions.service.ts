@@ -5,13 +5,15 @@ import type { InvalidationBus } from '../../db/invalidation.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
-import { findActiveKey } from '../keys/keys.service.ts';
-import { serviceForClient } from '../services/services.service.ts';
+import type { Actor } from '../audit/actor.ts';
+import { findActiveKey, keyScopeOf } from '../keys/keys.service.ts';
+import { serviceForClient, wasServiceDeleted } from '../services/services.service.ts';
 import { validateKey } from '../validation/validation.service.ts';
 import { noteSessionLimitRefusal } from '../chat/chat.service.ts';
 import { executorRefused } from '../loader/loader.service.ts';
 import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
+import { endSessions } from './session-ending.service.ts';
 import { LiveSessionsInRedis } from './live-sessions.redis.ts';
 import type { Beat, EndReason, LiveSession, LiveSessions, SessionFilter } from './live-sessions.ts';
 
@@ -100,6 +102,7 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
     maxSessions,
     heartbeatSeconds,
     keyExpiresAt: keyRow?.expiresAt ?? null,
+    keyCreatedBy: keyRow?.createdBy ?? null,
     now,
     executor: input.executor,
   });
@@ -129,17 +132,31 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
  */
 export function heartbeat(ctx: AppContext, serviceRef: string, sessionId: string): Alive | Promise<Alive> {
   const service = ctx.services.peek(serviceRef);
-  if (!service) return serviceForClient(ctx, serviceRef).then((found) => beatOf(ctx, found.id, sessionId, ctx.clock()));
+  if (!service) {
+    return serviceForClient(ctx, serviceRef).then(
+      (found) => beatOf(ctx, found.id, sessionId, ctx.clock()),
+      (err: unknown) => afterUnknownService(ctx, serviceRef, err),
+    );
+  }
   return beatOf(ctx, service.id, sessionId, ctx.clock());
+}
+
+/** A deleted service's sessions ended with it (contract §27): 410 KEY_DELETED, where an unknown service is 404. */
+async function afterUnknownService(ctx: AppContext, serviceRef: string, err: unknown): Promise<never> {
+  if (err instanceof AppError && err.code === 'NOT_FOUND' && (await wasServiceDeleted(ctx.db, serviceRef))) throw ended('KEY_DELETED');
+  throw err;
 }
 
 function beatOf(ctx: AppContext, serviceId: string, sessionId: string, now: number): Alive | Promise<Alive> {
   const beat = ctx.liveSessions.heartbeat(serviceId, sessionId, now);
-  if (beat instanceof Promise) return beat.then((read) => judge(ctx, read, now));
-  return judge(ctx, beat, now);
+  if (beat instanceof Promise) return beat.then((read) => judge(ctx, read, now, serviceId));
+  return judge(ctx, beat, now, serviceId);
 }
 
-function judge(ctx: AppContext, beat: Beat, now: number): Alive | Promise<Alive> {
+function judge(ctx: AppContext, beat: Beat, now: number, serviceId: string): Alive | Promise<Alive> {
+  // An instance that still holds the service's row (its copy lives a few seconds) finds a deleted service's sessions gone.
+  if (!beat.alive && beat.reason === 'TIMED_OUT')
+    return wasServiceDeleted(ctx.db, serviceId).then((deleted) => Promise.reject(ended(deleted ? 'KEY_DELETED' : 'TIMED_OUT')));
   if (!beat.alive) return Promise.reject(ended(beat.reason));
   if (expiryPassed(beat.session, now)) return afterExpiry(ctx, beat, now);
   return aliveOf(beat);
@@ -157,7 +174,7 @@ const expiryPassed = (session: LiveSession, now: number) =>
 async function afterExpiry(ctx: AppContext, beat: Beat & { alive: true }, now: number): Promise<Alive> {
   const reason = await expiryVerdict(ctx, beat.session, now);
   if (reason) {
-    await ctx.liveSessions.end(beat.session.serviceId, { sessionId: beat.session.sessionId }, reason, now);
+    await endSessions(ctx, beat.session.serviceId, { sessionId: beat.session.sessionId }, reason);
     throw ended(reason);
   }
   return aliveOf(beat);
@@ -190,8 +207,11 @@ const sessionView = (s: LiveSession) => ({
   lastSeenAt: iso(s.lastSeenAt)!,
 });
 
-export async function listSessions(ctx: AppContext, serviceId: string, filter: SessionFilter, page: PageRequest) {
-  const { items, total } = await ctx.liveSessions.list(serviceId, filter, page, ctx.clock());
+/** A reseller lists only the sessions of keys it created (contract §17, §27), whatever the filters. */
+export async function listSessions(ctx: AppContext, serviceId: string, filter: SessionFilter, page: PageRequest, actor: Actor) {
+  const scope = keyScopeOf(actor);
+  const scoped = scope === null ? filter : { ...filter, createdBy: scope };
+  const { items, total } = await ctx.liveSessions.list(serviceId, scoped, page, ctx.clock());
   return pageOf(items.map(sessionView), total, page);
 }
 

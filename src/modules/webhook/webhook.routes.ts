@@ -54,7 +54,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   app.get(
     '/services/:id/webhook',
     {
-      config: { auth: 'account', limit: 'api' },
+      config: { auth: 'account', limit: 'api', serviceAction: 'service.own' },
       schema: {
         summary: 'Reveal the webhook URL',
         description: 'The only answer that carries the webhook token (stored sealed).',
