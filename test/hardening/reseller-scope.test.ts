@@ -79,12 +79,27 @@ const ROUTES: Record<string, Probe> = {
   'GET /api/v1/keys/api/service/info': { exempt: "the service's name and settings: no key" },
   'POST /api/v1/keys/api/generate': { exempt: 'makes new keys, which are its own' },
   'GET /luarmor/v3/keys/:api_key/details': { exempt: 'the projects and their scripts: no key' },
-  'GET /luarmor/v3/projects/:project_id/users': {
-    exempt: 'the user list is rewritten (streamed) by another change of this round, which applies the scope there and tests it',
+  // The full list (streamed, contract §23) and each of its filters: the reseller's own key only.
+  'GET /luarmor/v3/projects/:project_id/users': async () => {
+    const all = await luarmor().getUsers(project());
+    expect(all.status).toBe(200);
+    expect((all.body.users as { user_key: string }[]).map((u) => u.user_key)).toEqual([w.ownKey]);
+    for (const f of w.foreignActive) {
+      for (const query of [{ user_key: f.key }, { identifier: f.hwid }, { discord_id: f.chatId }, { search: f.note }]) {
+        const found = await luarmor().getUsers(project(), query);
+        expect(found.status, JSON.stringify(query)).toBe(200);
+        expect(found.body.users, JSON.stringify(query)).toEqual([]);
+      }
+    }
   },
   // Routes the reseller's role may not use at all.
   'GET /api/v1/keys/api/analytics': async () => forbidden(await reseller('GET', '/keys/api/analytics')),
   'GET /api/v1/keys/api/audit': async () => forbidden(await reseller('GET', '/keys/api/audit')),
+  'GET /api/v1/keys/api/analytics/executors': async () => forbidden(await reseller('GET', '/keys/api/analytics/executors')),
+  'POST /luarmor/v3/projects/:project_id/users/import': async () =>
+    forbidden(
+      luarmorAnswer(await luarmor().request('POST', `/v3/projects/${project()}/users/import`, { users: [{ user_key: 'x'.repeat(32) }] })),
+    ),
   'GET /api/v1/keys/api/execution': async () => forbidden(await reseller('GET', '/keys/api/execution')),
   'GET /api/v1/keys/api/service/status': async () => forbidden(await reseller('GET', '/keys/api/service/status')),
   'GET /api/v1/keys/api/keys/export': async () => forbidden(await reseller('GET', '/keys/api/keys/export')),
