@@ -85,7 +85,8 @@ const ROUTES: Record<string, Probe> = {
     expect(all.status).toBe(200);
     expect((all.body.users as { user_key: string }[]).map((u) => u.user_key)).toEqual([w.ownKey]);
     for (const f of w.foreignActive) {
-      for (const query of [{ user_key: f.key }, { identifier: f.hwid }, { discord_id: f.chatId }, { search: f.note }]) {
+      const queries: Record<string, string>[] = [{ user_key: f.key }, { identifier: f.hwid }, { discord_id: f.chatId }, { search: f.note }];
+      for (const query of queries) {
         const found = await luarmor().getUsers(project(), query);
         expect(found.status, JSON.stringify(query)).toBe(200);
         expect(found.body.users, JSON.stringify(query)).toEqual([]);

@@ -46,4 +46,21 @@ describe('unban tokens (§16.2, §27)', () => {
     expect((await client(reseller.accountKey).keyStats()).body.stats.users).toBe(2);
     expect((await client(s.account.accountKey).keyStats()).body.stats.users).toBe(5);
   });
+
+  it('records an unban by link as that door, not as a buyer (§27)', async () => {
+    const s = await seedService(t().ctx);
+    const [key] = await generateKeys(t().app, s.serviceKey);
+    await redeem(t().app, s.id, key!, 'pc-1');
+    const ban = await client(s.serviceKey).blacklist(s.id, key!, { ban_reason: 'chargeback' });
+    expect((await client(null).unban(s.id, ban.body.unban_token)).status).toBe(200);
+    const edits = await t()
+      .ctx.db.selectFrom('auditLog')
+      .select('details')
+      .where('serviceId', '=', s.id)
+      .where('action', '=', 'key.update')
+      .where('target', '=', key!)
+      .execute();
+    const lifted = edits.map((e) => JSON.parse(e.details) as Record<string, unknown>).filter((d) => d.status === 'active');
+    expect(lifted).toEqual([expect.objectContaining({ via: 'unban-link' })]);
+  });
 });

@@ -25,7 +25,7 @@ export interface Actor {
   /** The caller's role on the service acted on (contract §17); absent means the owner. A reseller's key work is scoped to its own keys. */
   role?: 'owner' | MemberRole;
   /** The door used, when it is not Keyward's own (contract §24.3): written into the entry's details as `via`. */
-  via?: 'discord';
+  via?: 'discord' | 'unban-link';
 }
 
 export const SERVICE_ACTIONS = [

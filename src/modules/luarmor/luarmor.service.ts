@@ -272,7 +272,9 @@ export async function blacklistUser(
  * GET|POST /users/unban (public): the key whose ban carries the token is active again and that ban's blacklist entries
  * go. An unknown token is a failed authentication (it spends the address's budget), answered as Luarmor does.
  */
-export async function unbanByToken(ctx: AppContext, projectRef: string, token: string, actor: Actor) {
+export async function unbanByToken(ctx: AppContext, projectRef: string, token: string, caller: Actor) {
+  // Whoever holds the link lifts the ban: the audit log names the door (contract §27), not "a buyer".
+  const actor: Actor = { ...caller, via: 'unban-link' };
   const service = await findServiceByRef(ctx.db, projectRef);
   if (!service) throw new LuarmorRefusal(404, PROJECT_NOT_FOUND);
   if (!/^[A-Za-z0-9]{32}$/.test(token)) throw unauthorized('Unknown unban token');
