@@ -12243,6 +12243,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12262,6 +12265,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12350,6 +12356,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12369,6 +12378,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12391,7 +12403,7 @@ export interface paths {
         };
         /**
          * Heartbeat a live session (GET form)
-         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended, and for a ban its `banReason` and `banEndsAt`. Two missed periods end it.
          */
         get: {
             parameters: {
@@ -12440,6 +12452,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12459,6 +12474,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12467,7 +12485,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat a live session
-         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended, and for a ban its `banReason` and `banEndsAt`. Two missed periods end it.
          */
         post: {
             parameters: {
@@ -12516,6 +12534,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12535,6 +12556,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12603,6 +12627,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12622,6 +12649,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12686,6 +12716,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12705,6 +12738,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
