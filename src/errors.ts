@@ -93,6 +93,9 @@ export interface ErrorExtras {
   duplicates?: string[];
   /** SESSION_LIMIT: the key's limit of live sessions (contract §18). */
   maxSessions?: number;
+  /** SESSION_ENDED by a ban (contract §26): its reason and end, null when it has none. */
+  banReason?: string | null;
+  banEndsAt?: string | null;
 }
 
 export class AppError extends Error {

@@ -41,7 +41,8 @@ local function keyward_session(base, service, key, hwid, script_id, handler_of, 
   if executor and executor ~= "" then q = q .. "&executor=" .. enc(executor) end
   local opened = get(q)
   if field(opened, "code") == "SESSION_LIMIT" then
-    error("This key is already in use on " .. tostring(field(opened, "maxSessions") or "its") .. " devices", 0)
+    -- Written as every other refusal is (contract §26): the server's sentence says what to do.
+    error("Keyward: SESSION_LIMIT: " .. (field(opened, "error") or "This key is already running on its limit of devices."), 0)
   end
   local id = field(opened, "sessionId")
   -- Refused, not needed, or unreachable: the fetch that follows says what is wrong, if anything.

@@ -82,7 +82,7 @@ describe.each(['lua5.1', 'luajit'])('live sessions in %s', (interpreter) => {
     const opened = await call(t().app, 'POST', `/api/v1/public/sessions/${s.id}`, { body: { key, hwid: 'pc-1' } });
     expect(opened.status).toBe(201);
     const output = await run(interpreter, LOADER, { KW_KEY: key!, KW_HWID: 'pc-1' }, 5).done;
-    expect(output).toContain('This key is already in use on 1 devices');
+    expect(output).toContain('Keyward: SESSION_LIMIT: This key is already running on 1 device, its limit.');
     expect(output).not.toContain('RAN');
   }, 60_000);
 

@@ -157,7 +157,9 @@ export function sessionSuite(env: () => Record<string, string>) {
       expect(opens.find((r) => r.status === 409)!.body).toMatchObject({
         code: 'SESSION_LIMIT',
         maxSessions: 3,
-        error: 'This key is already in use on 3 devices',
+        error: expect.stringMatching(
+          /^This key is already running on 3 devices, its limit\. Close the script there, or wait \d+ seconds after it stopped\.$/,
+        ),
       });
     });
 

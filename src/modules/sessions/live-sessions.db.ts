@@ -267,7 +267,7 @@ export class LiveSessionsInDatabase implements LiveSessions {
   /** Judges the session's row as read (or kept: then its time moves too) and records the heartbeat in memory. */
   private beat(row: repo.SessionRow, now: number, kept: boolean): Beat {
     const sessionId = row.id;
-    if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason };
+    if (row.endedReason !== null) return { alive: false, reason: row.endedReason as EndReason, key: row.key, hwid: row.hwid };
     const pendingAt = this.pending.get(sessionId) ?? 0;
     if (deadlineOf(Math.max(row.lastSeenAt, pendingAt), row.heartbeatSeconds) < now) return { alive: false, reason: 'TIMED_OUT' };
     if (pendingAt < now) this.pending.set(sessionId, now);

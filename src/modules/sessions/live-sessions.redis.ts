@@ -55,7 +55,7 @@ for i = 3, #ARGV, 3 do
   if not h[2] or h[4] ~= service then
     reply = {'TIMED_OUT'}
   elseif h[1] then
-    reply = {h[1]}
+    reply = {h[1], h[5], h[6]}
   else
     local period = 2 * tonumber(h[3]) * 1000
     if tonumber(h[2]) + period < now then
@@ -178,7 +178,7 @@ export class LiveSessionsInRedis implements LiveSessions {
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
     const answer = await this.beats.run([serviceId, sessionId, now]);
-    if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason };
+    if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
     const [, key, hwid, script, hb, started, kexp] = answer;
     const heartbeatSeconds = Number(hb);
     const session: LiveSession = {

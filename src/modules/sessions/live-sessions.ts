@@ -54,7 +54,9 @@ export interface LiveSession {
   keyExpiresAt: number | null;
 }
 
-export type Beat = { alive: true; session: LiveSession; expiresAt: number } | { alive: false; reason: EndReason };
+// An ended session names its key and HWID where the store still has them: a ban's words are looked up by them (§26).
+export type Beat =
+  { alive: true; session: LiveSession; expiresAt: number } | { alive: false; reason: EndReason; key?: string | null; hwid?: string };
 
 /** Which sessions of a service to end: one, a key's, an HWID's, a script's, or all (the service is deleted). */
 export type SessionSelector = { sessionId: string } | { key: string } | { hwid: string } | { scriptId: string } | { all: true };

@@ -21,7 +21,7 @@ const clientResponses = (data: Parameters<typeof Envelope>[0], status: number) =
 const OPEN_DESCRIPTION =
   'Runs the validation of GET /keys/validate (`key`, `hwid`, optional `scriptId`); refused → 403 KEY_REFUSED with `reason`, a key at its `maxSessions` → 409 SESSION_LIMIT with `maxSessions`, else 201 with the session id and how often to heartbeat. With `ifNeeded` (what the loader sends), a run whose script has no `heartbeat` and whose key has no `maxSessions` opens nothing: 200 `{ needed: false }`.';
 const HEARTBEAT_DESCRIPTION =
-  '200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.';
+  '200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended, and for a ban its `banReason` and `banEndsAt`. Two missed periods end it.';
 
 export default async function sessionRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -42,6 +42,8 @@ export const SessionError = Type.Object({
   ...ErrorEnvelope.properties,
   reason: Type.Optional(Type.String()),
   maxSessions: Type.Optional(Type.Integer()),
+  banReason: Type.Optional(NullableString),
+  banEndsAt: Type.Optional(Type.Union([Time, Type.Null()])),
 });
 
 export const ListQuery = Strict({ ...Paging, key: Type.Optional(LicenseKey), scriptId: Type.Optional(ScriptId) });

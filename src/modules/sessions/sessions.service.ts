@@ -7,8 +7,9 @@ import { pageOf, type PageRequest } from '../../lib/pagination.ts';
 import { iso } from '../../lib/time.ts';
 import type { Actor } from '../audit/actor.ts';
 import { findActiveKey, keyScopeOf } from '../keys/keys.service.ts';
+import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { serviceForClient, wasServiceDeleted } from '../services/services.service.ts';
-import { validateKey } from '../validation/validation.service.ts';
+import { bindForSession, validateKey, type Verdict } from '../validation/validation.service.ts';
 import { noteSessionLimitRefusal } from '../chat/chat.service.ts';
 import { executorRefused } from '../loader/loader.service.ts';
 import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
@@ -43,7 +44,7 @@ export const END_SENTENCES: Record<EndReason, string> = {
   KEY_EXPIRED: 'Your key has expired',
   KEY_DELETED: 'Your key was deleted',
   HWID_RESET: "Your key's HWID was reset",
-  HWID_BLACKLISTED: 'This device is blacklisted',
+  HWID_BLACKLISTED: 'This device is banned',
   SCRIPT_DISABLED: 'This script was disabled',
   KILLED: 'Your session was ended by the seller',
   TIMED_OUT: 'Your session timed out',
@@ -84,15 +85,22 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
   // A free-for-all script runs without a key (contract §16.3, §18): its run opens a session all the same, without one.
   const verdict =
     input.key || !scriptFfa
-      ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid, executor: input.executor }, !input.ifNeeded)
+      ? await validateKey(ctx, service.id, { key: input.key, hwid: input.hwid, executor: input.executor }, !input.ifNeeded, false)
       : null;
-  if (verdict && !verdict.valid && !scriptFfa)
-    throw new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
+  if (verdict && !verdict.valid && !scriptFfa) throw refused(verdict);
   const now = ctx.clock();
   // A keyless HWID opens a session without a key; the limit belongs to keys.
   const keyRow = verdict?.code === 'KEY_VALID' && input.key ? await findActiveKey(ctx.db, service.id, input.key) : undefined;
   const maxSessions = keyRow?.maxSessions ?? 0;
-  if (input.ifNeeded && !scriptHeartbeat && maxSessions === 0) return { needed: false as const };
+  // A new device's HWID is bound only once its run may go on (contract §26).
+  const bind = async () => {
+    const locked = verdict?.unbound && keyRow ? await bindForSession(ctx, service.id, keyRow.key, input.hwid!) : null;
+    if (locked) throw refused(locked);
+  };
+  if (input.ifNeeded && !scriptHeartbeat && maxSessions === 0) {
+    await bind();
+    return { needed: false as const };
+  }
   const heartbeatSeconds = service.sessionHeartbeatSeconds;
   const opened = await ctx.liveSessions.open({
     serviceId: service.id,
@@ -109,9 +117,13 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
   if (opened === 'limit') {
     // Contract §24.4: a key refused again and again this hour is told to the staff channel.
     if (keyRow) await noteSessionLimitRefusal(ctx, service, keyRow.key);
-    throw new AppError('SESSION_LIMIT', `This key is already in use on ${maxSessions} device${maxSessions === 1 ? '' : 's'}`, {
-      maxSessions,
-    });
+    throw new AppError('SESSION_LIMIT', sessionLimitSentence(maxSessions, heartbeatSeconds), { maxSessions });
+  }
+  try {
+    await bind();
+  } catch (error) {
+    await ctx.liveSessions.close(service.id, opened.sessionId, ctx.clock());
+    throw error;
   }
   // Live sessions only rise when one opens, so a count taken here finds each hour's peak.
   if (ctx.analytics.enabled) {
@@ -124,6 +136,14 @@ export async function openSession(ctx: AppContext, serviceRef: string, input: Op
   }
   return { sessionId: opened.sessionId, heartbeatSeconds, expiresAt: iso(opened.expiresAt)! } as const;
 }
+
+const refused = (verdict: Verdict) =>
+  new AppError('KEY_REFUSED', `The key was refused (${verdict.code}): ${verdict.message}`, { reason: verdict.code });
+
+/** The buyer's words for SESSION_LIMIT (contract §26): a session is given up after two missed heartbeats. */
+export const sessionLimitSentence = (maxSessions: number, heartbeatSeconds: number) =>
+  `This key is already running on ${maxSessions} device${maxSessions === 1 ? '' : 's'}, its limit. ` +
+  `Close the script there, or wait ${2 * heartbeatSeconds} seconds after it stopped.`;
 
 /**
  * A heartbeat: alive, or 410 with why it ended. The key's expiry is the one refusal no change announces, so a heartbeat
@@ -157,9 +177,28 @@ function judge(ctx: AppContext, beat: Beat, now: number, serviceId: string): Ali
   // An instance that still holds the service's row (its copy lives a few seconds) finds a deleted service's sessions gone.
   if (!beat.alive && beat.reason === 'TIMED_OUT')
     return wasServiceDeleted(ctx.db, serviceId).then((deleted) => Promise.reject(ended(deleted ? 'KEY_DELETED' : 'TIMED_OUT')));
-  if (!beat.alive) return Promise.reject(ended(beat.reason));
+  if (!beat.alive)
+    return beat.reason === 'KEY_BANNED' || beat.reason === 'HWID_BLACKLISTED'
+      ? endedByBan(ctx, serviceId, beat, now)
+      : Promise.reject(ended(beat.reason));
   if (expiryPassed(beat.session, now)) return afterExpiry(ctx, beat, now);
   return aliveOf(beat);
+}
+
+/** A session ended by a ban tells the buyer the ban's reason and end (contract §26), read as they stand now. */
+async function endedByBan(ctx: AppContext, serviceId: string, beat: Beat & { alive: false }, now: number): Promise<never> {
+  let ban: { reason: string | null; endsAt: number | null } | undefined;
+  if (beat.reason === 'KEY_BANNED' && beat.key) {
+    const row = await findActiveKey(ctx.db, serviceId, beat.key);
+    ban = row && { reason: row.banReason, endsAt: row.banExpiresAt };
+  } else if (beat.reason === 'HWID_BLACKLISTED' && beat.hwid) {
+    const entry = await findBanInForce(ctx.db, serviceId, beat.hwid, now);
+    ban = entry && { reason: entry.reason, endsAt: entry.expiresAt };
+  }
+  const banReason = ban?.reason ?? null;
+  const banEndsAt = iso(ban?.endsAt ?? null);
+  const words = `${END_SENTENCES[beat.reason]}${banReason ? `: ${banReason}` : ''}${banEndsAt ? `${banReason ? ',' : ''} until ${banEndsAt}` : ''}`;
+  throw new AppError('SESSION_ENDED', words, { reason: beat.reason, banReason, banEndsAt });
 }
 
 type Alive = { alive: true; heartbeatSeconds: number; expiresAt: string };

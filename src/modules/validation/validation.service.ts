@@ -43,6 +43,8 @@ export interface Verdict {
   message: string;
   isPremium: boolean;
   expiresAt: string | null;
+  /** Valid, but the HWID is not yet one of the key's: it takes a free slot only through bindForSession (§26). */
+  unbound?: true;
 }
 
 function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt: number | null }): Verdict {
@@ -60,6 +62,14 @@ type JudgedKey = Pick<
   keys.ActiveKeyRow,
   'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt'
 >;
+
+/** HWID_BLACKLISTED in the buyer's words (contract §26): the entry's reason and end, when it has them. */
+function blacklisted(entry: { reason: string | null; expiresAt: number | null } | undefined): Verdict {
+  if (!entry?.reason && !entry?.expiresAt) return verdict('HWID_BLACKLISTED');
+  const reason = entry.reason ? `: ${entry.reason}` : '';
+  const until = entry.expiresAt ? `${reason ? ',' : ''} until ${iso(entry.expiresAt)}` : '';
+  return { ...verdict('HWID_BLACKLISTED'), message: `This device is banned${reason}${until}` };
+}
 
 /** KEY_BANNED with the ban's reason when it has one (contract §19). */
 const banned = (row: { isPremium: number; expiresAt: number | null; banReason: string | null }): Verdict => ({
@@ -88,8 +98,10 @@ async function checkActive(
   hwid: string,
   hwidBound: boolean,
   now: number,
+  bindNow = true,
 ): Promise<Verdict> {
   const judged = judgeActive(row, hwidBound, now);
+  if (judged === 'bind' && !bindNow) return { ...verdict('KEY_VALID', row), unbound: true };
   if (judged === 'bind') {
     // Binding writes lastUsedAt itself, in the same statement that takes the slot.
     const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
@@ -130,10 +142,18 @@ function redeemWithWhatCommitsWithIt(ctx: AppContext, serviceId: string, key: st
  * VERDICT_CACHE_MS (the executor loop), and on SQLite whenever its connection is free (a lookup there is a call in this
  * process; real traffic is many keys, each validated rarely).
  */
-export function validateKey(ctx: AppContext, serviceId: string, input: ClientRun, countValid = true): Verdict | Promise<Verdict> {
+export function validateKey(
+  ctx: AppContext,
+  serviceId: string,
+  input: ClientRun,
+  countValid = true,
+  bindNow = true,
+): Verdict | Promise<Verdict> {
   const atOnce = validateAtOnce(ctx, serviceId, input);
   if (atOnce === NOT_NOW || atOnce === ABSENT) {
-    return judge(ctx, serviceId, input, atOnce === ABSENT).then((result) => counted(ctx, serviceId, result, countValid, input.executor));
+    return judge(ctx, serviceId, input, atOnce === ABSENT, bindNow).then((result) =>
+      counted(ctx, serviceId, result, countValid, input.executor),
+    );
   }
   return counted(ctx, serviceId, atOnce, countValid, input.executor);
 }
@@ -182,7 +202,8 @@ function validateAtOnce(
   const found = ctx.verdicts.getNow(serviceId, key, hwid, () => findActiveKeyAndBanNow(ctx.db, serviceId, key, hwid, now));
   if (found === NOT_NOW) return NOT_NOW;
   if (!found) return ABSENT;
-  if (found.hwidBanned) return verdict('HWID_BLACKLISTED');
+  // The ban's words take a read of its entry: the rare path, left to the async one.
+  if (found.hwidBanned) return NOT_NOW;
   const judged = judgeActive(found.activeKey, found.hwidBound, now);
   // Binding writes: the async path takes it (and finds the inputs cached).
   if (judged === 'bind') return NOT_NOW;
@@ -191,7 +212,13 @@ function validateAtOnce(
 }
 
 /** `absent`: a lookup just now found no active key by this string (validateAtOnce), so none is made again. */
-async function judge(ctx: AppContext, serviceId: string, input: { key?: string; hwid?: string }, absent = false): Promise<Verdict> {
+async function judge(
+  ctx: AppContext,
+  serviceId: string,
+  input: { key?: string; hwid?: string },
+  absent = false,
+  bindNow = true,
+): Promise<Verdict> {
   const now = ctx.clock();
   const hwid = input.hwid;
   if (!hwid) return verdict('HWID_REQUIRED');
@@ -202,14 +229,15 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
     const found = absent
       ? undefined
       : await ctx.verdicts.get(serviceId, key, hwid, () => findActiveKeyAndBan(ctx.db, ctx.dialect, serviceId, key, hwid, now));
-    if (found?.hwidBanned) return verdict('HWID_BLACKLISTED');
-    if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now);
+    if (found?.hwidBanned) return blacklisted(await findBanInForce(ctx.db, serviceId, hwid, now));
+    if (found) return checkActive(ctx, serviceId, found.activeKey, hwid, found.hwidBound, now, bindNow);
     // Not an active key: most often a generated key used for the first time, redeemed here in one statement (on
     // PostgreSQL) when nothing refuses it. When nothing was redeemed, the general path below finds out why.
     const redeemed = await redeem(ctx, serviceId, key, hwid, now);
     if (redeemed) return redeemed;
   }
-  if (await findBanInForce(ctx.db, serviceId, hwid, now)) return verdict('HWID_BLACKLISTED');
+  const ban = await findBanInForce(ctx.db, serviceId, hwid, now);
+  if (ban) return blacklisted(ban);
 
   if (!key) {
     const entry = await findKeyless(ctx.db, serviceId, hwid);
@@ -234,5 +262,17 @@ async function judge(ctx: AppContext, serviceId: string, input: { key?: string; 
   const redeemedMeanwhile = await keys.findActiveKey(ctx.db, serviceId, key);
   if (!redeemedMeanwhile) return verdict('KEY_INCORRECT');
   const bound = await keys.isHwidBound(ctx.db, serviceId, key, hwid);
-  return checkActive(ctx, serviceId, redeemedMeanwhile, hwid, bound, now);
+  return checkActive(ctx, serviceId, redeemedMeanwhile, hwid, bound, now, bindNow);
+}
+
+/**
+ * Binds the HWID of an `unbound` verdict once its session has opened (contract §26: a run refused SESSION_LIMIT binds
+ * nothing); null when it took a slot, else the KEY_HWID_LOCKED verdict (another device took the last slot meanwhile).
+ */
+export async function bindForSession(ctx: AppContext, serviceId: string, key: string, hwid: string): Promise<Verdict | null> {
+  const now = ctx.clock();
+  const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, key, hwid, now));
+  if (outcome !== 'full') return null;
+  const row = await keys.findActiveKey(ctx.db, serviceId, key);
+  return counted(ctx, serviceId, verdict('KEY_HWID_LOCKED', row), false);
 }

@@ -12431,6 +12431,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12450,6 +12453,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12539,6 +12545,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12558,6 +12567,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12580,7 +12592,7 @@ export interface paths {
         };
         /**
          * Heartbeat a live session (GET form)
-         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended, and for a ban its `banReason` and `banEndsAt`. Two missed periods end it.
          */
         get: {
             parameters: {
@@ -12629,6 +12641,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12648,6 +12663,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12656,7 +12674,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat a live session
-         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended. Two missed periods end it.
+         * @description 200 while the session lives; 410 SESSION_ENDED with `reason` (KEY_BANNED, KEY_PAUSED, KEY_EXPIRED, KEY_DELETED, HWID_RESET, HWID_BLACKLISTED, SCRIPT_DISABLED, KILLED, TIMED_OUT) once it ended, and for a ban its `banReason` and `banEndsAt`. Two missed periods end it.
          */
         post: {
             parameters: {
@@ -12705,6 +12723,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12724,6 +12745,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12792,6 +12816,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12811,6 +12838,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12875,6 +12905,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };
@@ -12894,6 +12927,9 @@ export interface paths {
                             requestId?: string;
                             reason?: string;
                             maxSessions?: number;
+                            banReason?: string | null;
+                            /** Format: date-time */
+                            banEndsAt?: string | null;
                         };
                     };
                 };

@@ -51,6 +51,8 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const [chatId, setChatId] = useState(record.chatId ?? '');
   const boundHwid = record.type === 'active' ? (record.hwid ?? '') : '';
   const [hwid, setHwid] = useState(boundHwid);
+  // The field edits one HWID: the key's others are named beside it, never hidden (contract §26).
+  const otherHwids = record.type === 'active' ? (record.hwids ?? []).filter((h) => h !== boundHwid) : [];
   const active = record.type === 'active';
   const [tried, setTried] = useState(false);
   // The expiry is sent only when the seller changed it: the form shows it to the minute, and saving a note
@@ -189,7 +191,16 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
             </>
           )}
           {active && (
-            <TextInput label="HWID" description="Empty unbinds every HWID" value={hwid} onChange={(e) => setHwid(e.currentTarget.value)} />
+            <TextInput
+              label={otherHwids.length ? 'First HWID' : 'HWID'}
+              description={
+                otherHwids.length
+                  ? `Also bound: ${otherHwids.join(', ')}. A new value here replaces all of them; empty unbinds every HWID`
+                  : 'Empty unbinds every HWID'
+              }
+              value={hwid}
+              onChange={(e) => setHwid(e.currentTarget.value)}
+            />
           )}
           {!manage && (
             <TextInput
