@@ -108,7 +108,19 @@ describe('dashboard keys page in a real browser', () => {
     await importDialog
       .locator('input[type="file"]')
       .setInputFiles({ name: 'users.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
-    await importDialog.getByRole('button', { name: 'Import' }).click();
+    await importDialog.getByRole('button', { name: 'Preview import' }).click();
+    // Contract §27: the preview says what would be stored, writes nothing, and the import waits for the seller's confirmation.
+    const preview = importDialog.getByRole('region', { name: 'Import preview' });
+    await preview.getByText('1 key to import: 1 active').waitFor();
+    await preview.getByRole('table', { name: 'Import sample' }).getByRole('cell', { name: 'pc-77' }).waitFor();
+    expect(await ctx.db.selectFrom('activeKeys').select('key').where('key', '=', 'luarmor-key-0001').executeTakeFirst()).toBeUndefined();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: 'test-results/import-preview-1280.png' });
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: 'test-results/import-preview-375.png' });
+    await importDialog.getByRole('button', { name: 'Import 1 key' }).click();
+    await page.getByText('Imported 1 key: 1 active').waitFor();
+    await page.setViewportSize({ width: 1280, height: 800 });
     await table.getByText('luarmor-key-0001').waitFor();
     const imported = await ctx.db
       .selectFrom('activeKeys')

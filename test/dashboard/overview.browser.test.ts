@@ -57,7 +57,8 @@ describe('overview, keyless list, import by paste and the audit log as sentences
     const users = { success: true, users: [{ user_key: 'pasted-key-0001', identifier: '', auth_expire: -1, note: 'pasted' }] };
     await dialog.getByRole('textbox', { name: 'Or paste the export' }).fill(JSON.stringify(users));
     await dialog.getByText('Recognised: Luarmor users (JSON), 1 record.').waitFor();
-    await dialog.getByRole('button', { name: 'Import' }).click();
+    await dialog.getByRole('button', { name: 'Preview import' }).click();
+    await dialog.getByRole('button', { name: 'Import 1 key' }).click();
     const keys = page.getByRole('table', { name: 'Keys' });
     await keys.getByText('pasted-key-0001').waitFor();
     expect(

@@ -29,7 +29,7 @@ describe('POST /api/v1/services', () => {
     expect(res.status).toBe(201);
     expect(res.body.data.identifier).toMatch(/^[a-z0-9-]{3,48}$/);
     expect(res.body.data.identifier).not.toMatch(UUID);
-    expect(res.body.data.identifier.startsWith('blox-fruits-hub-')).toBe(true);
+    expect(res.body.data.identifier.startsWith('blox-fruits-hub')).toBe(true);
   });
 
   it('makes a valid identifier even from a name with no usable characters', async () => {

@@ -15,9 +15,9 @@ describe('KEY_HWID_LOCKED names the reset page', () => {
       // Twice: the second answer may come from the verdict cache.
       const locked = (await validate('pc-2')).body.data;
       expect(locked.code).toBe('KEY_HWID_LOCKED');
-      expect(locked.message).toBe(`The key is bound to another HWID; reset it at http://keyward.test/reset/${s.id} to use it here`);
+      expect(locked.message).toBe(`The key is bound to another HWID; reset it at http://keyward.test/reset/${s.identifier} to use it here`);
     }
-    const page = await t().app.inject({ method: 'GET', url: `/reset/${s.id}` });
+    const page = await t().app.inject({ method: 'GET', url: `/reset/${s.identifier}` });
     expect(page.statusCode).toBe(200);
   });
 });

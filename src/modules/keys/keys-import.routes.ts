@@ -6,6 +6,7 @@ import { ErrorEnvelope, Envelope } from '../../schemas.ts';
 import { actorOf } from '../audit/actor.ts';
 import * as schemas from './keys-import.schemas.ts';
 import { importKeys } from './keys-import.service.ts';
+import { previewImport } from './keys-import-preview.ts';
 
 const manage = { auth: 'service', limit: 'api', permission: 'allowManageKeys' } as const;
 const tags = ['keys'];
@@ -31,13 +32,19 @@ export default async function keysImportRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Import keys',
         description:
-          'Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). Needs allowManageKeys.',
+          'Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). With `dryRun: true`, answers 200 with what it would store (counts, the fields read and ignored, the first 5 records, the keys already on the server) and writes nothing. Needs allowManageKeys.',
         tags,
         body: schemas.ImportBody,
-        response: { 201: Envelope(schemas.ImportResult), '4xx': ImportErrorEnvelope, '5xx': ErrorEnvelope },
+        response: {
+          200: Envelope(schemas.ImportPreview),
+          201: Envelope(schemas.ImportResult),
+          '4xx': ImportErrorEnvelope,
+          '5xx': ErrorEnvelope,
+        },
       },
     },
     async (request, reply) => {
+      if (request.body.dryRun) return reply.status(200).send({ success: true as const, data: await previewImport(ctx, request.body) });
       const result = await importKeys(ctx, actorOf(request), serviceOf(request), request.body);
       return reply.status(201).send({ success: true as const, data: result });
     },

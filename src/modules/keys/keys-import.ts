@@ -70,6 +70,13 @@ const CHAT_ID_PATTERN = /^[0-9]{17,20}$/;
 // Newlines and tabs are a note's own (contract §23): an exported multi-line note imports back as it was.
 const NOTE_PATTERN = /^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F]{0,256}$/;
 const FIELD_NAMES = new Set<string>(EXPORT_COLUMNS);
+// A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, maxSessions, and createdBy,
+// which an import does not keep (contract §17: imported keys have none).
+const JSON_ONLY = ['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy', 'banReason', 'banExpiresAt', 'maxSessions'];
+/** Every field a Keyward record may carry (any other is refused), and the Luarmor fields read (any other is ignored). */
+export const KEYWARD_FIELDS = new Set<string>([...EXPORT_COLUMNS, ...JSON_ONLY]);
+const LUARMOR_READ = 'user_key identifier discord_id note auth_expire banned total_executions total_resets last_reset key_days';
+export const LUARMOR_FIELDS = new Set<string>(`${LUARMOR_READ} ban_reason ban_expire`.split(' '));
 /** Columns an older export lacks and an import therefore does not insist on. */
 const OPTIONAL_COLUMNS = new Set<string>(['durationDays']);
 
@@ -130,13 +137,7 @@ function fromKeyward(record: unknown): ImportedKey {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw bad('record', 'must be an object');
   const r = record as Record<string, unknown>;
   for (const name of Object.keys(r)) {
-    // A JSON export also carries hwid (the first of hwids), expirationType and the reset fields, maxSessions, and createdBy,
-    // which an import does not keep (contract §17: imported keys have none).
-    if (
-      !FIELD_NAMES.has(name) &&
-      !['hwid', 'expirationType', 'hwidResetAt', 'hwidResetCount', 'createdBy', 'banReason', 'banExpiresAt', 'maxSessions'].includes(name)
-    )
-      throw bad(name, 'is not a known field');
+    if (!KEYWARD_FIELDS.has(name)) throw bad(name, 'is not a known field');
   }
   if (r.type !== undefined && r.type !== 'active' && r.type !== 'generated') throw bad('type', 'must be active or generated');
   const status = r.status ?? 'active';
@@ -302,20 +303,25 @@ function fromLuarmor(record: unknown): ImportedKey {
     createdAt: null,
     activatedAt: null,
     lastUsedAt: null,
-    hwidResetAt: null,
+    // last_reset (Unix s; 0 none): the buyer's reset cooldown continues from it (contract §27). Only an active key keeps it.
+    hwidResetAt: active ? luarmorSeconds(r.last_reset, 'last_reset') : null,
     hwidResetCount: r.total_resets === undefined || r.total_resets === null ? 0 : checkCount(r.total_resets, 'total_resets'),
     // A banned user's ban_reason and ban_expire (Unix s; -1 permanent) become the ban's reason and end (contract §19).
     ...(r.banned === 1 || r.banned === true ? luarmorBan(r) : {}),
   };
 }
 
+/** A Luarmor time in Unix seconds, where 0, -1 or nothing means none. */
+function luarmorSeconds(value: unknown, field: string, none = '0 for none'): number | null {
+  if (value === undefined || value === null || (typeof value === 'number' && value <= 0)) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value * 1000 > LATEST_TIME_MS)
+    throw bad(field, `must be Unix seconds, or ${none}`);
+  return value * 1000;
+}
+
 function luarmorBan(r: Record<string, unknown>): { banReason: string | null; banExpiresAt: number | null } {
   const banReason = typeof r.ban_reason === 'string' ? checkNote(r.ban_reason, 'ban_reason') : null;
-  const seconds = r.ban_expire;
-  if (seconds === undefined || seconds === null || (typeof seconds === 'number' && seconds <= 0)) return { banReason, banExpiresAt: null };
-  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds * 1000 > LATEST_TIME_MS)
-    throw bad('ban_expire', 'must be Unix seconds, or -1 for a permanent ban');
-  return { banReason, banExpiresAt: seconds * 1000 };
+  return { banReason, banExpiresAt: luarmorSeconds(r.ban_expire, 'ban_expire', '-1 for a permanent ban') };
 }
 
 /**

@@ -50,13 +50,16 @@ function validateIdentifier(identifier: string) {
   }
 }
 
-function identifierFromName(name: string): string {
+/** The name's slug (contract §27), or with a random suffix when the slug is taken or too short to be an identifier. */
+function identifierFromName(name: string, suffixed: boolean): string {
   const base = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
-  return `${base || 'service'}-${randomAlphanumeric(6).toLowerCase()}`;
+  const plain = base || 'service';
+  if (!suffixed && IDENTIFIER_PATTERN.test(plain) && !UUID_PATTERN.test(plain)) return plain;
+  return `${plain}-${randomAlphanumeric(6).toLowerCase()}`;
 }
 
 /**
@@ -111,40 +114,51 @@ export async function createService(
   actor: Actor = SYSTEM_ACTOR,
 ) {
   if (input.identifier !== undefined) validateIdentifier(input.identifier);
-  const identifier = input.identifier ?? identifierFromName(input.name);
+  // A taken slug: the same name with a suffix. A taken identifier the seller chose is theirs to change (409).
+  const tries =
+    input.identifier !== undefined ? [input.identifier] : [identifierFromName(input.name, false), identifierFromName(input.name, true)];
+  for (const [i, identifier] of tries.entries()) {
+    try {
+      return await insertNewService(ctx, accountId, input.name, identifier, actor);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (i === tries.length - 1) throw conflict(`The identifier ${identifier} is taken`);
+    }
+  }
+  throw new Error('unreachable: the last try returns or throws');
+}
+
+/** One try at a new service (its row and audit entry); a taken identifier is the database's unique violation. */
+
+async function insertNewService(ctx: AppContext, accountId: string, name: string, identifier: string, actor: Actor) {
   const key = newServiceKey();
   const id = newId();
   const now = ctx.clock();
-  try {
-    await ctx.db.transaction().execute(async (trx) => {
-      await repo.insertService(trx, {
-        id,
-        accountId,
-        identifier,
-        name: input.name,
-        apiKeyDigest: digest(key),
-        apiKeySealed: ctx.sealer.seal(key),
-        allowUrlShortener: 1,
-        allowManageKeys: 1,
-        allowVss: 1,
-        ipAllowlist: '[]',
-        webhookUrl: null,
-        webhookEnabled: 0,
-        hwidResetCooldownFreeHours: 24,
-        hwidResetCooldownPremiumHours: 6,
-        chatInteractionsPublicKey: null,
-        chatGuildId: null,
-        chatGuildName: null,
-        executions: 0,
-        lastActiveAt: null,
-        createdAt: now,
-      });
-      await audit(trx, actor, { id, accountId }, 'service.create', { name: input.name, identifier }, now);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertService(trx, {
+      id,
+      accountId,
+      identifier,
+      name,
+      apiKeyDigest: digest(key),
+      apiKeySealed: ctx.sealer.seal(key),
+      allowUrlShortener: 1,
+      allowManageKeys: 1,
+      allowVss: 1,
+      ipAllowlist: '[]',
+      webhookUrl: null,
+      webhookEnabled: 0,
+      hwidResetCooldownFreeHours: 24,
+      hwidResetCooldownPremiumHours: 6,
+      chatInteractionsPublicKey: null,
+      chatGuildId: null,
+      chatGuildName: null,
+      executions: 0,
+      lastActiveAt: null,
+      createdAt: now,
     });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`The identifier ${identifier} is taken`);
-    throw error;
-  }
+    await audit(trx, actor, { id, accountId }, 'service.create', { name, identifier }, now);
+  });
   return (await repo.findServiceByRef(ctx.db, id))!;
 }
 

@@ -180,11 +180,23 @@ export function countExecutorRefusal(ctx: AppContext, serviceId: string, executo
  * `countValid` false: a valid answer is not counted, because the same launch is counted by the fetch that follows
  * (the loader's session open, contract §18); a refusal ends the launch there and is counted.
  */
-function counted(ctx: AppContext, serviceId: string, result: Verdict, countValid: boolean, executor = UNKNOWN_EXECUTOR): Verdict {
+function counted(
+  ctx: AppContext,
+  serviceId: string,
+  result: Verdict,
+  countValid: boolean,
+  executor = UNKNOWN_EXECUTOR,
+): Verdict | Promise<Verdict> {
   if (countValid || !result.valid) ctx.analytics.countVerdict(serviceId, result.code, result.valid, executor);
-  // The buyer's way out (contract §22): the service's self-serve reset page, named in the message they see.
+  // The buyer's way out (contract §22): the service's self-serve reset page, named by its identifier (§27) in the
+  // message they see. A refusal, so the lookup (cached per instance) is off the valid path.
   if (result.code === 'KEY_HWID_LOCKED') {
-    return { ...result, message: `The key is bound to another HWID; reset it at ${ctx.config.baseUrl}/reset/${serviceId} to use it here` };
+    const locked = (identifier: string) => ({
+      ...result,
+      message: `The key is bound to another HWID; reset it at ${ctx.config.baseUrl}/reset/${identifier} to use it here`,
+    });
+    const cached = ctx.services.peek(serviceId);
+    return cached ? locked(cached.identifier) : ctx.services.get(serviceId).then((row) => locked(row.identifier));
   }
   return result;
 }

@@ -2288,7 +2288,7 @@ export interface paths {
         put?: never;
         /**
          * Import keys
-         * @description Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). Needs allowManageKeys.
+         * @description Keyward CSV or JSON (an export of any Keyward), or Luarmor user records; all or nothing. Keys that already exist anywhere on the server: 409 listing them, or skipped with `onDuplicate: skip`. Invalid records: 400 listing each with its index and field. At most 10,000 records and 16 MB (413). With `dryRun: true`, answers 200 with what it would store (counts, the fields read and ignored, the first 5 records, the keys already on the server) and writes nothing. Needs allowManageKeys.
          */
         post: {
             parameters: {
@@ -2303,10 +2303,54 @@ export interface paths {
                         format: "keyward-csv" | "keyward-json" | "luarmor";
                         data: string | unknown[];
                         onDuplicate?: "error" | "skip";
+                        /** @description Check and describe the import (200) without writing anything */
+                        dryRun?: boolean;
                     };
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @enum {boolean} */
+                                dryRun: true;
+                                format: string;
+                                counts: {
+                                    active: number;
+                                    generated: number;
+                                    banned: number;
+                                    expired: number;
+                                };
+                                fields: string[];
+                                ignored: string[];
+                                sample: {
+                                    key: string;
+                                    type: "active" | "generated";
+                                    status: string;
+                                    hwids: string[];
+                                    note: string | null;
+                                    chatId: string | null;
+                                    /** Format: date-time */
+                                    expiresAt: string | null;
+                                    durationDays: number | null;
+                                    executions: number;
+                                    /** Format: date-time */
+                                    hwidResetAt: string | null;
+                                    hwidResetCount: number;
+                                    banReason: string | null;
+                                }[];
+                                existing: string[];
+                            };
+                        };
+                    };
+                };
                 /** @description Default Response */
                 201: {
                     headers: {

@@ -19,8 +19,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
 import { detectImport, type ImportFormat } from './importFormat';
+import { describeCounts, ImportPreview, totalOf, type PreviewData } from './ImportPreview';
 
-/** "Import keys": a Keyward export or Luarmor's users, all or nothing (contract §7.4). */
+type ImportBody = { format: ImportFormat; data: string | unknown[]; onDuplicate?: 'skip' };
+
+/** "Import keys": a Keyward export or Luarmor's users, previewed, then imported all or nothing (contract §7.4, §27). */
 export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; onClose: () => void; serviceId: string }) {
   const queryClient = useQueryClient();
   const [format, setFormat] = useState<'auto' | ImportFormat>('auto');
@@ -29,37 +32,50 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
   const [skip, setSkip] = useState(false);
   // What the pasted text is, said before importing (a file is read when Import is pressed).
   const preview = pasted.trim() && !file ? detectImport(pasted, format === 'auto' ? undefined : format) : null;
-  const importKeys = useMutation({
+  // Step one asks the server what it would store (dryRun, contract §27); step two imports exactly that after the seller confirms.
+  const [checked, setChecked] = useState<{ body: ImportBody; preview: PreviewData } | null>(null);
+  const changed = () => setChecked(null);
+  const previewKeys = useMutation({
     mutationFn: async () => {
       const text = file ? await file.text() : pasted;
       const detected = detectImport(text, format === 'auto' ? undefined : format);
       if ('error' in detected) throw new Error(detected.error);
-      const { format: found, data } = detected;
-      return unwrap(
-        await api.POST('/api/v1/keys/api/keys/import', {
-          headers: serviceHeaders(serviceId),
-          body: { format: found, data, ...(skip ? { onDuplicate: 'skip' as const } : {}) },
-        }),
-      );
+      const body: ImportBody = { format: detected.format, data: detected.data, ...(skip ? { onDuplicate: 'skip' as const } : {}) };
+      const preview = unwrap(
+        await api.POST('/api/v1/keys/api/keys/import', { headers: serviceHeaders(serviceId), body: { ...body, dryRun: true } }),
+      ) as PreviewData;
+      return { body, preview };
     },
-    onSuccess: (result) => {
+    onSuccess: setChecked,
+  });
+  const importKeys = useMutation({
+    mutationFn: async (c: { body: ImportBody; preview: PreviewData }) => {
+      const result = unwrap(await api.POST('/api/v1/keys/api/keys/import', { headers: serviceHeaders(serviceId), body: c.body })) as {
+        skipped: number;
+      };
+      return { result, counts: c.preview.counts };
+    },
+    onSuccess: ({ result, counts }) => {
       void queryClient.invalidateQueries({ queryKey: ['keys', serviceId] });
+      // The preview's counts are what was stored (with skip they leave out the keys already there, as the import does).
       notifySuccess(
-        `Imported ${result.imported.active} active and ${result.imported.generated} generated keys${result.skipped ? `, ${result.skipped} skipped` : ''}`,
+        `Imported ${totalOf(counts)} key${totalOf(counts) === 1 ? '' : 's'}: ${describeCounts(counts)}${result.skipped ? `; ${result.skipped} already there skipped` : ''}`,
       );
       setFile(null);
       setPasted('');
+      setChecked(null);
       onClose();
     },
   });
-  const error = importKeys.error;
+  const error = importKeys.error ?? previewKeys.error;
   const body = error instanceof ApiError ? error.body : null;
   return (
     <Modal opened={opened} onClose={onClose} title="Import keys" centered size="lg">
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          importKeys.mutate();
+          if (checked) importKeys.mutate(checked);
+          else previewKeys.mutate();
         }}
       >
         <Stack>
@@ -70,7 +86,10 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
           <NativeSelect
             label="Format"
             value={format}
-            onChange={(e) => setFormat(e.currentTarget.value as typeof format)}
+            onChange={(e) => {
+              setFormat(e.currentTarget.value as typeof format);
+              changed();
+            }}
             data={[
               { value: 'auto', label: 'Detect automatically' },
               { value: 'keyward-csv', label: 'Keyward export (CSV)' },
@@ -82,7 +101,10 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
             label="File"
             placeholder="Choose a file"
             value={file}
-            onChange={setFile}
+            onChange={(f) => {
+              setFile(f);
+              changed();
+            }}
             accept=".json,.csv,application/json,text/csv"
             clearable
           />
@@ -90,7 +112,10 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
             label="Or paste the export"
             placeholder={'key,type,status,… (a Keyward CSV), [ {…} ] (JSON) or { "users": [ … ] } (Luarmor)'}
             value={pasted}
-            onChange={(e) => setPasted(e.currentTarget.value)}
+            onChange={(e) => {
+              setPasted(e.currentTarget.value);
+              changed();
+            }}
             disabled={file !== null}
             autosize
             minRows={3}
@@ -105,7 +130,14 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
                 : `Recognised: ${preview.label}, ${preview.records} record${preview.records === 1 ? '' : 's'}.`}
             </Text>
           )}
-          <Checkbox label="Skip keys that already exist" checked={skip} onChange={(e) => setSkip(e.currentTarget.checked)} />
+          <Checkbox
+            label="Skip keys that already exist"
+            checked={skip}
+            onChange={(e) => {
+              setSkip(e.currentTarget.checked);
+              changed();
+            }}
+          />
           {error && (
             <Paper withBorder p="sm" role="alert">
               <Text c="red" size="sm">
@@ -142,10 +174,22 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
               )}
             </Paper>
           )}
+          {checked && <ImportPreview preview={checked.preview} />}
           <Group justify="flex-end">
-            <Button type="submit" loading={importKeys.isPending}>
-              Import
-            </Button>
+            {checked ? (
+              <>
+                <Button variant="default" onClick={changed}>
+                  Back
+                </Button>
+                <Button type="submit" loading={importKeys.isPending} disabled={totalOf(checked.preview.counts) === 0}>
+                  Import {totalOf(checked.preview.counts)} key{totalOf(checked.preview.counts) === 1 ? '' : 's'}
+                </Button>
+              </>
+            ) : (
+              <Button type="submit" loading={previewKeys.isPending}>
+                Preview import
+              </Button>
+            )}
           </Group>
         </Stack>
       </form>

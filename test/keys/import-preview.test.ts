@@ -1,0 +1,151 @@
+// Contract §27: an import's preview (dryRun) writes nothing and says what the import would store; the import counts
+// banned and expired keys as such (the dashboard's toast takes these counts); Luarmor's last_reset is kept, so the buyer's reset cooldown continues.
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.ts';
+import { call, seedService } from '../helpers/seed.ts';
+
+const t = useTestApp();
+const URL = '/api/v1/keys/api/keys/import';
+const sec = (ms: number) => Math.floor(ms / 1000);
+const tag = () => `${process.pid}${Math.random().toString(36).slice(2, 8)}`;
+
+function luarmorUser(user_key: string, extra: Record<string, unknown> = {}) {
+  return {
+    user_key,
+    identifier: '',
+    identifier_type: 'hwid',
+    discord_id: '',
+    note: '',
+    status: 'reset',
+    last_reset: 0,
+    total_resets: 0,
+    auth_expire: -1,
+    banned: 0,
+    ban_reason: '',
+    ban_expire: -1,
+    total_executions: 0,
+    key_days: -1,
+    ...extra,
+  };
+}
+
+async function rowsOf(serviceId: string) {
+  const db = t().ctx.db;
+  const count = async (table: 'activeKeys' | 'generatedKeys' | 'keyHwids' | 'auditLog') =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('serviceId', '=', serviceId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    active: await count('activeKeys'),
+    generated: await count('generatedKeys'),
+    hwids: await count('keyHwids'),
+    audit: await count('auditLog'),
+  };
+}
+
+describe('import preview (dryRun)', () => {
+  it('answers 200 with counts, fields, a sample and the keys already there, and writes no key, HWID or audit entry', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const now = t().ctx.clock();
+    const already = `prev_old_${id}`;
+    const made = await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data: [luarmorUser(already)] } });
+    expect(made.status).toBe(201);
+    const before = await rowsOf(s.id);
+    const data = [
+      luarmorUser(`prev_act_${id}`, { identifier: 'hwid-a', total_executions: 7, last_reset: sec(now - 3600_000), note: 'paid' }),
+      luarmorUser(`prev_gen_${id}`),
+      luarmorUser(`prev_ban_${id}`, { identifier: 'hwid-b', banned: 1, ban_reason: 'chargeback' }),
+      luarmorUser(`prev_exp_${id}`, { identifier: 'hwid-c', auth_expire: sec(now - 86_400_000) }),
+      luarmorUser(already),
+      luarmorUser(`prev_six_${id}`),
+    ];
+    const answer = await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data, dryRun: true } });
+    expect(answer.status).toBe(200);
+    const preview = answer.body.data;
+    expect(preview.dryRun).toBe(true);
+    expect(preview.format).toBe('luarmor');
+    expect(preview.counts).toEqual({ active: 1, generated: 3, banned: 1, expired: 1 });
+    expect(preview.fields).toEqual(expect.arrayContaining(['user_key', 'identifier', 'last_reset', 'total_executions', 'banned']));
+    expect(preview.ignored).toEqual(expect.arrayContaining(['status', 'identifier_type']));
+    expect(preview.sample).toHaveLength(5);
+    expect(preview.sample[0]).toMatchObject({
+      key: `prev_act_${id}`,
+      type: 'active',
+      status: 'active',
+      hwids: ['hwid-a'],
+      note: 'paid',
+      executions: 7,
+      hwidResetAt: new Date(sec(now - 3600_000) * 1000).toISOString(),
+    });
+    expect(preview.sample[2]).toMatchObject({ status: 'banned', banReason: 'chargeback' });
+    expect(preview.existing).toEqual([already]);
+    expect(await rowsOf(s.id)).toEqual(before);
+  });
+
+  it('with onDuplicate skip, counts and samples only what the import would store', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const already = `prev_skip_${id}`;
+    await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data: [luarmorUser(already, { identifier: 'h' })] } });
+    const data = [luarmorUser(already, { identifier: 'h' }), luarmorUser(`prev_new_${id}`, { banned: 1 })];
+    const answer = await call(t().app, 'POST', URL, {
+      key: s.serviceKey,
+      body: { format: 'luarmor', data, dryRun: true, onDuplicate: 'skip' },
+    });
+    expect(answer.body.data.counts).toEqual({ active: 0, generated: 0, banned: 1, expired: 0 });
+    expect(answer.body.data.sample.map((k: { key: string }) => k.key)).toEqual([`prev_new_${id}`]);
+    expect(answer.body.data.existing).toEqual([already]);
+  });
+
+  it('refuses an invalid record with the same 400 as the import, and writes nothing', async () => {
+    const s = await seedService(t().ctx);
+    const before = await rowsOf(s.id);
+    const answer = await call(t().app, 'POST', URL, {
+      key: s.serviceKey,
+      body: { format: 'luarmor', dryRun: true, data: [luarmorUser('short'), luarmorUser(`prev_ok_${tag()}`)] },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors[0]).toMatchObject({ index: 0, field: 'user_key' });
+    expect(await rowsOf(s.id)).toEqual(before);
+  });
+
+  it('names a Keyward CSV header as its fields', async () => {
+    const s = await seedService(t().ctx);
+    const header =
+      'key,type,status,hwids,note,isPremium,noHwidValidation,maxHwids,expiresAt,chatId,executions,createdAt,activatedAt,lastUsedAt';
+    const csv = `${header}\nprev_csv_${tag()},generated,active,,,false,false,1,,,0,,,\n`;
+    const answer = await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'keyward-csv', data: csv, dryRun: true } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.fields).toEqual(header.split(','));
+    expect(answer.body.data.counts).toEqual({ active: 0, generated: 1, banned: 0, expired: 0 });
+  });
+});
+
+describe('the import itself', () => {
+  it("keeps Luarmor's last_reset as the key's last HWID reset, so the reset cooldown continues", async () => {
+    const s = await seedService(t().ctx);
+    const key = `imp_reset_${tag()}`;
+    const resetAt = sec(t().ctx.clock() - 3600_000);
+    const data = [luarmorUser(key, { identifier: 'hwid-a', last_reset: resetAt, total_resets: 2 })];
+    expect((await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data } })).status).toBe(201);
+    const row = await t()
+      .ctx.db.selectFrom('activeKeys')
+      .select(['hwidResetAt', 'hwidResetCount'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.hwidResetAt)).toBe(resetAt * 1000);
+    expect(row.hwidResetCount).toBe(2);
+    // The buyer reset an hour ago; the free cooldown is 24 hours, so the reset page refuses for now.
+    const reset = await call(t().app, 'POST', '/api/v1/keys/reset-hwid', { key: s.serviceKey, body: { key } });
+    expect(reset.status).toBe(429);
+    expect(reset.body.code).toBe('HWID_RESET_COOLDOWN');
+    expect(reset.body.retryAfter).toBeGreaterThan(22 * 3600);
+  });
+});
