@@ -338,6 +338,9 @@ async function assertServiceAccess(request: FastifyRequest, action: ServiceActio
   const ref = (request.params as { id?: unknown } | undefined)?.id;
   const principal = request.principal;
   if (typeof ref !== 'string' || !principal || principal.kind === 'service-key') return;
+  // No service id or identifier holds a control character or runs this long: such a service is nobody's (and
+  // PostgreSQL would refuse a NUL in the query rather than find nothing).
+  if (ref.length > 128 || /[\u0000-\u001f\u007f]/.test(ref)) throw notFound('Service');
   const access = await findServiceAccess(request.server.ctx.db, principal.account.id, ref);
   if (!access) throw notFound('Service');
   if (!roleMay(access.role, action)) throw roleForbidden(access.role);

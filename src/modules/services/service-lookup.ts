@@ -32,7 +32,10 @@ export class ServiceLookup {
     const row = await findServiceByRef(this.db, ref);
     if (!row) throw notFound('Service');
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(ref, { row, until: now + TTL_MS });
+    // Under both names: a route names the service by its identifier, validation by its id (the HWID-locked message).
+    const entry = { row, until: now + TTL_MS };
+    this.entries.set(row.id, entry);
+    this.entries.set(row.identifier, entry);
     return row;
   }
 
