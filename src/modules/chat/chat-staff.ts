@@ -13,7 +13,7 @@ import {
 } from '../keys/keys.service.ts';
 import { countLiveSessionsOfKey } from '../sessions/sessions.service.ts';
 import type { ServiceAction, ServiceRow } from '../services/services.service.ts';
-import { banNotice, massNotice, whitelistNotice } from './chat-notices.ts';
+import { banNotice, massNotice, whitelistNotice } from './chat-notices.service.ts';
 
 /**
  * The staff commands (contract §24.3), each a translation: Discord's options in, the same domain call a dashboard

@@ -5,7 +5,7 @@ import { keysByChat } from '../keys/keys.service.ts';
 import { findServiceByRef } from '../services/services.service.ts';
 import { enqueueOutbox, type OutboxAttempt, type OutboxSender } from '../webhook/outbox.service.ts';
 import { discordRequest } from './discord-api.ts';
-import { massNotice } from './chat-notices.ts';
+import { massNotice } from './chat-notices.service.ts';
 import { followUp, type FollowUpTarget } from './chat-follow-up.ts';
 import { teamMember } from './chat-team.ts';
 import { whitelistUser } from './chat-staff.ts';

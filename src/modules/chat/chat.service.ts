@@ -58,11 +58,10 @@ export async function authenticInteractionService(
 export { handleInteraction, type Interaction } from './chat-interactions.ts';
 
 /**
- * For the other modules: the staff-channel notice of an HWID reset (the keys module queues it in the reset's own
- * transaction, contract §24.4), and the outbox senders of Discord posts and deferred interaction work (the delivery
- * job runs them).
+ * For the delivery job: the outbox senders of Discord posts and deferred interaction work. The staff-channel notices
+ * (contract §24.4) are chat-notices.service.ts, which the keys and sessions modules import directly: through this file
+ * they would import the interactions, which call the keys and sessions services back (an import loop).
  */
-export { noteSessionLimitRefusal, resetNotice } from './chat-notices.ts';
 export { discordMessageSender } from './chat-outbox.ts';
 export { discordTaskSender } from './chat-tasks.ts';
 

@@ -7,7 +7,7 @@ import { resellerScope, type Actor } from '../audit/actor.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { endSessions } from '../sessions/session-ending.service.ts';
 import { actionFingerprint } from '../../lib/fingerprint.ts';
-import { resetNotice } from '../chat/chat.service.ts';
+import { resetNotice } from '../chat/chat-notices.service.ts';
 
 // Resetting a key's HWID (contract §4: POST /keys/reset-hwid, the self-serve page, the Discord command): one cooldown rule.
 

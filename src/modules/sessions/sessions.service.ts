@@ -10,7 +10,7 @@ import { findActiveKey, keyScopeOf } from '../keys/keys.service.ts';
 import { findBanInForce } from '../blacklist/blacklist.service.ts';
 import { serviceForClient, wasServiceDeleted } from '../services/services.service.ts';
 import { bindForSession, validateKey, type Verdict } from '../validation/validation.service.ts';
-import { noteSessionLimitRefusal } from '../chat/chat.service.ts';
+import { noteSessionLimitRefusal } from '../chat/chat-notices.service.ts';
 import { executorRefused } from '../loader/loader.service.ts';
 import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import { LiveSessionsInDatabase } from './live-sessions.db.ts';
