@@ -24,6 +24,7 @@ describe('staff tools', () => {
       role: expect.any(String),
       twoFactorEnabled: false,
       disabled: false,
+      discordUserId: null,
       createdAt: expect.any(String),
     });
     const searched = await call(app, 'GET', `/api/v1/admin/accounts?search=${admin.username}`, { headers: { cookie } });
