@@ -114,7 +114,8 @@ export default function KeysPage() {
       <Stack gap="sm">
         <KeyFiltersBar filters={filters} setFilters={setFilters} />
 
-        {access.can('keys.support') && (
+        {/* Bulk actions are keys.manage in §17's table (contract §23): support and resellers act on one key at a time. */}
+        {access.can('keys.manage') && (
           <BulkBar
             selection={selection}
             setPending={setPending}
