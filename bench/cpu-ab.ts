@@ -2,7 +2,10 @@
  * Two builds side by side, in turns: CPU per request of build A and build B on the same target, measured in short
  * alternating slices (A B B A …), so a drift of the machine's speed (this VM's varies by a third within minutes) touches
  * both alike. bench/cpu-cost.ts runs one build at a time, and two such runs of one build differed by up to 40 %.
- *   npx tsx bench/cpu-ab.ts <A/server.js> <B/server.js> [validate|fetch|cold|redeem|heartbeat] [slices=20] [requests per slice=5000]
+ *   npx tsx bench/cpu-ab.ts <A> <B> [validate|fetch|cold|redeem|heartbeat] [slices=20] [requests per slice=5000]
+ * A and B are each a built server.js or a commit (a hash, a branch, HEAD~3): a commit is checked out into a work tree
+ * of its own and compiled (bench/ab-builds.ts), and its database is seeded by that commit's own seed code, so a build
+ * from before a migration is measured on the schema it knows.
  * Each build gets a database of its own, seeded alike: a SQLite folder, or with AB_POSTGRES=<admin url> a fresh
  * PostgreSQL database each (dropped at the end; their backends' CPU is reported beside the servers'). With two or more
  * CPUs both servers are pinned to CPU 0 and this process (the load generator) to CPU 1.
@@ -17,10 +20,13 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { prepareBuild } from './ab-builds.ts';
 import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, wrkSlice, type Target, type What } from './cpu-target.ts';
 
-const [serverA, serverB, whatArg, slicesArg, perSliceArg] = process.argv.slice(2);
-if (!serverA || !serverB) throw new Error('usage: bench/cpu-ab.ts <A/server.js> <B/server.js> [target] [slices] [requests per slice]');
+const [nameA, nameB, whatArg, slicesArg, perSliceArg] = process.argv.slice(2);
+if (!nameA || !nameB)
+  throw new Error('usage: bench/cpu-ab.ts <A: server.js or commit> <B: server.js or commit> [target] [slices] [requests per slice]');
+const builds = [prepareBuild(nameA), prepareBuild(nameB)] as const;
 if (process.env.DATABASE_URL) throw new Error('bench/cpu-ab.ts picks its databases: unset DATABASE_URL (AB_POSTGRES for PostgreSQL)');
 const what = (whatArg ?? 'cold') as What;
 const slices = Number(slicesArg ?? 20);
@@ -69,7 +75,12 @@ for (let pair = 0; pair < pairs; pair++) {
   for (const name of databases) if (admin) await admin.query(`create database ${name}`);
   // Each pair starts the other build first, so neither always gets the first process's luck.
   const start = (side: 0 | 1) =>
-    startTarget(what, { ...options, serverJs: side === 0 ? serverA : serverB, databaseUrl: urlOf(databases[side] || undefined) });
+    startTarget(what, {
+      ...options,
+      serverJs: builds[side].serverJs,
+      seedTree: builds[side].tree,
+      databaseUrl: urlOf(databases[side] || undefined),
+    });
   const first = await start(pair % 2 === 0 ? 0 : 1);
   const second = await start(pair % 2 === 0 ? 1 : 0);
   const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
@@ -101,6 +112,8 @@ const ratios = usB.map((value, i) => value / usA[i]!);
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 console.log(
   JSON.stringify({
+    a: builds[0].label,
+    b: builds[1].label,
     what,
     pairs,
     slices: done,

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { coldHwid, coldKey, redeemHwid, redeemKey } from './seed-traffic.ts';
 import { seedBenchService } from './seed-service.ts';
+import { seedInTree } from './ab-builds.ts';
 import { heartbeatScript, openLiveSessions } from './heartbeat-target.ts';
 import { wrk } from './load.ts';
 
@@ -162,6 +163,8 @@ export async function startTarget(
     databaseUrl?: string;
     /** heartbeat: how many live sessions the server holds. */
     sessions?: number;
+    /** Another commit's work tree (bench/ab-builds.ts): its own code seeds the database its build serves. */
+    seedTree?: string;
   },
 ): Promise<Target> {
   const env = serverEnv(options.databaseUrl);
@@ -170,7 +173,8 @@ export async function startTarget(
     const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
     return { ...server, url: `${server.url}/hello` };
   }
-  const service = await seedBenchService(env, what, options);
+  const counts = { coldKeys: options.coldKeys, redemptions: options.redemptions };
+  const service = options.seedTree ? await seedInTree(options.seedTree, env, what, counts) : await seedBenchService(env, what, counts);
   const serviceKey = service.serviceKey;
   const server = await spawnServer(
     options.useTsx ? ['--import', 'tsx', 'src/server.ts'] : [...nodeArgs, options.serverJs],
