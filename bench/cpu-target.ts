@@ -218,7 +218,12 @@ export const requestsOf = (target: Target) =>
         {
           setupRequest: (request: Request) => {
             request.path = target.pathOf!();
-            if (target.method) request.method = target.method;
+            if (target.method) {
+              // A heartbeat as an HTTP client POSTs it (bench/heartbeat-target.ts): a JSON body of `{}`.
+              request.method = target.method;
+              request.body = '{}';
+              request.headers = { ...request.headers, 'content-type': 'application/json' };
+            }
             return request;
           },
         },
