@@ -149,3 +149,46 @@ describe('the import itself', () => {
     expect(reset.body.retryAfter).toBeGreaterThan(22 * 3600);
   });
 });
+
+describe("imported executions in analytics' all-time total", () => {
+  const status = async (serviceKey: string) => {
+    const answer = await call(t().app, 'GET', '/api/v1/keys/api/service/status', { key: serviceKey });
+    expect(answer.status).toBe(200);
+    return answer.body.data.totalExecutions as number;
+  };
+
+  it('adds the executions of the keys an import stores, not those of a preview or of a skipped key', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const already = `exec_old_${id}`;
+    const first = [luarmorUser(already, { identifier: 'hwid-old', total_executions: 40 })];
+    expect((await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data: first } })).status).toBe(201);
+    expect(await status(s.serviceKey)).toBe(40);
+    const data = [
+      luarmorUser(`exec_a_${id}`, { identifier: 'hwid-a', total_executions: 1234 }),
+      luarmorUser(`exec_b_${id}`, { total_executions: 5 }),
+      luarmorUser(`exec_c_${id}`, { identifier: 'hwid-c', banned: 1, total_executions: 61 }),
+      luarmorUser(`exec_d_${id}`),
+      luarmorUser(already, { identifier: 'hwid-old', total_executions: 40 }),
+    ];
+    const preview = await call(t().app, 'POST', URL, {
+      key: s.serviceKey,
+      body: { format: 'luarmor', data, dryRun: true, onDuplicate: 'skip' },
+    });
+    expect(preview.status).toBe(200);
+    expect(await status(s.serviceKey)).toBe(40);
+    const made = await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data, onDuplicate: 'skip' } });
+    expect(made.status).toBe(201);
+    expect(await status(s.serviceKey)).toBe(40 + 1234 + 5 + 61);
+    const stored = await t().ctx.db.selectFrom('services').select('executions').where('id', '=', s.id).executeTakeFirstOrThrow();
+    expect(Number(stored.executions)).toBe(1340);
+  });
+
+  it('adds nothing when the import is refused', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const data = [luarmorUser(`exec_ok_${id}`, { identifier: 'h', total_executions: 9 }), luarmorUser('short', { total_executions: 3 })];
+    expect((await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data } })).status).toBe(400);
+    expect(await status(s.serviceKey)).toBe(0);
+  });
+});
