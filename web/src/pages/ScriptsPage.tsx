@@ -198,9 +198,10 @@ export default function ScriptsPage() {
   // Mantine's 'sm' breakpoint; read at once (not after a first render) so the table never flashes the other layout.
   const wide = useMediaQuery('(min-width: 48em)', true, { getInitialValueInEffect: false });
   /** A script's obfuscation and its state, in its column from 'sm' up and under the name on a phone. */
-  const obfuscation = (script: Script) => (
+  const obfuscation = (script: Script, named = false) => (
     <>
-      {obfuscationLabel(script.obfuscationType)}{' '}
+      {/* Without its column header a bare "None" says nothing: on a phone it is named. */}
+      {named ? `Obfuscation: ${obfuscationLabel(script.obfuscationType)}` : obfuscationLabel(script.obfuscationType)}{' '}
       <Badge size="sm" variant="light" color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}>
         {scriptStatusLabel(script.status)}
       </Badge>
@@ -302,7 +303,7 @@ export default function ScriptsPage() {
                       ) : (
                         <Stack gap={6} mt={4}>
                           <Text size="sm" component="div">
-                            {obfuscation(script)}
+                            {obfuscation(script, true)}
                           </Text>
                           <Group gap="md">
                             {visibleSwitch(script, 'Visible')}
