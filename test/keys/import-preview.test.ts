@@ -1,7 +1,7 @@
 // Contract §27: an import's preview (dryRun) writes nothing and says what the import would store; the import counts
 // banned and expired keys as such (the dashboard's toast takes these counts); Luarmor's last_reset is kept, so the buyer's reset cooldown continues.
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 
 const t = useTestApp();
@@ -182,6 +182,28 @@ describe("imported executions in analytics' all-time total", () => {
     expect(await status(s.serviceKey)).toBe(40 + 1234 + 5 + 61);
     const stored = await t().ctx.db.selectFrom('services').select('executions').where('id', '=', s.id).executeTakeFirstOrThrow();
     expect(Number(stored.executions)).toBe(1340);
+  });
+
+  it('counts each key once when two instances import the same file at once while executions are counted', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const data = Array.from({ length: 150 }, (_, i) => luarmorUser(`exec_race_${id}_${i}`, { identifier: `pc-${i}`, total_executions: 3 }));
+    const second = await anotherInstance(t());
+    try {
+      const body = { format: 'luarmor', data, onDuplicate: 'skip' };
+      const answers = await Promise.all([
+        call(t().app, 'POST', URL, { key: s.serviceKey, body }),
+        call(second, 'POST', URL, { key: s.serviceKey, body }),
+        ...Array.from({ length: 10 }, (_, i) =>
+          call(i % 2 ? second : t().app, 'POST', '/api/v1/keys/api/execution', { key: s.serviceKey, body: {} }),
+        ),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([201, 201, ...Array<number>(10).fill(200)]);
+      expect(answers[0]!.body.data.imported.active + answers[1]!.body.data.imported.active).toBe(150);
+      expect(await status(s.serviceKey)).toBe(150 * 3 + 10);
+    } finally {
+      await second.close();
+    }
   });
 
   it('adds nothing when the import is refused', async () => {
