@@ -62,6 +62,11 @@ describe('the audit log in words, fifth round (contract §27)', () => {
     expect(say('keys.import', { format: 'luarmor', imported: { active: 3, generated: 1 }, skipped: 2 })).toBe(
       'Imported 4 keys (3 in use, 1 not used yet); 2 keys already there, skipped',
     );
+    expect(say('keys.import', { format: 'luarmor', imported: { active: 1, generated: 0 }, skipped: 0 })).toBe('Imported 1 key (1 in use)');
+  });
+  it('says who joined the team and which role an invite is for', () => {
+    expect(say('invite.create', { role: 'manager', quota: null })).toBe('Invited a manager');
+    expect(say('member.join', { username: 'alice', role: 'support' }, 'acc-1')).toBe('alice joined the team as a support member');
   });
   it('credits an unban by link to the link, not to a buyer', () => {
     const entry = {

@@ -1,7 +1,7 @@
 // Contract §27: an import's preview (dryRun) writes nothing and says what the import would store; the import counts
 // banned and expired keys as such (the dashboard's toast takes these counts); Luarmor's last_reset is kept, so the buyer's reset cooldown continues.
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app.ts';
+import { anotherInstance, useTestApp } from '../helpers/app.ts';
 import { call, seedService } from '../helpers/seed.ts';
 
 const t = useTestApp();
@@ -147,5 +147,70 @@ describe('the import itself', () => {
     expect(reset.status).toBe(429);
     expect(reset.body.code).toBe('HWID_RESET_COOLDOWN');
     expect(reset.body.retryAfter).toBeGreaterThan(22 * 3600);
+  });
+});
+
+describe("imported executions in analytics' all-time total", () => {
+  const status = async (serviceKey: string) => {
+    const answer = await call(t().app, 'GET', '/api/v1/keys/api/service/status', { key: serviceKey });
+    expect(answer.status).toBe(200);
+    return answer.body.data.totalExecutions as number;
+  };
+
+  it('adds the executions of the keys an import stores, not those of a preview or of a skipped key', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const already = `exec_old_${id}`;
+    const first = [luarmorUser(already, { identifier: 'hwid-old', total_executions: 40 })];
+    expect((await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data: first } })).status).toBe(201);
+    expect(await status(s.serviceKey)).toBe(40);
+    const data = [
+      luarmorUser(`exec_a_${id}`, { identifier: 'hwid-a', total_executions: 1234 }),
+      luarmorUser(`exec_b_${id}`, { total_executions: 5 }),
+      luarmorUser(`exec_c_${id}`, { identifier: 'hwid-c', banned: 1, total_executions: 61 }),
+      luarmorUser(`exec_d_${id}`),
+      luarmorUser(already, { identifier: 'hwid-old', total_executions: 40 }),
+    ];
+    const preview = await call(t().app, 'POST', URL, {
+      key: s.serviceKey,
+      body: { format: 'luarmor', data, dryRun: true, onDuplicate: 'skip' },
+    });
+    expect(preview.status).toBe(200);
+    expect(await status(s.serviceKey)).toBe(40);
+    const made = await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data, onDuplicate: 'skip' } });
+    expect(made.status).toBe(201);
+    expect(await status(s.serviceKey)).toBe(40 + 1234 + 5 + 61);
+    const stored = await t().ctx.db.selectFrom('services').select('executions').where('id', '=', s.id).executeTakeFirstOrThrow();
+    expect(Number(stored.executions)).toBe(1340);
+  });
+
+  it('counts each key once when two instances import the same file at once while executions are counted', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const data = Array.from({ length: 150 }, (_, i) => luarmorUser(`exec_race_${id}_${i}`, { identifier: `pc-${i}`, total_executions: 3 }));
+    const second = await anotherInstance(t());
+    try {
+      const body = { format: 'luarmor', data, onDuplicate: 'skip' };
+      const answers = await Promise.all([
+        call(t().app, 'POST', URL, { key: s.serviceKey, body }),
+        call(second, 'POST', URL, { key: s.serviceKey, body }),
+        ...Array.from({ length: 10 }, (_, i) =>
+          call(i % 2 ? second : t().app, 'POST', '/api/v1/keys/api/execution', { key: s.serviceKey, body: {} }),
+        ),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([201, 201, ...Array<number>(10).fill(200)]);
+      expect(answers[0]!.body.data.imported.active + answers[1]!.body.data.imported.active).toBe(150);
+      expect(await status(s.serviceKey)).toBe(150 * 3 + 10);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('adds nothing when the import is refused', async () => {
+    const s = await seedService(t().ctx);
+    const id = tag();
+    const data = [luarmorUser(`exec_ok_${id}`, { identifier: 'h', total_executions: 9 }), luarmorUser('short', { total_executions: 3 })];
+    expect((await call(t().app, 'POST', URL, { key: s.serviceKey, body: { format: 'luarmor', data } })).status).toBe(400);
+    expect(await status(s.serviceKey)).toBe(0);
   });
 });

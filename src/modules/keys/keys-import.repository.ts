@@ -49,3 +49,16 @@ export async function insertImported(
     progress?.(active.length + Math.min(i + SLICE, generated.length), total);
   }
 }
+
+/**
+ * The service's all-time execution count grows by what the imported keys had run elsewhere (contract §27). Called
+ * after the inserts, so the import holds the service row (which every execution flush also takes) only at its end.
+ */
+export async function addImportedExecutions(trx: Db, serviceId: string, executions: number) {
+  if (executions === 0) return;
+  await trx
+    .updateTable('services')
+    .set((eb) => ({ executions: eb('executions', '+', executions) }))
+    .where('id', '=', serviceId)
+    .execute();
+}

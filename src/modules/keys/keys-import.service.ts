@@ -72,6 +72,12 @@ export async function importKeys(
       }
     }
     await repo.insertImported(trx, active, hwids, generated, progress);
+    // Executions a key ran before it came here are part of the service's all-time total (the Analytics page's).
+    await repo.addImportedExecutions(
+      trx,
+      serviceId,
+      active.reduce((sum, k) => sum + (k.executions ?? 0), 0),
+    );
     const result = { imported: { active: active.length, generated: generated.length }, skipped: existing.size };
     await recordServiceAudit(trx, actor, service, 'keys.import', null, { format: input.format, ...result }, now);
     // Which keys were skipped, for a caller that answers them (the Luarmor API's import, contract §23).

@@ -72,7 +72,8 @@ export function AuditTable({ serviceId, label }: { serviceId?: string; label: st
               {list.data.items.map((entry) => (
                 <Table.Tr key={String(entry.id)}>
                   <Table.Td>{new Date(entry.at).toLocaleString()}</Table.Td>
-                  <Table.Td title={entry.target ?? undefined}>
+                  {/* An HWID or a key is one long word: it wraps anywhere rather than widen the phone's table. */}
+                  <Table.Td title={entry.target ?? undefined} style={{ overflowWrap: 'anywhere' }}>
                     {describeAudit(entry, LABELS)}
                     <Text hiddenFrom="sm" size="xs" c="dimmed">
                       {describeActor(entry.actor, me, entry.details)}

@@ -15,6 +15,9 @@ export const shortKey = (key: string) => (key.length > 12 ? `${key.slice(0, 4)}โ
 const n = (count: unknown, one: string, many = `${one}s`) => `${Number(count ?? 0)} ${Number(count) === 1 ? one : many}`;
 const str = (value: unknown) => (typeof value === 'string' ? value : '');
 
+/** A team role (contract ยง17) as a person is named by it. */
+const ROLE: Record<string, string> = { manager: 'a manager', support: 'a support member', reseller: 'a reseller' };
+
 const BULK: Record<string, string> = {
   delete: 'Deleted',
   ban: 'Banned',
@@ -130,8 +133,18 @@ export function describeAudit(entry: AuditLike, labels: Record<string, string> =
       const imported = (d.imported ?? {}) as Record<string, unknown>;
       const total = Number(imported.active ?? 0) + Number(imported.generated ?? 0);
       const skipped = Number(d.skipped ?? 0) > 0 ? `; ${n(d.skipped, 'key')} already there, skipped` : '';
-      return `Imported ${n(total, 'key')} (${n(imported.active, 'in use', 'in use')}, ${n(imported.generated, 'not used yet', 'not used yet')})${skipped}`;
+      // Only the kinds there are: "(1 in use, 0 not used yet)" read as if something had gone missing.
+      const parts = [
+        [imported.active, 'in use'],
+        [imported.generated, 'not used yet'],
+      ].filter(([count]) => Number(count ?? 0) > 0);
+      const kinds = parts.length > 0 ? ` (${parts.map(([count, word]) => n(count, String(word), String(word))).join(', ')})` : '';
+      return `Imported ${n(total, 'key')}${kinds}${skipped}`;
     }
+    case 'invite.create':
+      return `Invited ${ROLE[str(d.role)] ?? 'a team member'}`;
+    case 'member.join':
+      return `${str(d.username) || 'Someone'} joined the team as ${ROLE[str(d.role)] ?? 'a member'}`;
     case 'keys.compensate':
       return `Added ${n(d.days, 'day')} to every key that expires`;
     case 'keyless.add':

@@ -19,7 +19,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, messageOf, serviceHeaders, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
 import { detectImport, type ImportFormat } from './importFormat';
-import { describeCounts, ImportPreview, totalOf, type PreviewData } from './ImportPreview';
+import { blockedBy, describeCounts, ImportPreview, totalOf, type PreviewData } from './ImportPreview';
 
 type ImportBody = { format: ImportFormat; data: string | unknown[]; onDuplicate?: 'skip' };
 
@@ -174,14 +174,18 @@ export function ImportDialog({ opened, onClose, serviceId }: { opened: boolean; 
               )}
             </Paper>
           )}
-          {checked && <ImportPreview preview={checked.preview} />}
+          {checked && <ImportPreview preview={checked.preview} skipping={checked.body.onDuplicate === 'skip'} />}
           <Group justify="flex-end">
             {checked ? (
               <>
                 <Button variant="default" onClick={changed}>
                   Back
                 </Button>
-                <Button type="submit" loading={importKeys.isPending} disabled={totalOf(checked.preview.counts) === 0}>
+                <Button
+                  type="submit"
+                  loading={importKeys.isPending}
+                  disabled={totalOf(checked.preview.counts) === 0 || blockedBy(checked.preview, checked.body.onDuplicate === 'skip') > 0}
+                >
                   Import {totalOf(checked.preview.counts)} key{totalOf(checked.preview.counts) === 1 ? '' : 's'}
                 </Button>
               </>

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import {
   Badge,
-  Box,
   Button,
   Group,
   Modal,
@@ -15,6 +14,7 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, messageOf, serviceHeaders, unwrap, uploadWithProgress } from '../api/client';
 import { CodeOrFileInput, codeToSend, fileTooLarge, formatSize } from '../components/CodeOrFileInput';
@@ -195,6 +195,31 @@ export default function ScriptsPage() {
     onError: notifyError,
   });
   const items = list.data?.items ?? [];
+  // Mantine's 'sm' breakpoint; read at once (not after a first render) so the table never flashes the other layout.
+  const wide = useMediaQuery('(min-width: 48em)', true, { getInitialValueInEffect: false });
+  /** A script's obfuscation and its state, in its column from 'sm' up and under the name on a phone. */
+  const obfuscation = (script: Script, named = false) => (
+    <>
+      {/* Without its column header a bare "None" says nothing: on a phone it is named. */}
+      {named ? `Obfuscation: ${obfuscationLabel(script.obfuscationType)}` : obfuscationLabel(script.obfuscationType)}{' '}
+      <Badge size="sm" variant="light" color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}>
+        {scriptStatusLabel(script.status)}
+      </Badge>
+      {script.status === 'failed' && (
+        <Text size="xs" c="red" mt={4} aria-label={`Failure reason: ${script.name}`} maw={320}>
+          Obfuscation failed: {script.failureReason ?? 'no reason given'}. Edit the script to try again or choose another obfuscation.
+        </Text>
+      )}
+    </>
+  );
+  const visibleSwitch = (script: Script, label?: string) => (
+    <Switch
+      label={label}
+      aria-label={`Visible: ${script.name}`}
+      checked={script.visible}
+      onChange={(e) => setVisible.mutate({ script, visible: e.currentTarget.checked })}
+    />
+  );
   /** A script's actions: in their column from 'sm' up, under the name on a phone so they are never off screen. */
   const actions = (script: Script, wrap: 'wrap' | 'nowrap') => (
     <Group gap={4} wrap={wrap}>
@@ -244,64 +269,62 @@ export default function ScriptsPage() {
           </Empty>
         ) : (
           <ScrollArea type="auto">
-            {/* On a phone: no id, size or date, and the actions under the name, so "Copy loadstring" is on screen. */}
-            <Table striped aria-label="Scripts" miw={{ base: 0, sm: 760 }}>
+            {/* On a phone (contract §27): one column, no id, size or date; obfuscation, the switches (labelled, as their
+                headers are gone) and the actions under the name, so nothing needs a sideways scroll. One layout is
+                rendered, not both hidden by CSS: a script's switch and its message are then on the page once. */}
+            <Table striped aria-label="Scripts" miw={wide ? 760 : 0}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Obfuscation</Table.Th>
-                  <Table.Th visibleFrom="sm">Size</Table.Th>
-                  <Table.Th visibleFrom="sm">Updated</Table.Th>
-                  <Table.Th>Visible</Table.Th>
-                  <Table.Th>On</Table.Th>
-                  <Table.Th visibleFrom="sm">Actions</Table.Th>
+                  <Table.Th>{wide ? 'Name' : 'Script'}</Table.Th>
+                  {wide && (
+                    <>
+                      <Table.Th>Obfuscation</Table.Th>
+                      <Table.Th>Size</Table.Th>
+                      <Table.Th>Updated</Table.Th>
+                      <Table.Th>Visible</Table.Th>
+                      <Table.Th>Enabled</Table.Th>
+                      <Table.Th>Actions</Table.Th>
+                    </>
+                  )}
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {items.map((script) => (
                   <Table.Tr key={script.id}>
                     <Table.Td>
-                      <Text size="sm" fw={600}>
+                      {/* A name is up to 64 characters with no space to wrap at. */}
+                      <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
                         {script.name}
                       </Text>
-                      <Text size="xs" c="dimmed" ff="monospace" visibleFrom="sm">
-                        {script.id}
-                      </Text>
-                      <Box hiddenFrom="sm" mt={4}>
-                        {actions(script, 'wrap')}
-                      </Box>
-                    </Table.Td>
-                    <Table.Td>
-                      {obfuscationLabel(script.obfuscationType)}{' '}
-                      <Badge
-                        size="sm"
-                        variant="light"
-                        color={script.status === 'ready' ? 'green' : script.status === 'failed' ? 'red' : 'yellow'}
-                      >
-                        {scriptStatusLabel(script.status)}
-                      </Badge>
-                      {script.status === 'failed' && (
-                        <Text size="xs" c="red" mt={4} aria-label={`Failure reason: ${script.name}`} maw={320}>
-                          Obfuscation failed: {script.failureReason ?? 'no reason given'}. Edit the script to try again or choose another
-                          obfuscation.
+                      {wide ? (
+                        <Text size="xs" c="dimmed" ff="monospace">
+                          {script.id}
                         </Text>
+                      ) : (
+                        <Stack gap={6} mt={4}>
+                          <Text size="sm" component="div">
+                            {obfuscation(script, true)}
+                          </Text>
+                          <Group gap="md">
+                            {visibleSwitch(script, 'Visible')}
+                            <ScriptSwitch script={script} serviceId={serviceId} label="Enabled" />
+                          </Group>
+                          {actions(script, 'wrap')}
+                        </Stack>
                       )}
                     </Table.Td>
-                    <Table.Td visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
-                      {formatSize(script.size)}
-                    </Table.Td>
-                    <Table.Td visibleFrom="sm">{new Date(script.updatedAt).toLocaleString()}</Table.Td>
-                    <Table.Td>
-                      <Switch
-                        aria-label={`Visible: ${script.name}`}
-                        checked={script.visible}
-                        onChange={(e) => setVisible.mutate({ script, visible: e.currentTarget.checked })}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      <ScriptSwitch script={script} serviceId={serviceId} />
-                    </Table.Td>
-                    <Table.Td visibleFrom="sm">{actions(script, 'nowrap')}</Table.Td>
+                    {wide && (
+                      <>
+                        <Table.Td>{obfuscation(script)}</Table.Td>
+                        <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatSize(script.size)}</Table.Td>
+                        <Table.Td>{new Date(script.updatedAt).toLocaleString()}</Table.Td>
+                        <Table.Td>{visibleSwitch(script)}</Table.Td>
+                        <Table.Td>
+                          <ScriptSwitch script={script} serviceId={serviceId} />
+                        </Table.Td>
+                        <Table.Td>{actions(script, 'nowrap')}</Table.Td>
+                      </>
+                    )}
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -7,9 +7,9 @@ import { disabledMessageProblem, DISABLED_MESSAGE_MAX, type Script } from './typ
 
 /**
  * The kill switch of one script (contract §13.3). Switching off asks for the message buyers see; switching
- * on is immediate.
+ * on is immediate. `label` shows a visible name where no column header gives one (a phone).
  */
-export function ScriptSwitch({ script, serviceId }: { script: Script; serviceId: string }) {
+export function ScriptSwitch({ script, serviceId, label }: { script: Script; serviceId: string; label?: string }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const [message, setMessage] = useState(script.disabledMessage ?? '');
@@ -34,6 +34,7 @@ export function ScriptSwitch({ script, serviceId }: { script: Script; serviceId:
   return (
     <>
       <Switch
+        label={label}
         aria-label={`Enabled: ${script.name}`}
         checked={enabled}
         onChange={(e) => (e.currentTarget.checked ? save.mutate({ enabled: true }) : setAsking(true))}
