@@ -108,6 +108,21 @@ describe('POST /invites/:code/register', () => {
       .executeTakeFirst();
     expect(member).toMatchObject({ role: 'reseller', keysLeft: 3, maxHwids: 2 });
     expect(await inviteRow(code)).toBeUndefined();
+
+    // The dashboard's generate, with that session: the key policy of the invite holds (contract §25).
+    const headers = { cookie, 'x-csrf-token': session.body.data.csrfToken as string, 'x-service-id': s.id };
+    const over = await call(app, 'POST', '/api/v1/keys/api/generate', {
+      headers,
+      body: { expirationType: 'byDays', days: 3, maxHwids: 3 },
+    });
+    expect(over.status).toBe(403);
+    expect(over.body).toMatchObject({ code: 'QUOTA_EXCEEDED', field: 'maxHwids' });
+    const within = await call(app, 'POST', '/api/v1/keys/api/generate', {
+      headers,
+      body: { expirationType: 'byDays', days: 3, maxHwids: 2 },
+    });
+    expect(within.status, JSON.stringify(within.body)).toBe(201);
+    expect(within.body.data.keys[0]).toMatchObject({ maxHwids: 2, createdBy: { accountId: account!.id, username } });
   });
 
   it('a used, expired or unknown code is 404 and makes no account', async () => {
