@@ -11,14 +11,18 @@ import { isSqlite } from '../../db/search.ts';
 export async function lockKeyRows(trx: Db, serviceId: string, keys: string[] | 'withExpiry') {
   if (isSqlite(trx) || (keys !== 'withExpiry' && keys.length === 0)) return;
   for (const table of ['activeKeys', 'generatedKeys'] as const) {
-    await trx
+    const locked = trx
       .selectFrom(table)
       .select('key')
       .where('serviceId', '=', serviceId)
       .$if(keys === 'withExpiry', (q) => q.where('expiresAt', 'is not', null))
       .$if(keys !== 'withExpiry', (q) => q.where('key', 'in', keys as string[]))
       .orderBy('key')
-      .forUpdate()
-      .execute();
+      .forUpdate();
+    // Counted where they are locked: a compensation of a large service does not carry every key to the server.
+    await trx
+      .selectFrom(locked.as('locked'))
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
   }
 }
