@@ -11,6 +11,8 @@ import { findActiveKey, findGeneratedKey } from './keys.repository.ts';
 import { chatIdsOfKeys, syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, hasEventEndpoints, keyEventData, type EventType } from '../events/events.service.ts';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { lockKeyRows } from './key-locks.repository.ts';
 import { banPatch } from './key-bans.ts';
 import { endSessions, type EndReason } from '../sessions/session-ending.service.ts';
 
@@ -90,7 +92,10 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
   // Only the caller's account's own services are targets: another account's looks like one that does not exist.
   const destination = input.action === 'move' ? await moveTarget(ctx, actor, service.accountId, input.toService!) : null;
   if (destination && destination.id === serviceId) throw invalid('toService', 'toService is the service the keys are already in');
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const result = await inTransaction(ctx.db, async (trx) => {
+    // The keys' rows are locked before they are read, in the order every time edit uses (contract §27): two bulk
+    // actions on overlapping keys wait for each other rather than deadlock, and each acts on the keys as they are.
+    await lockKeyRows(trx, serviceId, input.keys);
     const found = await repo.existingOfService(trx, serviceId, input.keys, resellerScope(actor));
     const known = new Set([...found.active, ...found.generated].map((r) => r.key));
     // Another service's keys are indistinguishable from keys that do not exist.

@@ -1,10 +1,11 @@
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { ActiveKeysTable, GeneratedKeysTable } from '../../db/schema.ts';
-import { AppError, invalid, notFound } from '../../errors.ts';
-import { DAY_MS, iso, LATEST_TIME_MS, parseFutureTime } from '../../lib/time.ts';
+import { invalid, notFound } from '../../errors.ts';
+import { parseFutureTime } from '../../lib/time.ts';
 import type { Db } from '../../db/database.ts';
-import { extendKeys } from './keys-bulk.repository.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { lockKeyRows } from './key-locks.repository.ts';
 import { keyEditDetails } from './key-edit-audit.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
@@ -102,7 +103,7 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
 async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
   const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
   await assertOwnKey(ctx.db, serviceId, key, actor);
-  return ctx.db.transaction().execute((trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+  return inTransaction(ctx.db, (trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
 }
 
 /**
@@ -125,9 +126,10 @@ async function applyActiveKeyEdit(
   actor: Actor,
 ) {
   {
-    // The row before the change: the audit lists what changed, and a key moved to another user may take the role
-    // from the first one.
     await checkEditWithinPolicy(trx, serviceId, edit, actor);
+    // The row before the change, read under its lock (the order every time edit shares, contract §27): the audit lists
+    // what changed, and a key moved to another user may take the role from the first one.
+    await lockKeyRows(trx, serviceId, [key]);
     const found = await repo.findActiveKey(trx, serviceId, key);
     const [before] = found ? await repo.withHwids(trx, [found]) : [];
     if (Object.keys(patch).length > 0) {
@@ -176,7 +178,7 @@ export async function editGeneratedKey(ctx: AppContext, serviceId: string, key: 
   const { expirationType: _type, days: _days, ...common } = edit;
   const patch = { ...commonPatch(common, ctx.clock()), ...generatedExpiryPatch(edit) };
   await assertOwnKey(ctx.db, serviceId, key, actor, 'Generated key');
-  return ctx.db.transaction().execute((trx) => applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
+  return inTransaction(ctx.db, (trx) => applyGeneratedKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
 }
 
 /** editGeneratedKey inside the caller's transaction (see editActiveKeyIn). */
@@ -198,6 +200,8 @@ async function applyGeneratedKeyEdit(
 ) {
   {
     await checkEditWithinPolicy(trx, serviceId, edit, actor);
+    // Under the key's lock: an extension waits for a switch to afterRedeem instead of reading the key's old terms.
+    await lockKeyRows(trx, serviceId, [key]);
     const before = await repo.findGeneratedKey(trx, serviceId, key);
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);
@@ -247,56 +251,6 @@ export async function deleteGeneratedKey(ctx: AppContext, serviceId: string, key
   });
 }
 
-/** The longest an afterRedeem key may run once redeemed, extensions included (about 100 years). */
-const MAX_DURATION_DAYS = 36_500;
-
-const lifetime = () => new AppError('LIFETIME_KEY', 'Lifetime keys cannot be extended');
-
-/** New expiry = the later of now and the old expiry, plus `days`; works on active and generated keys. */
-export async function extendKey(ctx: AppContext, serviceId: string, key: string, days: number, actor: Actor) {
-  const now = ctx.clock();
-  await assertOwnKey(ctx.db, serviceId, key, actor);
-  // The database adds the days to the expiry as it is when the row is written, so two extensions at once
-  // both count; one past the latest time rolls the transaction back.
-  const extend = async (trx: Db, table: 'activeKeys' | 'generatedKeys') => {
-    const [row] = await extendKeys(trx, serviceId, table, [key], days * DAY_MS, now);
-    const expiresAt = row!.expiresAt!;
-    if (expiresAt > LATEST_TIME_MS) throw invalid('days', `days would take the expiry past ${iso(LATEST_TIME_MS)}`);
-    await recordServiceAudit(
-      trx,
-      actor,
-      serviceId,
-      'key.extend',
-      key,
-      { type: table === 'activeKeys' ? 'active' : 'generated', days, expiresAt: iso(expiresAt) },
-      now,
-    );
-    return expiresAt;
-  };
-  return ctx.db.transaction().execute(async (trx) => {
-    const active = await repo.findActiveKey(trx, serviceId, key);
-    if (active) {
-      if (active.expiresAt === null) throw lifetime();
-      const expiresAt = await extend(trx, 'activeKeys');
-      const [withHwids] = await repo.withHwids(trx, [{ ...active, expiresAt }]);
-      return { type: 'active' as const, view: toActiveKeyView(withHwids!, now) };
-    }
-    const generated = await repo.findGeneratedKey(trx, serviceId, key);
-    if (!generated) throw notFound('Key');
-    if (generated.expirationType === 'afterRedeem') {
-      // Its time has not started: the days go to the length it will run once redeemed (added by the database, so
-      // concurrent extensions add up).
-      const durationDays = await repo.addDurationDays(trx, serviceId, key, days);
-      if (durationDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
-      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'generated', days, durationDays }, now);
-      return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, durationDays }, now) };
-    }
-    if (generated.expiresAt === null) throw lifetime();
-    const expiresAt = await extend(trx, 'generatedKeys');
-    return { type: 'generated' as const, view: toGeneratedKeyView({ ...generated, expiresAt }, now) };
-  });
-}
-
 export async function keyBinding(ctx: AppContext, serviceId: string, key: string, type: 'active' | 'generated', actor: Actor) {
   await assertOwnKey(ctx.db, serviceId, key, actor, type === 'active' ? 'Active key' : 'Generated key');
   if (type === 'active') {
@@ -322,16 +276,6 @@ export async function keysByChat(ctx: AppContext, serviceId: string, chatId: str
   ];
   const usable = [...active, ...generated].find((row) => isUsableNow(row, now));
   return { keys, anyValid: usable !== undefined, usableKey: usable?.key ?? null };
-}
-
-export async function compensate(ctx: AppContext, serviceId: string, days: number, actor: Actor) {
-  const shifted = await ctx.db.transaction().execute(async (trx) => {
-    const counts = await repo.shiftExpiries(trx, serviceId, days * DAY_MS, LATEST_TIME_MS);
-    const details = { days, activeKeysUpdated: counts.active, generatedKeysUpdated: counts.generated };
-    await recordServiceAudit(trx, actor, serviceId, 'keys.compensate', null, details, ctx.clock());
-    return counts;
-  });
-  return { activeKeysUpdated: shifted.active, generatedKeysUpdated: shifted.generated };
 }
 
 /**
@@ -360,6 +304,7 @@ export {
   type GeneratedKeyRow,
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
+export { compensate, extendKey } from './keys-time.service.ts';
 // Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
 export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';
