@@ -16,6 +16,7 @@ import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { banPatch, statusNow } from './key-bans.ts';
 import { endSessions } from '../sessions/session-ending.service.ts';
 import { afterActiveKeyEdit } from './key-edit-sessions.ts';
+import { addPendingDays } from './keys-pending.repository.ts';
 import { flag } from './keys-generate.service.ts';
 import type { KeyStatus, TimeInput } from './key-types.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys-view.ts';
@@ -98,8 +99,12 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
   return edited;
 }
 
+/** An active key given an expiry (a date, or null for lifetime) no longer waits for its first validation (§23). */
+const activePatch = (edit: KeyEdit, now: number): Updateable<ActiveKeysTable> =>
+  edit.expiresAt === undefined ? commonPatch(edit, now) : { ...commonPatch(edit, now), pendingDays: null };
+
 async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
+  const patch = activePatch(edit, ctx.clock());
   await assertOwnKey(ctx.db, serviceId, key, actor);
   return ctx.db.transaction().execute((trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
 }
@@ -109,7 +114,7 @@ async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string,
  * bans the key and blacklists its HWIDs at once). `patch` is commonPatch's, checked before the transaction opened.
  */
 export async function editActiveKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch = commonPatch(edit, ctx.clock());
+  const patch = activePatch(edit, ctx.clock());
   await assertOwnKey(trx, serviceId, key, actor);
   return applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor);
 }
@@ -271,7 +276,16 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
     return expiresAt;
   };
   return ctx.db.transaction().execute(async (trx) => {
-    const active = await repo.findActiveKey(trx, serviceId, key);
+    let active = await repo.findActiveKey(trx, serviceId, key);
+    // Bound, its time not started (§23): the days go to its length, unless a validation started it meanwhile.
+    const pendingDays = active?.pendingDays == null ? null : await addPendingDays(trx, serviceId, key, days);
+    if (pendingDays !== null) {
+      if (pendingDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
+      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'active', days, durationDays: pendingDays }, now);
+      const [withHwids] = await repo.withHwids(trx, [{ ...active!, pendingDays }]);
+      return { type: 'active' as const, view: toActiveKeyView(withHwids!, now) };
+    }
+    if (active?.pendingDays != null) active = await repo.findActiveKey(trx, serviceId, key);
     if (active) {
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = await extend(trx, 'activeKeys');
@@ -357,6 +371,7 @@ export {
   type GeneratedKeyRow,
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
+export { startPendingTime } from './keys-pending.repository.ts';
 // Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
 export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';

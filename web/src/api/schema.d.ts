@@ -2037,6 +2037,7 @@ export interface paths {
                                     banReason: string | null;
                                     /** Format: date-time */
                                     banExpiresAt: string | null;
+                                    durationDays: number | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "generated";
@@ -2595,6 +2596,7 @@ export interface paths {
                                     banReason: string | null;
                                     /** Format: date-time */
                                     banExpiresAt: string | null;
+                                    durationDays: number | null;
                                 }[];
                                 /**
                                  * @description present when more than 1,000 keys matched: only the oldest 1,000 are listed
@@ -2710,6 +2712,7 @@ export interface paths {
                                 banReason: string | null;
                                 /** Format: date-time */
                                 banExpiresAt: string | null;
+                                durationDays: number | null;
                             };
                         };
                     };
@@ -2890,6 +2893,7 @@ export interface paths {
                                 banReason: string | null;
                                 /** Format: date-time */
                                 banExpiresAt: string | null;
+                                durationDays: number | null;
                             } | {
                                 key: string;
                                 note: string | null;
