@@ -11877,7 +11877,7 @@ export interface paths {
         put?: never;
         /**
          * Luarmor: create a user (a key)
-         * @description A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from redemption). Needs allowManageKeys.
+         * @description A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from first use: redemption, or for a bound key its first validation). Needs allowManageKeys.
          */
         post: {
             parameters: {
@@ -11941,7 +11941,7 @@ export interface paths {
         head?: never;
         /**
          * Luarmor: edit a user
-         * @description Changes identifier ("" unbinds), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.
+         * @description Changes identifier ("" unbinds; on a never-used key it binds it, its time kept), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.
          */
         patch: {
             parameters: {
