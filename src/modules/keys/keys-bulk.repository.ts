@@ -99,7 +99,13 @@ export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, ke
  * Adds days to the length of keys whose time starts at first use: unused keys (from redemption, contract §12.1) and
  * bound keys whose time has not started (from their first validation, §23). Answers the longest after.
  */
-export async function lengthenAfterRedeem(trx: Db, serviceId: string, keys: string[], days: number, active: string[] = []): Promise<number> {
+export async function lengthenAfterRedeem(
+  trx: Db,
+  serviceId: string,
+  keys: string[],
+  days: number,
+  active: string[] = [],
+): Promise<number> {
   const lengths: number[] = [0];
   if (keys.length > 0) {
     const rows = await trx

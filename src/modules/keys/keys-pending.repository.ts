@@ -10,7 +10,12 @@ import { DAY_MS } from '../../lib/time.ts';
  * instances), the second finds the column cleared and changes nothing. Answers the expiry the key has afterwards
  * (the winner's, when another validation started it first); undefined when the key is gone.
  */
-export async function startPendingTime(db: Db, serviceId: string, key: string, now: number): Promise<{ expiresAt: number | null } | undefined> {
+export async function startPendingTime(
+  db: Db,
+  serviceId: string,
+  key: string,
+  now: number,
+): Promise<{ expiresAt: number | null } | undefined> {
   // In bigint on both databases: days times a day's milliseconds overflows PostgreSQL's integer.
   const started = await db
     .updateTable('activeKeys')

@@ -8,7 +8,16 @@ type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,
-  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt' | 'pendingDays'
+  | 'key'
+  | 'isPremium'
+  | 'noHwidValidation'
+  | 'status'
+  | 'expiresAt'
+  | 'maxHwids'
+  | 'hwidCount'
+  | 'banReason'
+  | 'banExpiresAt'
+  | 'pendingDays'
 > & {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   hwidBound: number | boolean;

@@ -60,7 +60,16 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 /** What judging an active key reads: the hot-path query selects exactly these. */
 type JudgedKey = Pick<
   keys.ActiveKeyRow,
-  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt' | 'pendingDays'
+  | 'key'
+  | 'isPremium'
+  | 'noHwidValidation'
+  | 'status'
+  | 'expiresAt'
+  | 'maxHwids'
+  | 'hwidCount'
+  | 'banReason'
+  | 'banExpiresAt'
+  | 'pendingDays'
 >;
 
 /** HWID_BLACKLISTED in the buyer's words (contract §26): the entry's reason and end, when it has them. */
@@ -123,7 +132,6 @@ async function started(ctx: AppContext, serviceId: string, row: JudgedKey, now: 
   const after = await keys.startPendingTime(ctx.db, serviceId, row.key, now);
   return { ...row, expiresAt: after?.expiresAt ?? null, pendingDays: null };
 }
-
 
 /** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
 async function redeem(ctx: AppContext, serviceId: string, key: string, hwid: string, now: number): Promise<Verdict | null> {
