@@ -120,7 +120,8 @@ async function checkActive(
   }
   // A valid answer's lastUsedAt is written by the next flush (key-touches.ts), not by this request.
   ctx.touches.touch(serviceId, row.key, now);
-  return verdict('KEY_VALID', await started(ctx, serviceId, row, now));
+  // The common case (no pending days) answers without another await.
+  return verdict('KEY_VALID', row.pendingDays === null ? row : await started(ctx, serviceId, row, now));
 }
 
 /**
