@@ -133,6 +133,24 @@ describe('My key', () => {
     expect(content).toMatch(/active, expires <t:\d+:R>; 1 device\(s\) bound, HWID reset available now; \d+ runs, 0 running now/);
     expect(await said(t, c, button(buyerId(), 'kw:me'))).toMatch(/no key linked.*Redeem key/);
   });
+
+  it('names the days of a key whose time starts at its first run, unused or bound before it (contract §23)', async () => {
+    const user = buyerId();
+    const [unused] = await generateKeys(t.app, c.s.serviceKey, { expirationType: 'afterRedeem', days: 9, chatId: user });
+    const bound = await call(t.app, 'POST', `/luarmor/v3/projects/${c.s.identifier}/users`, {
+      headers: { authorization: c.s.serviceKey },
+      body: { identifier: 'device-early', key_days: 5 },
+    });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    const linked = await call(t.app, 'PUT', '/api/v1/keys/api/key', {
+      key: c.s.serviceKey,
+      body: { key: bound.body.user_key, chatId: user },
+    });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    const content = await said(t, c, button(user, 'kw:me'));
+    expect(content).toContain(`\`${unused}\`: not used yet (runs 9 day(s) from its first run)`);
+    expect(content).toContain(`\`${bound.body.user_key}\`: active, runs 5 day(s) from its first run; 1 device(s) bound`);
+  });
 });
 
 it('refuses a button pressed in another server', async () => {

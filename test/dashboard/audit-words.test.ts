@@ -45,6 +45,9 @@ describe('a key whose time starts at redemption', () => {
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 30 })).toBe('30 days from redemption');
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: 1 })).toBe('1 day from redemption');
     expect(describeKeyExpiry({ type: 'generated', expiresAt: null, durationDays: null })).toBe('Lifetime');
+    // Contract §23: bound before its first use, its time starts at its first validation.
+    expect(describeKeyExpiry({ type: 'active', expiresAt: null, durationDays: 7 })).toBe('7 days from first use');
+    expect(describeKeyExpiry({ type: 'active', expiresAt: null, durationDays: null })).toBe('Lifetime');
   });
 });
 

@@ -30,6 +30,8 @@ export const ACTIVE_KEY_FIELDS = [
   'banExpiresAt',
   // Contract §18: live sessions the key may hold at once (0 = no limit).
   'maxSessions',
+  // Contract §23: a key bound before its first use: the days it runs from its first validation; null otherwise.
+  'durationDays',
 ] as const;
 
 export const GENERATED_KEY_FIELDS = [

@@ -24,6 +24,8 @@ export interface SeedKey {
   hwidResetCount?: number;
   banReason?: string | null;
   banExpiresAt?: number | null;
+  /** An active key's days from its first validation, when its time has not started (contract §23). */
+  pendingDays?: number | null;
 }
 
 export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey[]) {
@@ -62,6 +64,7 @@ export async function seedKeys(ctx: AppContext, serviceId: string, keys: SeedKey
         lastUsedAt: k.lastUsedAt ?? null,
         hwidResetAt: k.hwidResetAt ?? null,
         hwidResetCount: k.hwidResetCount ?? 0,
+        pendingDays: k.pendingDays ?? null,
       })
       .execute();
     if (hwids.length > 0) {

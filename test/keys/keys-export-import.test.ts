@@ -91,10 +91,12 @@ async function richKeys(s: SeededService) {
       hwidResetAt: now - 3 * DAY_MS,
       hwidResetCount: 2,
     },
-    // Active by its type alone: unbound since a reset, never executed.
+    // Active by its type alone: unbound since a reset, never executed; bound before its first use, so its time has
+    // not started (contract §23).
     {
       key: keys.unbound,
       type: 'active',
+      pendingDays: 6,
       createdAt: now - 6 * DAY_MS,
       status: 'banned',
       // Contract §19: the ban's reason and end travel through an export and back.

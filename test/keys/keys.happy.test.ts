@@ -122,6 +122,8 @@ describe('GET /api/v1/keys/api/key', () => {
         createdBy: { accountId: s.account.id, username: s.account.username },
         banReason: null,
         banExpiresAt: null,
+        // Contract §23: only a key bound before its first use has days waiting.
+        durationDays: null,
       });
     }
   });

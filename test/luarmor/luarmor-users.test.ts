@@ -131,14 +131,18 @@ describe('POST /v3/projects/{pid}/users (§16.2)', () => {
     expect(v.body.data.code).toBe('KEY_VALID');
   });
 
-  it('refuses a past auth_expire, and key_days with an identifier', async () => {
+  it('refuses a past auth_expire, and key_days beside a dated auth_expire; key_days with an identifier is a bound key', async () => {
     const s = await newService();
     const past = await luarmor(s).createUser(s.identifier, { auth_expire: sec(t().clock.now - HOUR_MS) });
     expect(past.status).toBe(400);
     expect(past.body.message).toMatch(/auth_expire/);
-    const both = await luarmor(s).createUser(s.identifier, { identifier: 'x1', key_days: 3 });
+    const both = await luarmor(s).createUser(s.identifier, { key_days: 3, auth_expire: sec(t().clock.now + DAY_MS) });
     expect(both.status).toBe(400);
     expect(both.body.message).toMatch(/key_days/);
+    // Contract §23: bound at once, its time starting at its first validation (luarmor-pending-days.test.ts).
+    const bound = await luarmor(s).createUser(s.identifier, { identifier: 'x1', key_days: 3 });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    expect(await userRecord(s, bound.body.user_key)).toMatchObject({ identifier: 'x1', status: 'active', auth_expire: -1, key_days: 3 });
   });
 });
 

@@ -150,7 +150,7 @@ describe('expirationType afterRedeem (contract §12.1)', () => {
     });
 
     it.each([
-      [{ type: 'active', hwids: ['pc'], durationDays: 5 }, 'durationDays'],
+      [{ type: 'active', hwids: ['pc'], executions: 3, durationDays: 5 }, 'durationDays'],
       [{ expiresAt: '2030-01-01T00:00:00.000Z', durationDays: 5 }, 'durationDays'],
       [{ durationDays: 0 }, 'durationDays'],
       [{ durationDays: 3651 }, 'durationDays'],

@@ -93,6 +93,8 @@ describe('GET /api/v1/keys/validate: redeeming a generated key', () => {
       banReason: null,
       banExpiresAt: null,
       maxSessions: 2,
+      // Its time started at redemption: no days wait for a first validation (contract §23).
+      durationDays: null,
     });
   });
 

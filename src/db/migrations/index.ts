@@ -27,6 +27,7 @@ import * as liveSessionsHotPath from './0027_live_sessions_hot_path.ts';
 import * as liveSessionEpochs from './0028_live_session_epochs.ts';
 import * as discordConsole from './0031_discord_console.ts';
 import * as executors from './0032_executors.ts';
+import * as pendingDays from './0033_pending_days.ts';
 import * as deletedServices from './0029_deleted_services.ts';
 import * as resellerPolicy from './0034_reseller_policy.ts';
 
@@ -64,5 +65,6 @@ export const migrations: Record<string, Migration> = {
   '0031_discord_console': discordConsole,
   '0032_executors': executors,
   '0029_deleted_services': deletedServices,
+  '0033_pending_days': pendingDays,
   '0034_reseller_policy': resellerPolicy,
 };

@@ -131,6 +131,11 @@ export interface ActiveKeysTable {
   unbanToken: ColumnType<string | null, string | null | undefined, string | null>;
   /** Live sessions the key may hold at once; 0 = no limit (contract §18). */
   maxSessions: Generated<number>;
+  /**
+   * Contract §23 (migration 0033): the days a bound key whose time has not started runs from its first validation,
+   * which sets expiresAt and clears this; null once started, and on every other key.
+   */
+  pendingDays: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** The HWIDs bound to an active key; `position` is the binding order (1 = first). */

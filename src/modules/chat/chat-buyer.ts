@@ -86,7 +86,13 @@ export async function myKeys(ctx: AppContext, service: ServiceRow, userId: strin
   const now = ctx.clock();
   const lines = await Promise.all(
     keys.map(async (k) => {
-      const expiry = k.expiresAt === null ? 'never expires' : `expires ${ts(Date.parse(k.expiresAt))}`;
+      // Time that starts at first use (an unused afterRedeem key, or one bound before its first run: §23) has no end yet.
+      const expiry =
+        k.durationDays !== null
+          ? `runs ${k.durationDays} day(s) from its first run`
+          : k.expiresAt === null
+            ? 'never expires'
+            : `expires ${ts(Date.parse(k.expiresAt))}`;
       if (k.type === 'generated') return `• \`${k.key}\`: not used yet (${expiry}). Run the script to start it.`;
       const cooldownHours = k.isPremium ? service.hwidResetCooldownPremiumHours : service.hwidResetCooldownFreeHours;
       const nextReset = k.hwidResetAt === null ? now : Date.parse(k.hwidResetAt) + cooldownHours * 3_600_000;

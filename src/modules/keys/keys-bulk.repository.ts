@@ -11,7 +11,7 @@ export async function existingOfService(trx: Db, serviceId: string, keys: string
   const [active, generated] = await Promise.all([
     trx
       .selectFrom('activeKeys')
-      .select(['key', 'expiresAt', 'hwidCount'])
+      .select(['key', 'expiresAt', 'hwidCount', 'pendingDays'])
       .where('serviceId', '=', serviceId)
       .where('key', 'in', keys)
       .$if(createdBy !== null, (q) => q.where('createdBy', '=', createdBy))
@@ -95,16 +95,39 @@ export async function extendKeys(trx: Db, serviceId: string, table: KeyTable, ke
     .execute();
 }
 
-/** Adds days to the length of unused keys whose time starts at redemption (contract §12.1); answers the longest after. */
-export async function lengthenAfterRedeem(trx: Db, serviceId: string, keys: string[], days: number): Promise<number> {
-  if (keys.length === 0) return 0;
-  const rows = await trx
-    .updateTable('generatedKeys')
-    .set((eb) => ({ durationDays: eb('durationDays', '+', days) }))
-    .where('serviceId', '=', serviceId)
-    .where('key', 'in', keys)
-    .where('durationDays', 'is not', null)
-    .returning('durationDays')
-    .execute();
-  return Math.max(0, ...rows.map((r) => r.durationDays ?? 0));
+/**
+ * Adds days to the length of keys whose time starts at first use: unused keys (from redemption, contract §12.1) and
+ * bound keys whose time has not started (from their first validation, §23). Answers the longest after.
+ */
+export async function lengthenAfterRedeem(
+  trx: Db,
+  serviceId: string,
+  keys: string[],
+  days: number,
+  active: string[] = [],
+): Promise<number> {
+  const lengths: number[] = [0];
+  if (keys.length > 0) {
+    const rows = await trx
+      .updateTable('generatedKeys')
+      .set((eb) => ({ durationDays: eb('durationDays', '+', days) }))
+      .where('serviceId', '=', serviceId)
+      .where('key', 'in', keys)
+      .where('durationDays', 'is not', null)
+      .returning('durationDays')
+      .execute();
+    lengths.push(...rows.map((r) => r.durationDays ?? 0));
+  }
+  if (active.length > 0) {
+    const rows = await trx
+      .updateTable('activeKeys')
+      .set((eb) => ({ pendingDays: eb('pendingDays', '+', days) }))
+      .where('serviceId', '=', serviceId)
+      .where('key', 'in', active)
+      .where('pendingDays', 'is not', null)
+      .returning('pendingDays')
+      .execute();
+    lengths.push(...rows.map((r) => r.pendingDays ?? 0));
+  }
+  return Math.max(...lengths);
 }

@@ -141,9 +141,11 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
       case 'extend': {
         const ms = input.days! * DAY_MS;
         const rows = [...found.active, ...found.generated];
-        // Unused keys whose time starts at redemption get longer instead; lifetime keys are left alone.
+        // Keys whose time starts at first use (unused, or bound before it: §23) get longer instead; lifetime keys are
+        // left alone.
         const waiting = found.generated.filter((r) => r.durationDays !== null).map((r) => r.key);
-        const waitingSet = new Set(waiting);
+        const waitingActive = found.active.filter((r) => r.pendingDays !== null).map((r) => r.key);
+        const waitingSet = new Set([...waiting, ...waitingActive]);
         skipped = rows.filter((r) => r.expiresAt === null && !waitingSet.has(r.key)).map((r) => r.key);
         const latest = Math.max(now, ...rows.map((r) => r.expiresAt ?? 0)) + ms;
         if (latest > LATEST_TIME_MS) throw invalid('days', `days would take an expiry past ${iso(LATEST_TIME_MS)}`);
@@ -163,7 +165,7 @@ export async function bulkKeys(ctx: AppContext, actor: Actor, service: { id: str
           ms,
           now,
         );
-        if ((await repo.lengthenAfterRedeem(trx, serviceId, waiting, input.days!)) > MAX_DURATION_DAYS)
+        if ((await repo.lengthenAfterRedeem(trx, serviceId, waiting, input.days!, waitingActive)) > MAX_DURATION_DAYS)
           throw invalid('days', `days would make a key run more than ${MAX_DURATION_DAYS} days from its redemption`);
         break;
       }

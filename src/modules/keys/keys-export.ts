@@ -62,7 +62,8 @@ export function csvValues(record: ExportRecord): string[] {
     record.createdAt,
     active?.activatedAt ?? '',
     active?.lastUsedAt ?? '',
-    record.type === 'generated' && record.durationDays !== null ? String(record.durationDays) : '',
+    // An unused key's days from redemption, or a bound key's from its first validation (contract §23).
+    record.durationDays !== null ? String(record.durationDays) : '',
   ];
 }
 

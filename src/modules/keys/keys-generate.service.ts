@@ -93,9 +93,12 @@ export async function insertNewKeys(trx: Db, serviceId: string, input: GenerateI
   return rows;
 }
 
-/** One new key made active and bound to `hwid` at once: a Luarmor user created with an identifier (contract §16.2). */
+/**
+ * One new key made active and bound to `hwid` at once: a Luarmor user created with an identifier (contract §16.2).
+ * Time that starts at first use waits, bound, for the key's first validation (contract §23).
+ */
 async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, hwid: string, now: number, createdBy: KeyCreator | null) {
-  const { expiresAt } = expiryFor(input, now);
+  const { expiresAt, durationDays } = expiryFor(input, now);
   const key = newLicenseKey();
   await repo.insertActiveKey(trx, {
     key,
@@ -118,6 +121,7 @@ async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, 
     hwidCount: 1,
     createdBy: createdBy?.accountId ?? null,
     createdByUsername: createdBy?.username ?? null,
+    pendingDays: durationDays,
   });
   await repo.insertKeyHwids(trx, serviceId, key, [hwid]);
   await syncChatRoles(trx, serviceId, [input.chatId ?? null], now);

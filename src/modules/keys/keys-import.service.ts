@@ -64,6 +64,8 @@ export async function importKeys(
           lastUsedAt: k.lastUsedAt,
           hwidResetAt: k.hwidResetAt,
           hwidResetCount: k.hwidResetCount,
+          // Bound before its first use (contract §23): its time starts at its first validation.
+          pendingDays: k.durationDays,
         });
         k.hwids.forEach((hwid, i) => hwids.push({ key: k.key, serviceId: serviceId, hwid, position: i + 1 }));
       } else {

@@ -10,6 +10,7 @@ import { recordServiceAudit } from '../audit/audit.service.ts';
 import type { Actor } from '../audit/actor.ts';
 import { assertOwnKey } from './key-scope.ts';
 import { lockKeyRows } from './key-locks.repository.ts';
+import { addPendingDays } from './keys-pending.repository.ts';
 import { extendKeys } from './keys-bulk.repository.ts';
 import * as repo from './keys.repository.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys-view.ts';
@@ -45,7 +46,16 @@ export async function extendKey(ctx: AppContext, serviceId: string, key: string,
   return inTransaction(ctx.db, async (trx) => {
     // Read under the lock: a switch to afterRedeem (or a redemption) made meanwhile is seen, not overwritten.
     await lockKeyRows(trx, serviceId, [key]);
-    const active = await repo.findActiveKey(trx, serviceId, key);
+    let active = await repo.findActiveKey(trx, serviceId, key);
+    // Bound, its time not started (§23): the days go to its length, unless a validation started it meanwhile.
+    const pendingDays = active?.pendingDays == null ? null : await addPendingDays(trx, serviceId, key, days);
+    if (pendingDays !== null) {
+      if (pendingDays > MAX_DURATION_DAYS) throw invalid('days', `days would make the key run more than ${MAX_DURATION_DAYS} days`);
+      await recordServiceAudit(trx, actor, serviceId, 'key.extend', key, { type: 'active', days, durationDays: pendingDays }, now);
+      const [withHwids] = await repo.withHwids(trx, [{ ...active!, pendingDays }]);
+      return { type: 'active' as const, view: toActiveKeyView(withHwids!, now) };
+    }
+    if (active?.pendingDays != null) active = await repo.findActiveKey(trx, serviceId, key);
     if (active) {
       if (active.expiresAt === null) throw lifetime();
       const expiresAt = await extend(trx, 'activeKeys');

@@ -33,6 +33,8 @@ export function toActiveKeyView(row: repo.ActiveKeyWithHwids, now: number) {
     lastUsedAt: iso(row.lastUsedAt),
     hwidResetAt: iso(row.hwidResetAt),
     hwidResetCount: row.hwidResetCount,
+    // Contract §23: bound, its time not started; the days it runs from its first validation (null once started).
+    durationDays: row.pendingDays ?? null,
   };
 }
 

@@ -30,6 +30,7 @@ export const ACTIVE_KEY_COLUMNS = [
   'banExpiresAt',
   'unbanToken',
   'maxSessions',
+  'pendingDays',
 ] as const satisfies readonly (keyof ActiveKeysTable)[];
 export const GENERATED_KEY_COLUMNS = [
   'key',

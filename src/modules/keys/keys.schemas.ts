@@ -35,6 +35,7 @@ export const MaxSessions = Type.Integer({
   errorMessage: 'must be a whole number from 0 (no limit) to 100',
 });
 
+const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
 export const ActiveKey = Type.Object({
   key: Type.String(),
   hwid: NullableString,
@@ -49,6 +50,8 @@ export const ActiveKey = Type.Object({
   /** Contract §19: the ban in force's reason and end (null = permanent); both null when the key is not banned. */
   banReason: NullableString,
   banExpiresAt: NullableTime,
+  /** Contract §23: a key bound before its first use whose time has not started: the days it runs from its first validation; else null. */
+  durationDays: NullableInteger,
 });
 
 /** A ban's reason (contract §19), with status banned only. */
@@ -57,7 +60,6 @@ export const BanReason = Type.Union([Type.String({ maxLength: 256, pattern: '^[^
 });
 
 // durationDays: for afterRedeem keys, the days the key runs from its redemption (contract §12.1); null otherwise.
-const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
 export const GeneratedKey = Type.Object({
   key: Type.String(),
   ...KeyFields,

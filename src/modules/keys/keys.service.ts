@@ -100,8 +100,12 @@ export async function editActiveKey(ctx: AppContext, serviceId: string, key: str
   return edited;
 }
 
+/** An active key given an expiry (a date, or null for lifetime) no longer waits for its first validation (§23). */
+const activePatch = (edit: KeyEdit, now: number): Updateable<ActiveKeysTable> =>
+  edit.expiresAt === undefined ? commonPatch(edit, now) : { ...commonPatch(edit, now), pendingDays: null };
+
 async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch: Updateable<ActiveKeysTable> = commonPatch(edit, ctx.clock());
+  const patch = activePatch(edit, ctx.clock());
   await assertOwnKey(ctx.db, serviceId, key, actor);
   return inTransaction(ctx.db, (trx) => applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor));
 }
@@ -111,7 +115,7 @@ async function editActiveKeyRow(ctx: AppContext, serviceId: string, key: string,
  * bans the key and blacklists its HWIDs at once). `patch` is commonPatch's, checked before the transaction opened.
  */
 export async function editActiveKeyIn(ctx: AppContext, trx: Db, serviceId: string, key: string, edit: KeyEdit, actor: Actor) {
-  const patch = commonPatch(edit, ctx.clock());
+  const patch = activePatch(edit, ctx.clock());
   await assertOwnKey(trx, serviceId, key, actor);
   return applyActiveKeyEdit(ctx, trx, serviceId, key, edit, patch, actor);
 }
@@ -305,6 +309,7 @@ export {
 } from './keys.repository.ts';
 export { scriptLoadstrings } from './loadstrings.ts';
 export { compensate, extendKey } from './keys-time.service.ts';
+export { startPendingTime } from './keys-pending.repository.ts';
 // Whether a ban is in force and how the buyer reads it (contract §19): validation and the Luarmor API judge keys alike.
 export { bannedMessage, banNow, statusNow } from './key-bans.ts';
 export { resetAnswer, resetHwid, type ResetOutcome, type ResetResult } from './keys-reset.service.ts';

@@ -201,7 +201,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Luarmor: create a user (a key)',
         description:
-          'A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from redemption). Needs allowManageKeys.',
+          'A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from first use: redemption, or for a bound key its first validation). Needs allowManageKeys.',
         tags,
         params: schemas.ProjectParams,
         body: schemas.CreateUserBody,
@@ -241,7 +241,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Luarmor: edit a user',
         description:
-          'Changes identifier ("" unbinds), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.',
+          'Changes identifier ("" unbinds; on a never-used key it binds it, its time kept), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.',
         tags,
         params: schemas.ProjectParams,
         body: schemas.EditUserBody,

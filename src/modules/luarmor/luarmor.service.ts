@@ -7,6 +7,7 @@ import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
 import { blacklistForBan, removeBanEntries } from '../blacklist/blacklist.service.ts';
 import * as keys from '../keys/keys.service.ts';
+import { bindUnusedKey } from '../keys/keys-bind.service.ts';
 import { importKeys } from '../keys/keys-import.service.ts';
 import { walkKeyRowsOldestFirst, type KeyRowEntry } from '../keys/keys-list.service.ts';
 import type { ServiceAction, ServiceRow } from '../services/services.service.ts';
@@ -101,8 +102,9 @@ interface NewUserTerms {
 }
 
 /**
- * Luarmor's rules for a new user's time: `key_days` starts at first use; `auth_expire` alone is turned into the whole
- * days to it, rounded up, which also start at first use; with an identifier or a Discord id the user is claimed, and
+ * Luarmor's rules for a new user's time (contract §23): `key_days` starts at first use, with an identifier too (the key
+ * is bound at once and its time starts at its first validation); `auth_expire` alone is turned into the whole days to
+ * it, rounded up, which also start at first use; with an identifier or a Discord id the user is claimed, and
  * `auth_expire` is a fixed end. `where` prefixes each refusal (an import names the entry).
  */
 function newUserTerms(input: CreateUserInput, now: number, where = ''): NewUserTerms {
@@ -111,8 +113,6 @@ function newUserTerms(input: CreateUserInput, now: number, where = ''): NewUserT
   const dated = input.auth_expire !== undefined && input.auth_expire !== -1 && input.auth_expire !== 0;
   if (input.key_days !== undefined && dated)
     throw invalid('key_days', `${where}key_days counts from first use and auth_expire is a fixed end: send one of them`);
-  if (input.key_days !== undefined && identifier !== undefined)
-    throw invalid('key_days', `${where}key_days cannot be used with identifier yet: send auth_expire for a claimed key`);
   const expiresAt = dated ? expiryOf(input.auth_expire!, now, `${where}auth_expire`) : null;
   let generate: keys.GenerateInput;
   if (input.key_days !== undefined) generate = { expirationType: 'afterRedeem', days: input.key_days };
@@ -206,7 +206,15 @@ export async function editUser(ctx: AppContext, serviceId: string, input: EditUs
     await keys.editActiveKey(ctx, serviceId, user.row.key, edit, actor);
     return;
   }
-  if (input.identifier) throw invalid('identifier', 'identifier can be set once the key has been used; this key has not been yet');
+  if (input.identifier) {
+    // A never-used key given an identifier is bound at once (contract §23): active, its time kept (days still start at
+    // its first validation); the HWID must be free, as on create.
+    if ((await keys.activeKeysByHwidForActor(ctx.db, serviceId, input.identifier, actor)).length > 0)
+      throw refuse('Identifier already exists.');
+    if (expiresAt !== undefined) edit.expiresAt = expiresAt;
+    await bindUnusedKey(ctx, serviceId, user.row.key, input.identifier, edit, actor);
+    return;
+  }
   // -1 makes any key lifetime (contract §23), also one whose time would have started at first use.
   const generatedEdit: keys.GeneratedKeyEdit =
     expiresAt === null ? { ...edit, expirationType: 'lifetime' } : { ...edit, ...(expiresAt !== undefined && { expiresAt }) };

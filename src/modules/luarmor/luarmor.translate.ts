@@ -35,6 +35,9 @@ export const USER_KEY_MISSING = "User key doesn't exist";
 /** Luarmor's times are Unix seconds; a time that never comes is -1. */
 export const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? -1 : Math.floor(ms / 1000));
 
+/** The days a key's time will run once it starts (its first use), or null when it has started or has no end. */
+const keyDays = (entry: KeyRowEntry) => (entry.type === 'generated' ? entry.row.durationDays : entry.row.pendingDays);
+
 /** A Keyward key of the service as Luarmor's user record (§16.1's table, field for field). */
 export function toLuarmorUser(entry: KeyRowEntry, now: number) {
   const { row } = entry;
@@ -51,9 +54,10 @@ export function toLuarmorUser(entry: KeyRowEntry, now: number) {
     status: refused ? 'banned' : hwid ? 'active' : 'reset',
     last_reset: active?.hwidResetAt ? seconds(active.hwidResetAt) : 0,
     total_resets: active?.hwidResetCount ?? 0,
-    // Time that starts at redemption has no end yet: Luarmor shows it as -1 beside key_days.
+    // Time that starts at first use has no end yet: Luarmor shows it as -1 beside key_days, for an unused key and for
+    // one bound before its first use alike (contract §23).
     auth_expire: seconds(row.expiresAt),
-    ...(entry.type === 'generated' && entry.row.durationDays !== null ? { key_days: entry.row.durationDays } : {}),
+    ...(keyDays(entry) !== null ? { key_days: keyDays(entry) } : {}),
     banned: refused ? 1 : 0,
     ban_reason: status === 'paused' ? 'Paused' : (ban.banReason ?? ''),
     ban_expire: seconds(ban.banExpiresAt),

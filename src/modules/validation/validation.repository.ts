@@ -8,7 +8,16 @@ type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
 type ActiveKeyAndBanRow = Pick<
   ActiveKeyRow,
-  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt'
+  | 'key'
+  | 'isPremium'
+  | 'noHwidValidation'
+  | 'status'
+  | 'expiresAt'
+  | 'maxHwids'
+  | 'hwidCount'
+  | 'banReason'
+  | 'banExpiresAt'
+  | 'pendingDays'
 > & {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   hwidBound: number | boolean;
@@ -27,7 +36,7 @@ const ACTIVE_KEY_AND_BAN = fixedQuery(
   'active_key_and_ban',
   `select k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
-     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt",
+     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt", k.pending_days as "pendingDays",
      ${hwidBound(':hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = :serviceId and b.hwid = :hwid
        and (b.expires_at is null or b.expires_at > :now)) as "hwidBanned"
@@ -41,7 +50,7 @@ const ACTIVE_KEYS_AND_BANS = fixedQuery(
   'active_keys_and_bans',
   `select t.i::int as "i", k.key, k.is_premium as "isPremium", k.no_hwid_validation as "noHwidValidation", k.status,
      k.expires_at as "expiresAt", k.max_hwids as "maxHwids", k.hwid_count as "hwidCount",
-     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt",
+     k.ban_reason as "banReason", k.ban_expires_at as "banExpiresAt", k.pending_days as "pendingDays",
      ${hwidBound('t.hwid')} as "hwidBound",
      exists (select 1 from blacklist b where b.service_id = t.service_id and b.hwid = t.hwid
        and (b.expires_at is null or b.expires_at > t.now)) as "hwidBanned"

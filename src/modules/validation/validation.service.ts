@@ -60,7 +60,16 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
 /** What judging an active key reads: the hot-path query selects exactly these. */
 type JudgedKey = Pick<
   keys.ActiveKeyRow,
-  'key' | 'isPremium' | 'noHwidValidation' | 'status' | 'expiresAt' | 'maxHwids' | 'hwidCount' | 'banReason' | 'banExpiresAt'
+  | 'key'
+  | 'isPremium'
+  | 'noHwidValidation'
+  | 'status'
+  | 'expiresAt'
+  | 'maxHwids'
+  | 'hwidCount'
+  | 'banReason'
+  | 'banExpiresAt'
+  | 'pendingDays'
 >;
 
 /** HWID_BLACKLISTED in the buyer's words (contract §26): the entry's reason and end, when it has them. */
@@ -101,16 +110,28 @@ async function checkActive(
   bindNow = true,
 ): Promise<Verdict> {
   const judged = judgeActive(row, hwidBound, now);
-  if (judged === 'bind' && !bindNow) return { ...verdict('KEY_VALID', row), unbound: true };
+  if (judged !== 'bind' && !judged.valid) return judged;
+  if (judged === 'bind' && !bindNow) return { ...verdict('KEY_VALID', await started(ctx, serviceId, row, now)), unbound: true };
   if (judged === 'bind') {
     // Binding writes lastUsedAt itself, in the same statement that takes the slot.
     const outcome = await ctx.db.transaction().execute((trx) => keys.bindAnotherHwid(trx, serviceId, row.key, hwid, now));
     if (outcome === 'full') return verdict('KEY_HWID_LOCKED', row);
-    if (outcome === 'bound') return verdict('KEY_VALID', row);
-  } else if (!judged.valid) return judged;
+    if (outcome === 'bound') return verdict('KEY_VALID', await started(ctx, serviceId, row, now));
+  }
   // A valid answer's lastUsedAt is written by the next flush (key-touches.ts), not by this request.
   ctx.touches.touch(serviceId, row.key, now);
-  return verdict('KEY_VALID', row);
+  // The common case (no pending days) answers without another await.
+  return verdict('KEY_VALID', row.pendingDays === null ? row : await started(ctx, serviceId, row, now));
+}
+
+/**
+ * The key as a valid answer shows it: one whose time waits for its first validation (contract §23) has it started
+ * now, or by whichever validation (on any instance) started it first. A key with no pending days is as it was read.
+ */
+async function started(ctx: AppContext, serviceId: string, row: JudgedKey, now: number): Promise<JudgedKey> {
+  if (row.pendingDays === null) return row;
+  const after = await keys.startPendingTime(ctx.db, serviceId, row.key, now);
+  return { ...row, expiresAt: after?.expiresAt ?? null, pendingDays: null };
 }
 
 /** Redeems a generated key when it can be redeemed now (see redeemGeneratedKey); null when it was not. */
@@ -217,8 +238,9 @@ function validateAtOnce(
   // The ban's words take a read of its entry: the rare path, left to the async one.
   if (found.hwidBanned) return NOT_NOW;
   const judged = judgeActive(found.activeKey, found.hwidBound, now);
-  // Binding writes: the async path takes it (and finds the inputs cached).
-  if (judged === 'bind') return NOT_NOW;
+  // Binding writes, and so does starting a key's time (contract §23): the async path takes both (and finds the inputs
+  // cached). The column came with the row: a key with no pending days costs nothing more.
+  if (judged === 'bind' || (judged.valid && found.activeKey.pendingDays !== null)) return NOT_NOW;
   if (judged.valid) ctx.touches.touch(serviceId, found.activeKey.key, now);
   return judged;
 }

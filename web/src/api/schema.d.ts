@@ -2272,6 +2272,7 @@ export interface paths {
                                     banReason: string | null;
                                     /** Format: date-time */
                                     banExpiresAt: string | null;
+                                    durationDays: number | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "generated";
@@ -2830,6 +2831,7 @@ export interface paths {
                                     banReason: string | null;
                                     /** Format: date-time */
                                     banExpiresAt: string | null;
+                                    durationDays: number | null;
                                 }[];
                                 /**
                                  * @description present when more than 1,000 keys matched: only the oldest 1,000 are listed
@@ -2945,6 +2947,7 @@ export interface paths {
                                 banReason: string | null;
                                 /** Format: date-time */
                                 banExpiresAt: string | null;
+                                durationDays: number | null;
                             };
                         };
                     };
@@ -3125,6 +3128,7 @@ export interface paths {
                                 banReason: string | null;
                                 /** Format: date-time */
                                 banExpiresAt: string | null;
+                                durationDays: number | null;
                             } | {
                                 key: string;
                                 note: string | null;
@@ -12108,7 +12112,7 @@ export interface paths {
         put?: never;
         /**
          * Luarmor: create a user (a key)
-         * @description A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from redemption). Needs allowManageKeys.
+         * @description A new key of 32 characters: bound to `identifier` when given, with discord_id, note and auth_expire (Unix s, -1 lifetime) or key_days (time from first use: redemption, or for a bound key its first validation). Needs allowManageKeys.
          */
         post: {
             parameters: {
@@ -12172,7 +12176,7 @@ export interface paths {
         head?: never;
         /**
          * Luarmor: edit a user
-         * @description Changes identifier ("" unbinds), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.
+         * @description Changes identifier ("" unbinds; on a never-used key it binds it, its time kept), discord_id ("" unlinks), note and auth_expire of `user_key`, as PUT /keys/api/key does. Needs allowManageKeys.
          */
         patch: {
             parameters: {

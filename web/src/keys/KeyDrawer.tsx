@@ -12,7 +12,7 @@ import type { KeyRecord } from './records';
 import { keyState } from './KeysTable';
 import { BuyerFields, FormErrors } from './KeyFormParts';
 import { KEY_STATUS_OPTIONS } from '../lib/labels';
-import { describeKeyExpiry, formatTime, fromRedemption } from './types';
+import { describeKeyExpiry, formatTime, waitingLength } from './types';
 import { useServiceAccess } from '../services/access';
 
 /** A key's details and its edit form, opened from the key string in the table. */
@@ -44,7 +44,8 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const [noHwidValidation, setNoHwid] = useState(record.noHwidValidation);
   const [maxHwids, setMaxHwids] = useState<number | string>(record.maxHwids ?? 1);
   // A key whose time starts at redemption has no date yet and is not lifetime: its editor shows its length instead.
-  const afterRedeemDays = record.type === 'generated' ? record.durationDays : null;
+  // So is a key bound before its first use (contract §23): its time starts at its first validation.
+  const afterRedeemDays = record.durationDays ?? null;
   const [lifetime, setLifetime] = useState(record.expiresAt === null && afterRedeemDays === null);
   const [maxSessions, setMaxSessions] = useState<number | string>(record.maxSessions ?? 0);
   const [expiresAt, setExpiresAt] = useState(toLocalInput(record.expiresAt));
@@ -222,7 +223,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
               />
               {afterRedeemDays !== null ? (
                 <Text size="sm" data-testid="after-redeem">
-                  Runs {fromRedemption(afterRedeemDays)}: its expiry date is set when a buyer first uses it.
+                  Runs {waitingLength(record)}: its expiry date is set when a buyer first uses it.
                 </Text>
               ) : (
                 <>
