@@ -20,7 +20,16 @@ export function KeyDrawer({ record, onClose, serviceId }: { record: KeyRecord | 
   const access = useServiceAccess(serviceId);
   return (
     <Drawer opened={record !== null} onClose={onClose} title={record ? `Key ${record.key}` : ''} position="right" size="md">
-      {record && <KeyEditor key={record.key} record={record} serviceId={serviceId} onSaved={onClose} manage={access.can('keys.manage')} />}
+      {record && (
+        <KeyEditor
+          key={record.key}
+          record={record}
+          serviceId={serviceId}
+          onSaved={onClose}
+          manage={access.can('keys.manage')}
+          endSessions={access.can('service.configure')}
+        />
+      )}
     </Drawer>
   );
 }
@@ -32,7 +41,8 @@ const toLocalInput = (iso: string | null) => {
 };
 
 /** `manage`: the role may change the key's terms (contract §17); support staff and resellers edit only status, note, HWID and Discord user. */
-function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; serviceId: string; onSaved: () => void; manage: boolean }) {
+function KeyEditor(props: { record: KeyRecord; serviceId: string; onSaved: () => void; manage: boolean; endSessions: boolean }) {
+  const { record, serviceId, onSaved, manage, endSessions } = props;
   const queryClient = useQueryClient();
   const [note, setNote] = useState(record.note ?? '');
   const [status, setStatus] = useState(record.status);
@@ -155,7 +165,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           )}
         </Table.Tbody>
       </Table>
-      {active && <KeySessions serviceId={serviceId} keyString={record.key} />}
+      {active && <KeySessions serviceId={serviceId} keyString={record.key} canEnd={endSessions} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
