@@ -1,4 +1,4 @@
-import { lazy, type ComponentType } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, createBrowserRouter, useParams } from 'react-router';
 import { LoginPage } from './auth/LoginPage';
 import { RegisterPage } from './auth/RegisterPage';
@@ -66,6 +66,15 @@ function ServiceIndex() {
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/register', element: <RegisterPage /> },
+  // The link of an invite (contract §17, §25: {base_url}/invite/<code>): open without an account, which it can create.
+  {
+    path: '/invite/:code',
+    element: (
+      <Suspense fallback={<Loading />}>
+        <AcceptInvitePage />
+      </Suspense>
+    ),
+  },
   {
     element: <RequireSession />,
     children: [
@@ -76,8 +85,6 @@ export const router = createBrowserRouter([
           { path: 'services', element: <ServicesPage /> },
           { path: 'account', element: <AccountPage /> },
           { path: 'staff', element: <StaffPage /> },
-          // The link of an invite (contract §17: {base_url}/invite/<code>); signing in first comes back here.
-          { path: 'invite/:code', element: <AcceptInvitePage /> },
           {
             path: 'services/:serviceId',
             children: [
