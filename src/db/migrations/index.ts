@@ -28,6 +28,7 @@ import * as liveSessionEpochs from './0028_live_session_epochs.ts';
 import * as discordConsole from './0031_discord_console.ts';
 import * as executors from './0032_executors.ts';
 import * as deletedServices from './0029_deleted_services.ts';
+import * as resellerPolicy from './0034_reseller_policy.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0031_discord_console': discordConsole,
   '0032_executors': executors,
   '0029_deleted_services': deletedServices,
+  '0034_reseller_policy': resellerPolicy,
 };

@@ -14,6 +14,12 @@ export interface ServiceMembersTable {
   /** null: any duration. */
   maxDays: number | null;
   allowLifetime: ColumnType<Flag, Flag | undefined, Flag>;
+  /** The reseller key policy (contract §25, migration 0034): the most HWIDs a reseller's key may bind. */
+  maxHwids: ColumnType<number, number | undefined, number>;
+  allowNoHwidValidation: ColumnType<Flag, Flag | undefined, Flag>;
+  allowPremium: ColumnType<Flag, Flag | undefined, Flag>;
+  /** The most devices running at once per key; null: the reseller chooses. */
+  maxSessions: number | null;
   joinedAt: number;
 }
 
@@ -25,6 +31,10 @@ export interface ServiceInvitesTable {
   keysLeft: number | null;
   maxDays: number | null;
   allowLifetime: ColumnType<Flag, Flag | undefined, Flag>;
+  maxHwids: ColumnType<number, number | undefined, number>;
+  allowNoHwidValidation: ColumnType<Flag, Flag | undefined, Flag>;
+  allowPremium: ColumnType<Flag, Flag | undefined, Flag>;
+  maxSessions: number | null;
   createdAt: number;
   expiresAt: number;
 }

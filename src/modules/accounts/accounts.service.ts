@@ -71,6 +71,16 @@ export const findAccountByDiscordUser = (db: Db, discordUserId: string) =>
     .executeTakeFirst();
 
 export async function createAccount(ctx: AppContext, input: { username: string; password: string; role?: Role }) {
+  const row = await newAccountRow(ctx, input);
+  await insertNewAccount(ctx.db, row);
+  return (await repo.findAccountById(ctx.db, row.id))!;
+}
+
+/**
+ * A new account's row, checked and with its password hashed: the slow scrypt runs here, before any transaction opens,
+ * so a caller that makes the account inside a larger change (an invite's register, contract §25) holds no lock for it.
+ */
+export async function newAccountRow(ctx: AppContext, input: { username: string; password: string; role?: Role }) {
   if (!USERNAME_PATTERN.test(input.username)) {
     throw invalid('username', 'username must be 3 to 32 characters of letters, digits, _ . -');
   }
@@ -79,25 +89,27 @@ export async function createAccount(ctx: AppContext, input: { username: string; 
   }
   const role = input.role ?? 'user';
   if (!ROLES.includes(role)) throw invalid('role', 'role must be one of user, moderator, admin');
-  const id = newId();
-  const now = ctx.clock();
+  return {
+    id: newId(),
+    username: input.username,
+    passwordHash: await hashPassword(input.password),
+    role,
+    disabled: 0 as const,
+    apiKeyDigest: null,
+    apiKeySealed: null,
+    apiKeyCreatedAt: null,
+    createdAt: ctx.clock(),
+  };
+}
+
+/** Writes newAccountRow's row (in the caller's transaction, or alone); a taken username is the one 409 of register. */
+export async function insertNewAccount(db: Db, row: Awaited<ReturnType<typeof newAccountRow>>) {
   try {
-    await repo.insertAccount(ctx.db, {
-      id,
-      username: input.username,
-      passwordHash: await hashPassword(input.password),
-      role,
-      disabled: 0,
-      apiKeyDigest: null,
-      apiKeySealed: null,
-      apiKeyCreatedAt: null,
-      createdAt: now,
-    });
+    await repo.insertAccount(db, row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`The username ${input.username} is taken`);
+    if (isUniqueViolation(error)) throw conflict(`The username ${row.username} is taken`);
     throw error;
   }
-  return (await repo.findAccountById(ctx.db, id))!;
 }
 
 /** The account key is created on first read; concurrent first reads converge on the one that landed. */

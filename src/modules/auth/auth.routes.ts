@@ -10,6 +10,7 @@ import { findAccountById } from '../accounts/accounts.service.ts';
 import { toAccountView } from '../accounts/accounts.service.ts';
 import * as schemas from './auth.schemas.ts';
 import * as auth from './auth.service.ts';
+import { setSessionCookie } from './session-cookie.ts';
 
 const tags = ['auth'];
 const session = { auth: 'session', limit: 'api' } as const;
@@ -17,7 +18,6 @@ const session = { auth: 'session', limit: 'api' } as const;
 export default async function authRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  const cookieOptions = () => sessionCookieOptions(ctx.config.baseUrl, ctx.config.signin.sessionAbsoluteHours * 3600);
 
   app.get(
     '/auth/captcha',
@@ -66,7 +66,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const { account, sessionToken } = await auth.login(ctx, request.body, request.ip);
-      reply.setCookie(SESSION_COOKIE, sessionToken, cookieOptions());
+      setSessionCookie(ctx, reply, sessionToken);
       return { success: true as const, data: { account } };
     },
   );

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
 import { AppError, conflict, invalid, unauthorized } from '../../errors.ts';
 import { consumeCaptcha } from './captcha.ts';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../lib/password.ts';
@@ -172,19 +173,22 @@ async function loginWithCode(
 
 /** Opens a dashboard session and writes its `login` entry in the same transaction. */
 async function openSession(ctx: AppContext, accountId: string, actor: Actor, method: 'password' | 'accountKey'): Promise<string> {
+  return ctx.db.transaction().execute((trx) => openSessionIn(ctx, trx, accountId, actor, method));
+}
+
+/** openSession in the caller's transaction: an invite's register (contract §25) signs the new account in with it. */
+export async function openSessionIn(ctx: AppContext, trx: Db, accountId: string, actor: Actor, method: 'password' | 'accountKey') {
   const token = newSessionToken();
   const now = ctx.clock();
-  await ctx.db.transaction().execute(async (trx) => {
-    await sessions.deleteExpiredSessions(trx, now);
-    await sessions.insertSession(trx, {
-      tokenDigest: sessionDigest(token),
-      accountId,
-      createdAt: now,
-      lastSeenAt: now,
-      expiresAt: now + ctx.config.signin.sessionAbsoluteHours * 3_600_000,
-    });
-    await recordAudit(trx, actor, { action: 'login', accountId, serviceId: null, target: null, details: { method }, at: now });
+  await sessions.deleteExpiredSessions(trx, now);
+  await sessions.insertSession(trx, {
+    tokenDigest: sessionDigest(token),
+    accountId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now + ctx.config.signin.sessionAbsoluteHours * 3_600_000,
   });
+  await recordAudit(trx, actor, { action: 'login', accountId, serviceId: null, target: null, details: { method }, at: now });
   return token;
 }
 
@@ -274,3 +278,6 @@ export { findLiveSession, touchSession } from './sessions.repository.ts';
 
 /** The proof-of-work challenge of the public pages (key system, HWID reset page) as well as sign-in. */
 export { consumeCaptcha, issueCaptcha } from './captcha.ts';
+
+/** The session cookie's one setter, for a route of another module that signs a browser in (an invite's register). */
+export { setSessionCookie } from './session-cookie.ts';

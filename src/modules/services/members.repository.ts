@@ -28,6 +28,18 @@ export const takeInvite = (db: Db, code: string, now: number) =>
 export const findInvite = (db: Db, code: string, now: number) =>
   db.selectFrom('serviceInvites').selectAll().where('code', '=', code).where('expiresAt', '>', now).executeTakeFirst();
 
+/** A live invite with what its page shows (contract §25): the service's name and who invited (the owner). */
+export const findInviteInfo = (db: Db, code: string, now: number) =>
+  db
+    .selectFrom('serviceInvites as i')
+    .innerJoin('services as s', 's.id', 'i.serviceId')
+    .innerJoin('accounts as a', 'a.id', 's.accountId')
+    .selectAll('i')
+    .select(['s.name as serviceName', 'a.username as invitedBy'])
+    .where('i.code', '=', code)
+    .where('i.expiresAt', '>', now)
+    .executeTakeFirst();
+
 export const insertMember = (db: Db, row: Insertable<ServiceMembersTable>) => db.insertInto('serviceMembers').values(row).execute();
 
 export const findMember = (db: Db, serviceId: string, accountId: string) =>
@@ -59,7 +71,19 @@ export async function listMembers(db: Db, serviceId: string) {
   const members = await db
     .selectFrom('serviceMembers as m')
     .innerJoin('accounts as a', 'a.id', 'm.accountId')
-    .select(['m.accountId', 'a.username', 'm.role', 'm.keysLeft', 'm.maxDays', 'm.allowLifetime', 'm.joinedAt'])
+    .select([
+      'm.accountId',
+      'a.username',
+      'm.role',
+      'm.keysLeft',
+      'm.maxDays',
+      'm.allowLifetime',
+      'm.maxHwids',
+      'm.allowNoHwidValidation',
+      'm.allowPremium',
+      'm.maxSessions',
+      'm.joinedAt',
+    ])
     .where('m.serviceId', '=', serviceId)
     .orderBy('m.joinedAt')
     .orderBy('m.accountId')

@@ -7,6 +7,9 @@ import * as schemas from './members.schemas.ts';
 import * as members from './members.service.ts';
 import { getServiceAccess, withRole } from './services.service.ts';
 import { conflict } from '../../errors.ts';
+import { RegisterBody } from '../auth/auth.schemas.ts';
+import { setSessionCookie } from '../auth/auth.service.ts';
+import { inviteInfo, registerByInvite } from './invite-door.service.ts';
 
 const config = { auth: 'account', limit: 'api' } as const;
 // Owner-only routes: membership and role are checked before the body is read (contract §17's order).
@@ -27,7 +30,7 @@ export default async function memberRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Invite a member',
         description:
-          'Owner only. `role` manager, support or reseller; `quota` ({ keysLeft, maxDays, allowLifetime }) for a reseller only (without one it starts at 0 keys). The invite is single-use and lives 7 days; `url` is the link to send.',
+          'Owner only. `role` manager, support or reseller; `quota` ({ keysLeft, maxDays, allowLifetime, maxHwids, allowNoHwidValidation, allowPremium, maxSessions }) for a reseller only (without one it starts at 0 keys, 1 HWID per key, no premium, HWID check on, sessions its choice). The invite is single-use and lives 7 days; `url` is the link to send.',
         tags,
         params: IdParams,
         body: schemas.CreateInviteBody,
@@ -90,6 +93,46 @@ export default async function memberRoutes(fastify: FastifyInstance) {
       const account = accountOf(request);
       const { service, role } = await members.acceptInvite(ctx, request.params.code, account, actorOf(request));
       return { success: true as const, data: { service: withRole(service, role) } };
+    },
+  );
+
+  app.get(
+    '/invites/:code',
+    {
+      config: { limit: 'api' },
+      schema: {
+        summary: 'What an invite offers',
+        description:
+          'No sign-in: the code is the credential. The service (id, name), the role, for a reseller its `quota` (keysLeft, maxDays, allowLifetime) and key `policy` (maxHwids, allowNoHwidValidation, allowPremium, maxSessions), who invited, and when the invite expires. 404 for an unknown, expired or used code.',
+        tags,
+        params: schemas.CodeParams,
+        response: Responses(schemas.InviteInfo),
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { success: true as const, data: await inviteInfo(ctx, request.params.code) };
+    },
+  );
+
+  app.post(
+    '/invites/:code/register',
+    {
+      config: { limit: 'login' },
+      schema: {
+        summary: 'Register through an invite',
+        description:
+          'Creates the account (username, password, and a solved captcha from GET /api/v1/auth/captcha), signs it in (sets the session cookie, as sign-in does) and accepts the invite, in one transaction; works even when REGISTRATION is closed. 404 for an unknown, expired or used code, and nothing is made; 409 for a taken username.',
+        tags,
+        params: schemas.CodeParams,
+        body: RegisterBody,
+        response: Responses(schemas.Registered, 201),
+      },
+    },
+    async (request, reply) => {
+      const { account, service, role, sessionToken } = await registerByInvite(ctx, request.params.code, request.body, request.ip);
+      setSessionCookie(ctx, reply, sessionToken);
+      return reply.status(201).send({ success: true as const, data: { account, service: withRole(service, role) } });
     },
   );
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Strict, Time } from '../../schemas.ts';
+import { Account, Strict, Time } from '../../schemas.ts';
 import { ServiceWithRole } from './services.schemas.ts';
 
 // Teams and resellers (contract §17): invites, members and a reseller's quota.
@@ -17,10 +17,31 @@ export const QuotaInput = Strict({
     }),
   ),
   allowLifetime: Type.Optional(Type.Boolean()),
+  // The reseller key policy (contract §25): what the reseller's keys may carry.
+  maxHwids: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, errorMessage: 'must be a whole number from 1 to 100' })),
+  allowNoHwidValidation: Type.Optional(Type.Boolean()),
+  allowPremium: Type.Optional(Type.Boolean()),
+  maxSessions: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()], {
+      errorMessage: 'must be a whole number from 1 to 100, or null (the reseller chooses)',
+    }),
+  ),
 });
 
 const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
-export const Quota = Type.Object({ keysLeft: Type.Integer(), maxDays: NullableInteger, allowLifetime: Type.Boolean() });
+/** What a reseller's keys may carry (contract §25); maxSessions null: the reseller chooses. */
+export const KeyPolicy = Type.Object({
+  maxHwids: Type.Integer(),
+  allowNoHwidValidation: Type.Boolean(),
+  allowPremium: Type.Boolean(),
+  maxSessions: NullableInteger,
+});
+export const Quota = Type.Object({
+  keysLeft: Type.Integer(),
+  maxDays: NullableInteger,
+  allowLifetime: Type.Boolean(),
+  ...KeyPolicy.properties,
+});
 const NullableQuota = Type.Union([Quota, Type.Null()]);
 
 export const CreateInviteBody = Strict({ role: MemberRole, quota: Type.Optional(QuotaInput) });
@@ -62,6 +83,19 @@ export const ResellerStatus = Type.Object({
   keysLeft: Type.Integer(),
   maxDays: NullableInteger,
   allowLifetime: Type.Boolean(),
+  ...KeyPolicy.properties,
   keysCreated: Type.Integer(),
   keysRedeemed: Type.Integer(),
 });
+
+/** GET /invites/:code (contract §25): what the invite page shows; quota and policy are null for a role other than reseller. */
+export const InviteInfo = Type.Object({
+  service: Type.Object({ id: Type.String(), name: Type.String() }),
+  role: MemberRole,
+  quota: Type.Union([Type.Object({ keysLeft: Type.Integer(), maxDays: NullableInteger, allowLifetime: Type.Boolean() }), Type.Null()]),
+  policy: Type.Union([KeyPolicy, Type.Null()]),
+  invitedBy: Type.Object({ username: Type.String() }),
+  expiresAt: Time,
+});
+/** The new account and the service it joined; the session cookie is set as sign-in sets it. */
+export const Registered = Type.Object({ account: Account, service: ServiceWithRole });

@@ -20,25 +20,68 @@ export interface QuotaInput {
   keysLeft?: number;
   maxDays?: number | null;
   allowLifetime?: boolean;
+  /** The reseller key policy (contract §25). */
+  maxHwids?: number;
+  allowNoHwidValidation?: boolean;
+  allowPremium?: boolean;
+  maxSessions?: number | null;
 }
 
-/** A reseller invited or made without a quota starts with nothing to spend. */
-const NO_QUOTA: Required<QuotaInput> = { keysLeft: 0, maxDays: null, allowLifetime: false };
+/** A reseller invited or made without a quota starts with nothing to spend, and the narrowest key policy. */
+const NO_QUOTA: Required<QuotaInput> = {
+  keysLeft: 0,
+  maxDays: null,
+  allowLifetime: false,
+  maxHwids: 1,
+  allowNoHwidValidation: false,
+  allowPremium: false,
+  maxSessions: null,
+};
 
-type QuotaColumns = Pick<ServiceMembersTable, 'role'> & { keysLeft: number | null; maxDays: number | null; allowLifetime: 0 | 1 };
+type Flag = 0 | 1;
+type QuotaColumns = Pick<ServiceMembersTable, 'role'> & {
+  keysLeft: number | null;
+  maxDays: number | null;
+  allowLifetime: Flag;
+  maxHwids: number;
+  allowNoHwidValidation: Flag;
+  allowPremium: Flag;
+  maxSessions: number | null;
+};
+
+const flag = (value: boolean): Flag => (value ? 1 : 0);
 
 export const quotaView = (row: QuotaColumns) =>
-  row.role === 'reseller' ? { keysLeft: row.keysLeft ?? 0, maxDays: row.maxDays, allowLifetime: row.allowLifetime === 1 } : null;
+  row.role === 'reseller'
+    ? {
+        keysLeft: row.keysLeft ?? 0,
+        maxDays: row.maxDays,
+        allowLifetime: row.allowLifetime === 1,
+        maxHwids: row.maxHwids,
+        allowNoHwidValidation: row.allowNoHwidValidation === 1,
+        allowPremium: row.allowPremium === 1,
+        maxSessions: row.maxSessions,
+      }
+    : null;
 
 /** The quota columns for a role: a reseller's from `input` over `base`; every other role keeps none. */
 function quotaColumns(role: MemberRole, input: QuotaInput | undefined, base: Required<QuotaInput> = NO_QUOTA) {
   if (role !== 'reseller') {
     if (input !== undefined) throw invalid('quota', 'quota is only for the reseller role');
-    return { keysLeft: null, maxDays: null, allowLifetime: 0 as const };
+    return { ...quotaColumnsOf(NO_QUOTA), keysLeft: null };
   }
-  const quota = { ...base, ...input };
-  return { keysLeft: quota.keysLeft, maxDays: quota.maxDays, allowLifetime: quota.allowLifetime ? (1 as const) : (0 as const) };
+  return quotaColumnsOf({ ...base, ...input });
 }
+
+const quotaColumnsOf = (quota: Required<QuotaInput>) => ({
+  keysLeft: quota.keysLeft as number | null,
+  maxDays: quota.maxDays,
+  allowLifetime: flag(quota.allowLifetime),
+  maxHwids: quota.maxHwids,
+  allowNoHwidValidation: flag(quota.allowNoHwidValidation),
+  allowPremium: flag(quota.allowPremium),
+  maxSessions: quota.maxSessions,
+});
 
 const audit = (db: Db, actor: Actor, service: ServiceRow, action: ServiceAuditAction, target: string | null, details: object, at: number) =>
   recordServiceAudit(db, actor, service, action, target, details as Record<string, unknown>, at);
@@ -96,19 +139,25 @@ export async function acceptInvite(ctx: AppContext, code: string, account: { id:
     throw conflict(existing.role === 'owner' ? 'This is your own service' : `You are already a member of this service (${existing.role})`);
   }
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      const taken = await repo.takeInvite(trx, code, now);
-      if (!taken) throw notFound('Invite');
-      const { code: _code, createdAt: _created, expiresAt: _expires, ...member } = taken;
-      await repo.insertMember(trx, { ...member, accountId: account.id, joinedAt: now });
-      const access = (await findServiceAccess(trx, account.id, taken.serviceId))!;
-      await audit(trx, actor, access.service, 'member.join', account.id, { username: account.username, role: taken.role }, now);
-      return { service: access.service, role: taken.role as ServiceRole };
-    });
+    return await ctx.db.transaction().execute((trx) => joinByInvite(trx, code, account, actor, now));
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('You are already a member of this service');
     throw error;
   }
+}
+
+/**
+ * Spends the invite and makes the account a member, in the caller's transaction (accept, and an invite's register of
+ * contract §25 which makes the account in the same one). Deleting the invite is what spends it: 404 when it is gone.
+ */
+export async function joinByInvite(trx: Db, code: string, account: { id: string; username: string }, actor: Actor, now: number) {
+  const taken = await repo.takeInvite(trx, code, now);
+  if (!taken) throw notFound('Invite');
+  const { code: _code, createdAt: _created, expiresAt: _expires, ...member } = taken;
+  await repo.insertMember(trx, { ...member, accountId: account.id, joinedAt: now });
+  const access = (await findServiceAccess(trx, account.id, taken.serviceId))!;
+  await audit(trx, actor, access.service, 'member.join', account.id, { username: account.username, role: taken.role }, now);
+  return { service: access.service, role: taken.role as ServiceRole };
 }
 
 export async function listMembers(ctx: AppContext, service: ServiceRow) {

@@ -1223,6 +1223,10 @@ export interface paths {
                                         keysLeft: number;
                                         maxDays: number | null;
                                         allowLifetime: boolean;
+                                        maxHwids: number;
+                                        allowNoHwidValidation: boolean;
+                                        allowPremium: boolean;
+                                        maxSessions: number | null;
                                     } | null;
                                     /** Format: date-time */
                                     createdAt: string;
@@ -1272,7 +1276,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a member
-         * @description Owner only. `role` manager, support or reseller; `quota` ({ keysLeft, maxDays, allowLifetime }) for a reseller only (without one it starts at 0 keys). The invite is single-use and lives 7 days; `url` is the link to send.
+         * @description Owner only. `role` manager, support or reseller; `quota` ({ keysLeft, maxDays, allowLifetime, maxHwids, allowNoHwidValidation, allowPremium, maxSessions }) for a reseller only (without one it starts at 0 keys, 1 HWID per key, no premium, HWID check on, sessions its choice). The invite is single-use and lives 7 days; `url` is the link to send.
          */
         post: {
             parameters: {
@@ -1291,6 +1295,10 @@ export interface paths {
                             keysLeft?: number;
                             maxDays?: number | null;
                             allowLifetime?: boolean;
+                            maxHwids?: number;
+                            allowNoHwidValidation?: boolean;
+                            allowPremium?: boolean;
+                            maxSessions?: number | null;
                         };
                     };
                 };
@@ -1313,6 +1321,10 @@ export interface paths {
                                     keysLeft: number;
                                     maxDays: number | null;
                                     allowLifetime: boolean;
+                                    maxHwids: number;
+                                    allowNoHwidValidation: boolean;
+                                    allowPremium: boolean;
+                                    maxSessions: number | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -1535,6 +1547,213 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invites/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invite offers
+         * @description No sign-in: the code is the credential. The service (id, name), the role, for a reseller its `quota` (keysLeft, maxDays, allowLifetime) and key `policy` (maxHwids, allowNoHwidValidation, allowPremium, maxSessions), who invited, and when the invite expires. 404 for an unknown, expired or used code.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                service: {
+                                    id: string;
+                                    name: string;
+                                };
+                                role: "manager" | "support" | "reseller";
+                                quota: {
+                                    keysLeft: number;
+                                    maxDays: number | null;
+                                    allowLifetime: boolean;
+                                } | null;
+                                policy: {
+                                    maxHwids: number;
+                                    allowNoHwidValidation: boolean;
+                                    allowPremium: boolean;
+                                    maxSessions: number | null;
+                                } | null;
+                                invitedBy: {
+                                    username: string;
+                                };
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invites/{code}/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register through an invite
+         * @description Creates the account (username, password, and a solved captcha from GET /api/v1/auth/captcha), signs it in (sets the session cookie, as sign-in does) and accepts the invite, in one transaction; works even when REGISTRATION is closed. 404 for an unknown, expired or used code, and nothing is made; 409 for a taken username.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        username: string;
+                        password: string;
+                        captcha: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                account: {
+                                    id: string;
+                                    username: string;
+                                    role: "user" | "moderator" | "admin";
+                                    twoFactorEnabled: boolean;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    discordUserId: string | null;
+                                };
+                                service: {
+                                    id: string;
+                                    identifier: string;
+                                    name: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    role: "owner" | "manager" | "support" | "reseller";
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            code: string;
+                            field?: string;
+                            retryAfter?: number;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/services/{id}/members": {
         parameters: {
             query?: never;
@@ -1575,6 +1794,10 @@ export interface paths {
                                         keysLeft: number;
                                         maxDays: number | null;
                                         allowLifetime: boolean;
+                                        maxHwids: number;
+                                        allowNoHwidValidation: boolean;
+                                        allowPremium: boolean;
+                                        maxSessions: number | null;
                                     } | null;
                                     keysCreated: number;
                                     keysRedeemed: number;
@@ -1811,6 +2034,10 @@ export interface paths {
                             keysLeft?: number;
                             maxDays?: number | null;
                             allowLifetime?: boolean;
+                            maxHwids?: number;
+                            allowNoHwidValidation?: boolean;
+                            allowPremium?: boolean;
+                            maxSessions?: number | null;
                         };
                     };
                 };
@@ -1833,6 +2060,10 @@ export interface paths {
                                     keysLeft: number;
                                     maxDays: number | null;
                                     allowLifetime: boolean;
+                                    maxHwids: number;
+                                    allowNoHwidValidation: boolean;
+                                    allowPremium: boolean;
+                                    maxSessions: number | null;
                                 } | null;
                                 keysCreated: number;
                                 keysRedeemed: number;
@@ -1913,6 +2144,10 @@ export interface paths {
                                 keysLeft: number;
                                 maxDays: number | null;
                                 allowLifetime: boolean;
+                                maxHwids: number;
+                                allowNoHwidValidation: boolean;
+                                allowPremium: boolean;
+                                maxSessions: number | null;
                                 keysCreated: number;
                                 keysRedeemed: number;
                             };
