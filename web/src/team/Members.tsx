@@ -23,8 +23,7 @@ function useChangeMember(serviceId: string, member: Member, done?: () => void) {
       unwrap(
         await api.PATCH('/api/v1/services/{id}/members/{accountId}', {
           params: { path: { id: serviceId, accountId: member.accountId } },
-          // The key policy fields (contract §25) may be newer than this build's generated schema.
-          body: body as { role?: Role },
+          body,
         }),
       ),
     onSuccess: () => {

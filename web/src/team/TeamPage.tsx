@@ -26,8 +26,7 @@ function InviteForm({ serviceId }: { serviceId: string }) {
       unwrap(
         await api.POST('/api/v1/services/{id}/invites', {
           params: { path: { id: serviceId } },
-          // The key policy fields (contract §25) may be newer than this build's generated schema.
-          body: { role, ...(role === 'reseller' ? { quota: inviteQuota(quota) as { keysLeft?: number } } : {}) },
+          body: { role, ...(role === 'reseller' ? { quota: inviteQuota(quota) } : {}) },
         }),
       ),
     onSuccess: (data) => {
