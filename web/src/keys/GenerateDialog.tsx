@@ -8,7 +8,7 @@ import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { firstProblem, rangeProblem } from '../lib/numbers';
 import { BuyerFields, FormErrors } from './KeyFormParts';
-import { NO_KEYS_LEFT, type ResellerPolicy } from './resellerPolicy';
+import { describePolicy, NO_KEYS_LEFT, type ResellerPolicy } from './resellerPolicy';
 
 /** The ranges the server accepts (contract §4, §7.1): refused in the form, never clamped. */
 export const GENERATE_RANGES = {
@@ -165,6 +165,12 @@ export function GenerateDialog({
       ) : (
         <form onSubmit={submit}>
           <Stack>
+            {policy && (
+              <Text size="sm" c="dimmed">
+                Your quota:{' '}
+                {[`${policy.keysLeft.toLocaleString()} key${policy.keysLeft === 1 ? '' : 's'} left`, ...describePolicy(policy)].join(', ')}.
+              </Text>
+            )}
             <NativeSelect
               label="Expiration"
               value={expirationType}

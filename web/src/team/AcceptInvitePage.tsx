@@ -189,7 +189,7 @@ function RegisterAndJoin({ code }: { code: string }) {
           <Anchor component={Link} to={`/login?next=${next}`}>
             Sign in
           </Anchor>{' '}
-          and come back to this link.
+          to accept with it.
         </Text>
       </Stack>
     </form>

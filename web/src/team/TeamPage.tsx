@@ -14,7 +14,7 @@ import { ROLE_MEANS, ROLE_NAMES, type Role } from './roles';
 // Contract §21, §25: the owner's Team page. Invite with a role (and a quota and key policy for a reseller), copy the
 // link; the open invites with role and quota; the members (Members.tsx).
 
-const ROLES = (Object.keys(ROLE_NAMES) as Role[]).map((value) => ({ value, label: `${ROLE_NAMES[value]} (${ROLE_MEANS[value]})` }));
+const ROLES = (Object.keys(ROLE_NAMES) as Role[]).map((value) => ({ value, label: ROLE_NAMES[value] }));
 
 function InviteForm({ serviceId }: { serviceId: string }) {
   const queryClient = useQueryClient();
@@ -43,7 +43,14 @@ function InviteForm({ serviceId }: { serviceId: string }) {
     <Section title="Invite someone">
       <form onSubmit={submit}>
         <Stack gap="sm">
-          <NativeSelect label="Role" data={ROLES} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} />
+          {/* What the role does under the select, where a phone has room for it (an option's text is cut at 375 px). */}
+          <NativeSelect
+            label="Role"
+            description={`${ROLE_NAMES[role]}: ${ROLE_MEANS[role]}`}
+            data={ROLES}
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value as Role)}
+          />
           {role === 'reseller' && <QuotaFields value={quota} onChange={setQuota} />}
           {invite.error && (
             <Text c="red" size="sm" role="alert">
