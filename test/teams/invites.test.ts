@@ -6,6 +6,8 @@ import { addMember, asMember } from './team-helpers.ts';
 
 // Contract §17: invites (single use, 7 days, a link) and members (list, change, remove, leave).
 const t = useTestApp();
+// Contract §25: a reseller invited without a key policy gets the narrowest one.
+const DEFAULT_POLICY = { maxHwids: 1, allowNoHwidValidation: false, allowPremium: false, maxSessions: null };
 
 describe('invites', () => {
   it('an owner invites, the invitee accepts once, and the service lists it with its role', async () => {
@@ -72,7 +74,14 @@ describe('invites', () => {
     expect(bad.body.field).toBe('quota');
     const reseller = await addMember(app, ctx, s, 'reseller');
     const status = await asMember(app, reseller, s, 'GET', '/keys/api/reseller');
-    expect(status.body.data).toEqual({ keysLeft: 0, maxDays: null, allowLifetime: false, keysCreated: 0, keysRedeemed: 0 });
+    expect(status.body.data).toEqual({
+      keysLeft: 0,
+      maxDays: null,
+      allowLifetime: false,
+      ...DEFAULT_POLICY,
+      keysCreated: 0,
+      keysRedeemed: 0,
+    });
   });
 
   it('only the owner invites or withdraws: a manager is 403 ROLE_FORBIDDEN, a stranger 404', async () => {
@@ -115,7 +124,7 @@ describe('members', () => {
           accountId: reseller.id,
           username: reseller.username,
           role: 'reseller',
-          quota: { keysLeft: 3, maxDays: 30, allowLifetime: false },
+          quota: { keysLeft: 3, maxDays: 30, allowLifetime: false, ...DEFAULT_POLICY },
           keysCreated: 2,
           keysRedeemed: 1,
         }),
@@ -136,7 +145,7 @@ describe('members', () => {
       key: s.account.accountKey,
       body: { quota: { keysLeft: 10 } },
     });
-    expect(topped.body.data.quota).toEqual({ keysLeft: 10, maxDays: 30, allowLifetime: false });
+    expect(topped.body.data.quota).toEqual({ keysLeft: 10, maxDays: 30, allowLifetime: false, ...DEFAULT_POLICY });
     expect(
       (await call(app, 'PATCH', `/api/v1/services/${s.id}/members/${reseller.id}`, { key: manager.accountKey, body: { role: 'support' } }))
         .status,

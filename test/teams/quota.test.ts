@@ -25,7 +25,7 @@ describe('reseller quota', () => {
     const s = await seedService(ctx);
     const r = await addMember(app, ctx, s, 'reseller', { keysLeft: 2, maxDays: 30 });
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ expirationType: 'byDays', days: 30, count: 3 }, /3 keys asked, 2 left/],
+      [{ expirationType: 'byDays', days: 30, count: 3 }, /3 keys asked, 2 left\. Ask the service owner for more\.$/],
       [{ expirationType: 'lifetime' }, /lifetime keys are not allowed/],
       [{ expirationType: 'byDays', days: 31 }, /at most 30 days, not 31/],
       [{ expirationType: 'afterRedeem', days: 60 }, /at most 30 days, not 60/],
@@ -42,7 +42,17 @@ describe('reseller quota', () => {
     expect(ok.status).toBe(201);
     expect(ok.body.data.keys[0].createdBy).toEqual({ accountId: r.id, username: r.username });
     const status = await asMember(app, r, s, 'GET', '/keys/api/reseller');
-    expect(status.body.data).toEqual({ keysLeft: 0, maxDays: 30, allowLifetime: false, keysCreated: 2, keysRedeemed: 0 });
+    expect(status.body.data).toEqual({
+      keysLeft: 0,
+      maxDays: 30,
+      allowLifetime: false,
+      maxHwids: 1,
+      allowNoHwidValidation: false,
+      allowPremium: false,
+      maxSessions: null,
+      keysCreated: 2,
+      keysRedeemed: 0,
+    });
     // Input errors stay 400 (after the role check).
     expect((await asMember(app, r, s, 'POST', '/keys/api/generate', { expirationType: 'byDays', days: 'x' })).status).toBe(400);
   });

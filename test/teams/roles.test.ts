@@ -65,9 +65,21 @@ const families: Family[] = [
       asMember(t().app, people[who], s, 'PUT', '/keys/api/generated-key', { key: await keyFor(who), status: 'paused', note: 'chargeback' }),
   },
   {
-    name: 'keys.manage: a key edit that changes its terms',
+    // Contract §25: the four terms of the reseller key policy are a reseller's too, within its policy (the default's here).
+    name: 'keys.policy: a key edit of HWIDs, HWID check, premium or devices at once',
+    allowed: ['owner', 'manager', 'reseller'],
+    run: async (who) =>
+      asMember(t().app, people[who], s, 'PUT', '/keys/api/generated-key', { key: await keyFor(who), maxHwids: 1, isPremium: false }),
+  },
+  {
+    name: 'keys.manage: a key edit that changes its expiry',
     allowed: ['owner', 'manager'],
-    run: async (who) => asMember(t().app, people[who], s, 'PUT', '/keys/api/generated-key', { key: await keyFor(who), isPremium: true }),
+    run: async (who) =>
+      asMember(t().app, people[who], s, 'PUT', '/keys/api/generated-key', {
+        key: await keyFor(who),
+        expirationType: 'afterRedeem',
+        days: 5,
+      }),
   },
   {
     name: 'keys.manage: extend',

@@ -11,7 +11,7 @@ import { DAY_MS, parseFutureTime } from '../../lib/time.ts';
 import * as repo from './keys.repository.ts';
 import { recordServiceAudit } from '../audit/audit.service.ts';
 import { resellerScope, type Actor } from '../audit/actor.ts';
-import { spendResellerQuota } from '../services/services.service.ts';
+import { spendResellerQuota, type KeyTerms } from '../services/services.service.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import type { ExpirationType, TimeInput } from './key-types.ts';
 
@@ -114,6 +114,7 @@ async function insertBoundKey(trx: Db, serviceId: string, input: GenerateInput, 
     hwidResetAt: null,
     hwidResetCount: 0,
     maxHwids: input.maxHwids ?? 1,
+    maxSessions: input.maxSessions ?? 0,
     hwidCount: 1,
     createdBy: createdBy?.accountId ?? null,
     createdByUsername: createdBy?.username ?? null,
@@ -135,7 +136,12 @@ async function creatingKeys<T>(
   input: GenerateInput,
   actor: Actor,
   anonymous: boolean,
-  create: (trx: Db, now: number, createdBy: KeyCreator | null) => Promise<{ result: T; key: string | null; details?: object }>,
+  create: (
+    trx: Db,
+    now: number,
+    createdBy: KeyCreator | null,
+    input: GenerateInput,
+  ) => Promise<{ result: T; key: string | null; details?: object }>,
 ) {
   const now = ctx.clock();
   // Checked before the transaction opens, so bad input never holds a connection.
@@ -143,11 +149,14 @@ async function creatingKeys<T>(
   return ctx.db.transaction().execute(async (trx) => {
     const createdBy = anonymous ? null : await creatorOf(trx, actor);
     const reseller = resellerScope(actor);
+    let made = input;
     if (reseller !== null) {
-      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt };
-      await spendResellerQuota(trx, serviceId, reseller, request, now);
+      const terms = termsOf(input);
+      const request = { count: input.count ?? 1, expirationType: input.expirationType, days: input.days, expiresAt, terms };
+      // The policy's own limit of devices at once goes on keys whose request set none (contract §25).
+      made = { ...input, ...(await spendResellerQuota(trx, serviceId, reseller, request, now)) };
     }
-    const { result, key, details } = await create(trx, now, createdBy);
+    const { result, key, details } = await create(trx, now, createdBy, made);
     const count = input.count ?? 1;
     const audited = { count, expirationType: input.expirationType, isPremium: input.isPremium === true, ...details };
     await recordServiceAudit(trx, actor, serviceId, 'key.generate', key, audited, now);
@@ -162,8 +171,8 @@ export async function generateKeys(
   actor: Actor,
   options: { anonymous?: boolean } = {},
 ) {
-  return creatingKeys(ctx, serviceId, input, actor, options.anonymous === true, async (trx, now, createdBy) => {
-    const rows = await insertNewKeys(trx, serviceId, input, now, createdBy);
+  return creatingKeys(ctx, serviceId, input, actor, options.anonymous === true, async (trx, now, createdBy, made) => {
+    const rows = await insertNewKeys(trx, serviceId, made, now, createdBy);
     return { result: rows, key: rows.length === 1 ? rows[0]!.key : null };
   });
 }
@@ -178,11 +187,19 @@ export async function generateBoundKey(
   options: { anonymous?: boolean } = {},
 ) {
   const one = { ...input, count: 1 };
-  return creatingKeys(ctx, serviceId, one, actor, options.anonymous === true, async (trx, now, createdBy) => {
-    const key = await insertBoundKey(trx, serviceId, one, hwid, now, createdBy);
+  return creatingKeys(ctx, serviceId, one, actor, options.anonymous === true, async (trx, now, createdBy, made) => {
+    const key = await insertBoundKey(trx, serviceId, made, hwid, now, createdBy);
     return { result: key, key, details: { boundTo: hwid } };
   });
 }
+
+/** The terms of a generate that the reseller key policy limits (contract §25). */
+const termsOf = (input: GenerateInput): KeyTerms => ({
+  maxHwids: input.maxHwids,
+  noHwidValidation: input.noHwidValidation,
+  isPremium: input.isPremium,
+  maxSessions: input.maxSessions,
+});
 
 /** The account a generate records as the keys' maker: a service key is its owner's machine credential, so the owner. */
 async function creatorOf(db: Db, actor: Actor): Promise<KeyCreator | null> {

@@ -16,6 +16,7 @@ import { emitEvent, keyEventData } from '../events/events.service.ts';
 import { banPatch, statusNow } from './key-bans.ts';
 import { endSessions } from '../sessions/session-ending.service.ts';
 import { afterActiveKeyEdit } from './key-edit-sessions.ts';
+import { checkEditWithinPolicy } from './key-edit-role.ts';
 import { flag } from './keys-generate.service.ts';
 import type { KeyStatus, TimeInput } from './key-types.ts';
 import { toActiveKeyView, toGeneratedKeyView } from './keys-view.ts';
@@ -126,6 +127,7 @@ async function applyActiveKeyEdit(
   {
     // The row before the change: the audit lists what changed, and a key moved to another user may take the role
     // from the first one.
+    await checkEditWithinPolicy(trx, serviceId, edit, actor);
     const found = await repo.findActiveKey(trx, serviceId, key);
     const [before] = found ? await repo.withHwids(trx, [found]) : [];
     if (Object.keys(patch).length > 0) {
@@ -195,6 +197,7 @@ async function applyGeneratedKeyEdit(
   actor: Actor,
 ) {
   {
+    await checkEditWithinPolicy(trx, serviceId, edit, actor);
     const before = await repo.findGeneratedKey(trx, serviceId, key);
     if (Object.keys(patch).length > 0) {
       const result = await repo.updateGeneratedKey(trx, serviceId, key, patch);

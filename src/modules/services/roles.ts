@@ -5,7 +5,8 @@ import { AppError } from '../../errors.ts';
  * What a service route does, in the words of contract §17's role table. Every service route declares one in its
  * `config.action` (the auth hook refuses to register one that does not, so none can slip past this table).
  * keys.read: read keys, list, search, details, sessions. keys.insights: analytics, audit. keys.generate.
- * keys.support: reset HWID, ban, pause, activate, a key's note or Discord user. keys.manage: extend, compensate,
+ * keys.support: reset HWID, ban, pause, activate, a key's note or Discord user. keys.policy: a key's HWIDs, HWID check,
+ * premium and devices at once (contract §25: a reseller within its key policy). keys.manage: extend, compensate,
  * bulk, import, export. keys.delete. lists.manage: keyless, blacklist. service.configure: scripts, versions, kill
  * switch, variables, key system, products, shop, Discord, events, signing, settings, ending sessions.
  * service.own: service key, permissions, IP allowlist, invites, members, deleting the service.
@@ -15,6 +16,7 @@ export const SERVICE_ACTIONS = [
   'keys.insights',
   'keys.generate',
   'keys.support',
+  'keys.policy',
   'keys.manage',
   'keys.delete',
   'lists.manage',
@@ -38,13 +40,14 @@ export const ROLE_TABLE: Readonly<Record<ServiceRole, ReadonlySet<ServiceAction>
     'keys.insights',
     'keys.generate',
     'keys.support',
+    'keys.policy',
     'keys.manage',
     'keys.delete',
     'lists.manage',
     'service.configure',
   ]),
   support: new Set(['keys.read', 'keys.insights', 'keys.support', 'lists.manage']),
-  reseller: new Set(['keys.read', 'keys.generate', 'keys.support', 'keys.delete']),
+  reseller: new Set(['keys.read', 'keys.generate', 'keys.support', 'keys.policy', 'keys.delete']),
 };
 
 export const roleMay = (role: ServiceRole, action: ServiceAction): boolean => ROLE_TABLE[role].has(action);

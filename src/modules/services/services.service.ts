@@ -261,4 +261,4 @@ export { forgetService, serviceForClient } from './service-lookup.ts';
  * reseller's quota, spent by the keys module in the transaction that creates the keys.
  */
 export { actionsOf, MEMBER_ROLES, ROLE_TABLE, roleForbidden, roleMay, type ServiceAction, type ServiceRole } from './roles.ts';
-export { MAX_KEYS_LEFT, refundResellerKey, spendResellerQuota } from './quota.ts';
+export { checkResellerKeyEdit, MAX_KEYS_LEFT, refundResellerKey, spendResellerQuota, type KeyTerms } from './quota.ts';

@@ -356,7 +356,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
-                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.policy" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                                 }[];
                             };
                         };
@@ -518,7 +518,7 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 role: "owner" | "manager" | "support" | "reseller";
-                                actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
+                                actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.policy" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                             };
                         };
                     };
@@ -1499,7 +1499,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
-                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.policy" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                                 };
                             };
                         };
@@ -1706,7 +1706,7 @@ export interface paths {
                                     /** Format: date-time */
                                     createdAt: string;
                                     role: "owner" | "manager" | "support" | "reseller";
-                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
+                                    actions: ("keys.read" | "keys.insights" | "keys.generate" | "keys.support" | "keys.policy" | "keys.manage" | "keys.delete" | "lists.manage" | "service.configure" | "service.own")[];
                                 };
                             };
                         };
