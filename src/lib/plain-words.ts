@@ -53,3 +53,6 @@ export function plainSentence(message: string): string {
   });
   return startsReplaced ? replaced.charAt(0).toUpperCase() + replaced.slice(1) : replaced;
 }
+
+/** A count with its noun as a seller reads it: "1 key", "2 keys" (contract §25: messages count right). */
+export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

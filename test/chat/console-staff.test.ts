@@ -135,7 +135,7 @@ describe('/whitelist', () => {
     const [row] = await keysOf(user);
     expect(row).toMatchObject({ chatId: user, note: 'vip', expirationType: 'byDays', createdBy: c.accounts.manager.id });
     expect(content).toContain(row!.key);
-    expect(content).toMatch(/7 day/);
+    expect(content).toMatch(/Made a 7-day key/);
     await deliver(t);
     expect(discord.paths()).toContain(`PUT /api/v10/guilds/${GUILD}/members/${user}/roles/${ROLE}`);
     const notice = discord.calls.find((x) => x.path === `/api/v10/channels/${LOG_CHANNEL}/messages`);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { counted } from '../../lib/plain-words.ts';
 import type { Actor } from '../audit/actor.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import {
@@ -38,7 +39,7 @@ export interface StaffCommand {
 
 const ts = (iso: string) => `<t:${Math.floor(Date.parse(iso) / 1000)}:R>`;
 const needUser = (command: string) => `Name the user: \`/${command} user:@someone\`.`;
-const daysText = (days: number | null) => (days === null ? 'lifetime' : `${days} day(s)`);
+const daysText = (days: number | null) => (days === null ? 'lifetime' : `${days}-day`);
 
 /** The buyer snippet a seller passes on: the key set before each loader. */
 export async function buyerSnippet(ctx: AppContext, serviceId: string, key: string): Promise<string> {
@@ -103,9 +104,9 @@ async function setBan(ctx: AppContext, service: ServiceRow, actor: Actor, input:
   }
   await banNotice(ctx.db, service.id, input.user, actor, banned, targets.length, input.reason, ctx.clock());
   ctx.jobs.kick('webhook-delivery');
-  if (!banned) return `Lifted the ban on ${targets.length} key(s) of <@${input.user}>: they work again.`;
-  const until = input.days === null ? 'for good' : `for ${input.days} day(s)`;
-  return `Banned ${targets.length} key(s) of <@${input.user}> ${until}${input.reason ? ` (${input.reason})` : ''}. Undo with \`/unblacklist\`.`;
+  if (!banned) return `Lifted the ban on ${counted(targets.length, 'key')} of <@${input.user}>: they work again.`;
+  const until = input.days === null ? 'for good' : `for ${counted(input.days, 'day')}`;
+  return `Banned ${counted(targets.length, 'key')} of <@${input.user}> ${until}${input.reason ? ` (${input.reason})` : ''}. Undo with \`/unblacklist\`.`;
 }
 
 const blacklist: StaffCommand = { actions: ['keys.support', 'lists.manage'], run: (ctx, s, a, i) => setBan(ctx, s, a, i, true) };
@@ -145,7 +146,7 @@ const forceReset: StaffCommand = {
       if ((await resetHwid(ctx, service, k.key, actor, { force: true })).kind === 'reset') reset += 1;
     }
     if (reset === 0) return `<@${input.user}> has no key bound to a device; nothing to reset.`;
-    return `Reset the HWID of ${reset} key(s) of <@${input.user}>: they bind to the next device they run on.`;
+    return `Reset the HWID of ${counted(reset, 'key')} of <@${input.user}>: they bind to the next device they run on.`;
   },
 };
 
@@ -155,9 +156,9 @@ const compensateAll: StaffCommand = {
     if (input.days === null || input.days < 1 || input.days > 365) return 'Give the days to add, 1 to 365: `/compensate days:3`.';
     const result = await compensate(ctx, service.id, input.days, actor);
     const total = result.activeKeysUpdated + result.generatedKeysUpdated;
-    await massNotice(ctx.db, service.id, `Compensated ${input.days} day(s)`, { 'Keys extended': total }, actor, ctx.clock());
+    await massNotice(ctx.db, service.id, `Compensated ${counted(input.days, 'day')}`, { 'Keys extended': total }, actor, ctx.clock());
     ctx.jobs.kick('webhook-delivery');
-    return `Added ${input.days} day(s) to ${total} key(s) with an expiry (lifetime keys need none).`;
+    return `Added ${counted(input.days, 'day')} to ${counted(total, 'key')} with an expiry (lifetime keys need none).`;
   },
 };
 

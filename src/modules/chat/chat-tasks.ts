@@ -1,3 +1,4 @@
+import { counted } from '../../lib/plain-words.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
@@ -105,7 +106,7 @@ async function run(ctx: AppContext, serviceId: string, task: MassWhitelistTask):
   );
   const stopped = refused ? ` Stopped early: ${refused}` : '';
   return finish(
-    `Mass whitelist of <@&${task.roleId}>: ${holders.length} member(s) hold the role, ${made} got a new ${task.days === null ? 'lifetime' : `${task.days}-day`} key, ${hadKey} already had a valid one.${stopped}`,
+    `Mass whitelist of <@&${task.roleId}>: ${counted(holders.length, 'member')} with the role, ${made} got a new ${task.days === null ? 'lifetime' : `${task.days}-day`} key, ${hadKey} already had a valid one.${stopped}`,
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { counted } from '../../lib/plain-words.ts';
 import { findMember, findMemberForUpdate, refundKey, spendKeys } from './members.repository.ts';
 
 // A reseller's quota (contract §17) and key policy (§25): what a generate may make and what a reseller's key may carry,
@@ -30,7 +31,6 @@ export interface QuotaRequest {
 type Member = NonNullable<Awaited<ReturnType<typeof findMember>>>;
 
 const ASK = 'Ask the service owner for more.';
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const exceeded = (field: string, what: string) =>
   new AppError('QUOTA_EXCEEDED', `Your reseller quota does not allow this: ${what}. ${ASK}`, { field });
 const beyondTerms = (field: string, what: string) =>
@@ -39,14 +39,14 @@ const beyondTerms = (field: string, what: string) =>
 /** The policy's refusal of the first term it does not allow, naming the field in the seller's words. */
 function checkTerms(member: Member, terms: KeyTerms) {
   if (terms.maxHwids !== undefined && terms.maxHwids > member.maxHwids)
-    throw beyondTerms('maxHwids', `allow at most ${plural(member.maxHwids, 'device')} (HWID) per key, not ${terms.maxHwids}`);
+    throw beyondTerms('maxHwids', `allow at most ${counted(member.maxHwids, 'device')} (HWID) per key, not ${terms.maxHwids}`);
   if (terms.noHwidValidation === true && member.allowNoHwidValidation !== 1)
     throw beyondTerms('noHwidValidation', 'do not allow keys without the HWID check');
   if (terms.isPremium === true && member.allowPremium !== 1) throw beyondTerms('isPremium', 'do not allow premium keys');
   const limit = member.maxSessions;
   if (limit !== null && terms.maxSessions !== undefined && (terms.maxSessions === 0 || terms.maxSessions > limit)) {
     const asked = terms.maxSessions === 0 ? 'no limit' : terms.maxSessions;
-    throw beyondTerms('maxSessions', `allow at most ${plural(limit, 'device')} running at once per key, not ${asked}`);
+    throw beyondTerms('maxSessions', `allow at most ${counted(limit, 'device')} running at once per key, not ${asked}`);
   }
 }
 
@@ -81,7 +81,7 @@ export async function spendResellerQuota(trx: Db, serviceId: string, accountId: 
     return request.terms.maxSessions === undefined && member.maxSessions !== null ? { maxSessions: member.maxSessions } : {};
   }
   const left = (await findMember(trx, serviceId, accountId))?.keysLeft ?? 0;
-  throw exceeded('count', `${plural(request.count, 'key')} asked, ${left} left`);
+  throw exceeded('count', `${counted(request.count, 'key')} asked, ${left} left`);
 }
 
 /**
