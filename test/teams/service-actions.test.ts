@@ -15,6 +15,7 @@ const CONTRACT_TABLE: Record<Who, string[]> = {
     'keys.insights',
     'keys.generate',
     'keys.support',
+    'keys.policy',
     'keys.manage',
     'keys.delete',
     'lists.manage',
@@ -26,13 +27,15 @@ const CONTRACT_TABLE: Record<Who, string[]> = {
     'keys.insights',
     'keys.generate',
     'keys.support',
+    'keys.policy',
     'keys.manage',
     'keys.delete',
     'lists.manage',
     'service.configure',
   ],
   support: ['keys.read', 'keys.insights', 'keys.support', 'lists.manage'],
-  reseller: ['keys.read', 'keys.generate', 'keys.support', 'keys.delete'],
+  // §25: a reseller edits a key's HWIDs, HWID check, premium and devices at once within its key policy.
+  reseller: ['keys.read', 'keys.generate', 'keys.support', 'keys.policy', 'keys.delete'],
 };
 
 let s: SeededService;
