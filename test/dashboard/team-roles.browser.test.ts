@@ -45,7 +45,12 @@ type Slug = keyof typeof PAGES;
 
 /** What each role sees on each page: the buttons shown, or `null` for the one sentence. From contract §17's table. */
 const SEES: Record<Who, Record<Slug, readonly string[] | null>> = {
-  owner: { keys: ['Generate keys', 'Import', 'Compensate'], scripts: ['Upload script'], settings: ['Save cooldowns'], team: ['Create invite link'] },
+  owner: {
+    keys: ['Generate keys', 'Import', 'Compensate'],
+    scripts: ['Upload script'],
+    settings: ['Save cooldowns'],
+    team: ['Create invite link'],
+  },
   manager: { keys: ['Generate keys', 'Import', 'Compensate'], scripts: ['Upload script'], settings: ['Save cooldowns'], team: null },
   support: { keys: [], scripts: null, settings: null, team: null },
   reseller: { keys: ['Generate keys'], scripts: null, settings: null, team: null },
