@@ -68,6 +68,33 @@ describe('a reseller’s Generate (contract §25)', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     await page.getByText('3 keys left').waitFor(WAIT);
   });
+  it('changes the HWIDs of its own key within the policy, with no premium box the policy leaves out', async () => {
+    const { db, app } = d.app();
+    const s = await seedService(d.app().ctx);
+    const reseller = await join(s, 'reseller', { keysLeft: 5, maxHwids: 3 });
+    const made = await call(app, 'POST', '/api/v1/keys/api/generate', {
+      key: reseller.accountKey,
+      headers: { 'x-service-id': s.id },
+      body: { expirationType: 'byDays', days: 10 },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const key = made.body.data.keys[0].key as string;
+    const page = await d.signedInPage(reseller, `/services/${s.id}/keys`);
+    await page.getByRole('table', { name: 'Keys' }).getByRole('button', { name: key, exact: true }).click();
+    const drawer = page.getByRole('dialog', { name: `Key ${key}` });
+    const hwids = drawer.getByRole('textbox', { name: 'Max HWIDs' });
+    await hwids.waitFor(WAIT);
+    expect(await drawer.getByRole('checkbox', { name: 'Premium' }).count()).toBe(0);
+    expect(await drawer.getByRole('checkbox', { name: 'No HWID validation' }).count()).toBe(0);
+    await hwids.fill('4');
+    await drawer.getByRole('button', { name: 'Save' }).click();
+    await drawer.getByText('Max HWIDs must be at most 3').first().waitFor(WAIT);
+    await hwids.fill('3');
+    await drawer.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => db.selectFrom('generatedKeys').select('maxHwids').where('key', '=', key).executeTakeFirst(), WAIT)
+      .toEqual({ maxHwids: 3 });
+  });
 });
 
 describe('the Team page (contract §25)', () => {

@@ -15,7 +15,7 @@ import { ImportDialog } from './ImportDialog';
 import { KeyDrawer } from './KeyDrawer';
 import { KeyFiltersBar, useKeyFilters } from './KeyFiltersBar';
 import { KeysTable } from './KeysTable';
-import { NO_KEYS_LEFT, policyOf } from './resellerPolicy';
+import { NO_KEYS_LEFT, useResellerPolicy } from './resellerPolicy';
 import type { KeyRecord } from './records';
 
 /** The Keys section of a service: list, filters, generate, import, export, compensate and the actions. */
@@ -23,12 +23,7 @@ export default function KeysPage() {
   const serviceId = useServiceId();
   // Contract §21: only what the role allows is shown; a reseller sees its quota beside "Generate keys".
   const access = useServiceAccess(serviceId);
-  const reseller = useQuery({
-    queryKey: ['reseller', serviceId],
-    enabled: access.role === 'reseller',
-    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/reseller', { headers: serviceHeaders(serviceId) })),
-  });
-  const policy = reseller.data ? policyOf(reseller.data) : null;
+  const policy = useResellerPolicy(serviceId, access.role === 'reseller');
   const [filters, setFilters] = useKeyFilters();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [generating, setGenerating] = useState(false);

@@ -1,3 +1,5 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, serviceHeaders, unwrap } from '../api/client';
 import type { ApiData } from '../api/types';
 
 /**
@@ -41,6 +43,16 @@ export function policyOf(quota: QuotaLike): ResellerPolicy {
     allowPremium: quota.allowPremium ?? null,
     maxSessions: quota.maxSessions ?? null,
   };
+}
+
+/** The caller's quota and key policy on the service when it is a reseller (`enabled`), else null. */
+export function useResellerPolicy(serviceId: string, enabled: boolean): ResellerPolicy | null {
+  const status = useQuery({
+    queryKey: ['reseller', serviceId],
+    enabled,
+    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/reseller', { headers: serviceHeaders(serviceId) })),
+  });
+  return enabled && status.data ? policyOf(status.data) : null;
 }
 
 /** The one sentence at 0 keys left (contract §25): what is short and what to do. */
