@@ -1,13 +1,15 @@
-import { lazy } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, createBrowserRouter, useParams } from 'react-router';
 import { LoginPage } from './auth/LoginPage';
 import { RegisterPage } from './auth/RegisterPage';
 import { RequireSession } from './auth/RequireSession';
 import { Shell } from './layout/Shell';
 import { ServicesPage } from './services/ServicesPage';
-import { Empty, Loading } from './components/states';
-import { useServiceAccess } from './services/access';
-import { visibleSections } from './layout/sections';
+import { Empty, ErrorState, Loading } from './components/states';
+import { accessOf } from './services/access';
+import { useServices } from './services/queries';
+import { SECTIONS, visibleSections, type SectionSlug } from './layout/sections';
+import { SectionGate } from './layout/SectionGate';
 
 // Each page is its own chunk: the sign-in page does not ship the keys table.
 const OverviewPage = lazy(() => import('./pages/OverviewPage'));
@@ -30,12 +32,33 @@ const VariablesPage = lazy(() => import('./pages/VariablesPage'));
 const TeamPage = lazy(() => import('./team/TeamPage'));
 const AcceptInvitePage = lazy(() => import('./team/AcceptInvitePage'));
 
+/** The page of each section (layout/sections.ts lists them, with the action a role needs to open one). */
+const SECTION_PAGES: Record<SectionSlug, ComponentType> = {
+  overview: OverviewPage,
+  keys: KeysPage,
+  keyless: KeylessPage,
+  blacklist: BlacklistPage,
+  scripts: ScriptsPage,
+  'key-system': KeySystemPage,
+  analytics: AnalyticsPage,
+  'audit-log': AuditLogPage,
+  settings: SettingsPage,
+  discord: DiscordPage,
+  'api-access': ApiAccessPage,
+  'short-links': ShortLinksPage,
+  products: ProductsPage,
+  variables: VariablesPage,
+  'event-endpoints': EventEndpointsPage,
+  team: TeamPage,
+};
+
 /** A service opens on its first section the caller's role may use (the overview for the owner and managers). */
 function ServiceIndex() {
   const { serviceId } = useParams();
-  const access = useServiceAccess(serviceId);
-  if (!access.known) return <Loading label="Loading the service" />;
-  const first = visibleSections(access)[0];
+  const services = useServices();
+  if (services.isPending) return <Loading label="Loading the service" />;
+  if (services.isError) return <ErrorState error={services.error} retry={() => void services.refetch()} />;
+  const first = visibleSections(accessOf(services.data.find((s) => s.id === serviceId || s.identifier === serviceId)))[0];
   if (!first) return <Empty title="Service not found">You are not a member of this service, or it no longer exists.</Empty>;
   return <Navigate to={`/services/${serviceId}/${first.slug}`} replace />;
 }
@@ -43,6 +66,15 @@ function ServiceIndex() {
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/register', element: <RegisterPage /> },
+  // The link of an invite (contract §17, §25: {base_url}/invite/<code>): open without an account, which it can create.
+  {
+    path: '/invite/:code',
+    element: (
+      <Suspense fallback={<Loading />}>
+        <AcceptInvitePage />
+      </Suspense>
+    ),
+  },
   {
     element: <RequireSession />,
     children: [
@@ -53,28 +85,22 @@ export const router = createBrowserRouter([
           { path: 'services', element: <ServicesPage /> },
           { path: 'account', element: <AccountPage /> },
           { path: 'staff', element: <StaffPage /> },
-          // The link of an invite (contract §17: {base_url}/invite/<code>); signing in first comes back here.
-          { path: 'invite/:code', element: <AcceptInvitePage /> },
           {
             path: 'services/:serviceId',
             children: [
               { index: true, element: <ServiceIndex /> },
-              { path: 'overview', element: <OverviewPage /> },
-              { path: 'keys', element: <KeysPage /> },
-              { path: 'keyless', element: <KeylessPage /> },
-              { path: 'blacklist', element: <BlacklistPage /> },
-              { path: 'scripts', element: <ScriptsPage /> },
-              { path: 'key-system', element: <KeySystemPage /> },
-              { path: 'analytics', element: <AnalyticsPage /> },
-              { path: 'audit-log', element: <AuditLogPage /> },
-              { path: 'settings', element: <SettingsPage /> },
-              { path: 'discord', element: <DiscordPage /> },
-              { path: 'api-access', element: <ApiAccessPage /> },
-              { path: 'short-links', element: <ShortLinksPage /> },
-              { path: 'products', element: <ProductsPage /> },
-              { path: 'variables', element: <VariablesPage /> },
-              { path: 'event-endpoints', element: <EventEndpointsPage /> },
-              { path: 'team', element: <TeamPage /> },
+              // Each section opens only for a role that may use it (contract §25): one sentence otherwise.
+              ...SECTIONS.map(({ slug }) => {
+                const Page = SECTION_PAGES[slug];
+                return {
+                  path: slug,
+                  element: (
+                    <SectionGate slug={slug}>
+                      <Page />
+                    </SectionGate>
+                  ),
+                };
+              }),
             ],
           },
           { path: '*', element: <Empty title="Page not found">Nothing lives at this address. Pick a service or a section.</Empty> },

@@ -1,6 +1,5 @@
 import { Stack, Text } from '@mantine/core';
 import { ErrorState, Loading, PageHeader } from '../components/states';
-import { useServiceAccess } from '../services/access';
 import { useServiceId } from '../services/useServiceId';
 import { ApplicationForm } from './ApplicationForm';
 import { BuyerPanelForm } from './BuyerPanelForm';
@@ -14,23 +13,11 @@ import type { ChatSetup } from './steps';
 
 /**
  * The Discord page (contract §24): everything a seller sets up to run the service from Discord, in the order they do
- * it, under a checklist read live from Discord. Owners and managers only (the role table's `service.configure`, as
- * GET /services reports it); the section is not linked for other roles.
+ * it, under a checklist read live from Discord. Owners and managers only: layout/SectionGate.tsx opens it for them alone.
  */
 export default function DiscordPage() {
   const serviceId = useServiceId();
-  const access = useServiceAccess(serviceId);
-  const allowed = access.can('service.configure');
-  // Nothing is asked of the server until the role is known to open this page.
-  const info = useServiceInfo(serviceId, allowed);
-  if (access.known && !allowed) {
-    return (
-      <>
-        <PageHeader title="Discord" />
-        <Text>Your role on this service ({access.role}) does not open this page.</Text>
-      </>
-    );
-  }
+  const info = useServiceInfo(serviceId);
   if (info.isPending) return <Loading label="Loading the Discord settings" />;
   if (info.isError) return <ErrorState error={info.error} retry={() => void info.refetch()} />;
   const { settings, identifier } = info.data;

@@ -1,26 +1,39 @@
 import { useState } from 'react';
-import { Badge, Button, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Drawer, Group, NativeSelect, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, serviceHeaders, unwrap } from '../api/client';
 import { CopyAction } from '../components/CopyAction';
 import { notifySuccess } from '../components/notify';
 import { RangeInput } from '../components/RangeInput';
 import { rangeProblem } from '../lib/numbers';
-import { GENERATE_RANGES, MAX_SESSIONS_HINT } from './GenerateDialog';
+import { GENERATE_RANGES, MAX_SESSIONS_HINT, rangesFor } from './GenerateDialog';
 import { KeySessions } from './KeySessions';
 import type { KeyRecord } from './records';
 import { keyState } from './KeysTable';
-import { BuyerFields, FormErrors } from './KeyFormParts';
+import { BuyerFields, FormErrors, PREMIUM_MEANS } from './KeyFormParts';
 import { KEY_STATUS_OPTIONS } from '../lib/labels';
 import { describeKeyExpiry, formatTime, waitingLength } from './types';
 import { useServiceAccess } from '../services/access';
+import { useResellerPolicy, type ResellerPolicy } from './resellerPolicy';
 
 /** A key's details and its edit form, opened from the key string in the table. */
 export function KeyDrawer({ record, onClose, serviceId }: { record: KeyRecord | null; onClose: () => void; serviceId: string }) {
   const access = useServiceAccess(serviceId);
+  // A reseller changes its own keys' HWIDs, HWID check, premium and devices at once within its key policy (§25).
+  const policy = useResellerPolicy(serviceId, access.role === 'reseller' && access.can('keys.policy'));
   return (
     <Drawer opened={record !== null} onClose={onClose} title={record ? `Key ${record.key}` : ''} position="right" size="md">
-      {record && <KeyEditor key={record.key} record={record} serviceId={serviceId} onSaved={onClose} manage={access.can('keys.manage')} />}
+      {record && (
+        <KeyEditor
+          key={record.key}
+          record={record}
+          serviceId={serviceId}
+          onSaved={onClose}
+          manage={access.can('keys.manage')}
+          policy={policy}
+          endSessions={access.can('service.configure')}
+        />
+      )}
     </Drawer>
   );
 }
@@ -32,7 +45,18 @@ const toLocalInput = (iso: string | null) => {
 };
 
 /** `manage`: the role may change the key's terms (contract §17); support staff and resellers edit only status, note, HWID and Discord user. */
-function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; serviceId: string; onSaved: () => void; manage: boolean }) {
+function KeyEditor(props: {
+  record: KeyRecord;
+  serviceId: string;
+  onSaved: () => void;
+  manage: boolean;
+  /** A reseller's key policy: its four terms are editable within it (contract §25). */
+  policy: ResellerPolicy | null;
+  endSessions: boolean;
+}) {
+  const { record, serviceId, onSaved, manage, policy, endSessions } = props;
+  const policyEdit = !manage && policy !== null;
+  const policyRanges = rangesFor(policy);
   const queryClient = useQueryClient();
   const [note, setNote] = useState(record.note ?? '');
   const [status, setStatus] = useState(record.status);
@@ -61,9 +85,19 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
   const expiryChanged =
     afterRedeemDays === null && (lifetime !== (record.expiresAt === null) || (!lifetime && expiresAt !== toLocalInput(record.expiresAt)));
   const pastExpiry = expiryChanged && !lifetime && expiresAt !== '' && new Date(expiresAt).getTime() <= Date.now();
+  // A reseller's key may hold terms from before its policy: only a term it changes is held to the policy.
+  const policyChanges = {
+    ...(Number(maxHwids) !== (record.maxHwids ?? 1) ? { maxHwids: Number(maxHwids) } : {}),
+    ...(Number(maxSessions) !== (record.maxSessions ?? 0) ? { maxSessions: Number(maxSessions) } : {}),
+    ...(isPremium !== record.isPremium ? { isPremium } : {}),
+    ...(noHwidValidation !== record.noHwidValidation ? { noHwidValidation } : {}),
+  };
   const problem = pastExpiry
     ? 'The expiry date is in the past: choose a later date (to stop the key now, set its status to paused or banned).'
-    : (rangeProblem(maxHwids, GENERATE_RANGES.maxHwids) ?? rangeProblem(maxSessions, GENERATE_RANGES.maxSessions));
+    : policyEdit
+      ? (('maxHwids' in policyChanges ? rangeProblem(maxHwids, policyRanges.maxHwids) : null) ??
+        ('maxSessions' in policyChanges ? rangeProblem(maxSessions, policyRanges.maxSessions) : null))
+      : (rangeProblem(maxHwids, GENERATE_RANGES.maxHwids) ?? rangeProblem(maxSessions, GENERATE_RANGES.maxSessions));
   const save = useMutation({
     mutationFn: async () => {
       // The status goes only when it (or the ban's reason or end) changed: a ban is written whole, so re-sending it
@@ -76,7 +110,13 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           ? { banReason: banReason.trim() || null, banExpiresAt: banEnd ? new Date(banEnd).toISOString() : null }
           : {};
       const headers = serviceHeaders(serviceId);
-      const support = { key: record.key, note, ...(statusChanged ? { status } : {}), chatId: chatId.trim() || null };
+      const support = {
+        key: record.key,
+        note,
+        ...(statusChanged ? { status } : {}),
+        chatId: chatId.trim() || null,
+        ...(policyEdit ? policyChanges : {}),
+      };
       if (!manage) {
         const changedHwid = active && hwid.trim() !== boundHwid ? { hwid: hwid.trim() || null } : {};
         if (active) return unwrap(await api.PUT('/api/v1/keys/api/key', { headers, body: { ...support, ...ban, ...changedHwid } }));
@@ -156,7 +196,7 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
           )}
         </Table.Tbody>
       </Table>
-      {active && <KeySessions serviceId={serviceId} keyString={record.key} />}
+      {active && <KeySessions serviceId={serviceId} keyString={record.key} canEnd={endSessions} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -210,6 +250,29 @@ function KeyEditor({ record, serviceId, onSaved, manage }: { record: KeyRecord; 
               value={chatId}
               onChange={(e) => setChatId(e.currentTarget.value)}
             />
+          )}
+          {policyEdit && policy && (
+            <>
+              <RangeInput range={policyRanges.maxHwids} value={maxHwids} onChange={setMaxHwids} showEmpty />
+              <RangeInput
+                range={policyRanges.maxSessions}
+                value={maxSessions}
+                onChange={setMaxSessions}
+                showEmpty
+                description={policy.maxSessions !== null ? `Up to ${policy.maxSessions}, as your quota allows` : MAX_SESSIONS_HINT}
+              />
+              {policy.allowPremium !== false && (
+                <Checkbox
+                  label="Premium"
+                  description={PREMIUM_MEANS}
+                  checked={isPremium}
+                  onChange={(e) => setPremium(e.currentTarget.checked)}
+                />
+              )}
+              {policy.allowNoHwidValidation !== false && (
+                <Checkbox label="No HWID validation" checked={noHwidValidation} onChange={(e) => setNoHwid(e.currentTarget.checked)} />
+              )}
+            </>
           )}
           {manage && (
             <>

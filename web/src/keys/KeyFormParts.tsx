@@ -16,6 +16,9 @@ export function BuyerFields(props: {
   onPremium: (value: boolean) => void;
   noHwidValidation: boolean;
   onNoHwid: (value: boolean) => void;
+  /** False where the caller may not set the flag (a reseller's key policy, contract §25): the box is not shown. */
+  showPremium?: boolean;
+  showNoHwid?: boolean;
 }) {
   return (
     <>
@@ -26,13 +29,17 @@ export function BuyerFields(props: {
         onChange={(e) => props.onChatId(e.currentTarget.value)}
       />
       {/* What the flag does, beside its name (contract §27): Luarmor's LRM_IsUserPremium means something else. */}
-      <Checkbox
-        label="Premium"
-        description={PREMIUM_MEANS}
-        checked={props.isPremium}
-        onChange={(e) => props.onPremium(e.currentTarget.checked)}
-      />
-      <Checkbox label="No HWID validation" checked={props.noHwidValidation} onChange={(e) => props.onNoHwid(e.currentTarget.checked)} />
+      {props.showPremium !== false && (
+        <Checkbox
+          label="Premium"
+          description={PREMIUM_MEANS}
+          checked={props.isPremium}
+          onChange={(e) => props.onPremium(e.currentTarget.checked)}
+        />
+      )}
+      {props.showNoHwid !== false && (
+        <Checkbox label="No HWID validation" checked={props.noHwidValidation} onChange={(e) => props.onNoHwid(e.currentTarget.checked)} />
+      )}
     </>
   );
 }

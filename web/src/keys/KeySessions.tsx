@@ -6,9 +6,10 @@ import { formatTime } from './types';
 
 /**
  * A key's live sessions (contract §18, §21 "Live now"): where the key runs right now, each with "End session", which
- * stops that run at its next heartbeat.
+ * stops that run at its next heartbeat. `canEnd`: ending sessions is the role table's service.configure (contract §17), so
+ * support staff and resellers see the sessions without the button.
  */
-export function KeySessions({ serviceId, keyString }: { serviceId: string; keyString: string }) {
+export function KeySessions({ serviceId, keyString, canEnd }: { serviceId: string; keyString: string; canEnd: boolean }) {
   const queryClient = useQueryClient();
   const headers = serviceHeaders(serviceId);
   const queryKey = ['key-sessions', serviceId, keyString];
@@ -55,15 +56,17 @@ export function KeySessions({ serviceId, keyString }: { serviceId: string; keySt
                 <Table.Td>{formatTime(session.lastSeenAt)}</Table.Td>
                 <Table.Td>
                   <Group justify="flex-end">
-                    <Button
-                      size="xs"
-                      color="red"
-                      variant="light"
-                      loading={end.isPending && end.variables === session.sessionId}
-                      onClick={() => end.mutate(session.sessionId)}
-                    >
-                      End session
-                    </Button>
+                    {canEnd && (
+                      <Button
+                        size="xs"
+                        color="red"
+                        variant="light"
+                        loading={end.isPending && end.variables === session.sessionId}
+                        onClick={() => end.mutate(session.sessionId)}
+                      >
+                        End session
+                      </Button>
+                    )}
                   </Group>
                 </Table.Td>
               </Table.Tr>

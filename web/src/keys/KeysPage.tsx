@@ -15,6 +15,7 @@ import { ImportDialog } from './ImportDialog';
 import { KeyDrawer } from './KeyDrawer';
 import { KeyFiltersBar, useKeyFilters } from './KeyFiltersBar';
 import { KeysTable } from './KeysTable';
+import { NO_KEYS_LEFT, useResellerPolicy } from './resellerPolicy';
 import type { KeyRecord } from './records';
 
 /** The Keys section of a service: list, filters, generate, import, export, compensate and the actions. */
@@ -22,11 +23,7 @@ export default function KeysPage() {
   const serviceId = useServiceId();
   // Contract §21: only what the role allows is shown; a reseller sees its quota beside "Generate keys".
   const access = useServiceAccess(serviceId);
-  const reseller = useQuery({
-    queryKey: ['reseller', serviceId],
-    enabled: access.role === 'reseller',
-    queryFn: async () => unwrap(await api.GET('/api/v1/keys/api/reseller', { headers: serviceHeaders(serviceId) })),
-  });
+  const policy = useResellerPolicy(serviceId, access.role === 'reseller');
   const [filters, setFilters] = useKeyFilters();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [generating, setGenerating] = useState(false);
@@ -82,12 +79,17 @@ export default function KeysPage() {
   return (
     <>
       <PageHeader title="Keys">
-        {reseller.data && (
-          <Text size="sm" c="dimmed" aria-label="Keys left">
-            {reseller.data.keysLeft.toLocaleString()} key{reseller.data.keysLeft === 1 ? '' : 's'} left
+        {policy && (
+          <Text size="sm" c={policy.keysLeft === 0 ? undefined : 'dimmed'} aria-label="Keys left">
+            {policy.keysLeft === 0 ? NO_KEYS_LEFT : `${policy.keysLeft.toLocaleString()} key${policy.keysLeft === 1 ? '' : 's'} left`}
           </Text>
         )}
-        {access.can('keys.generate') && <Button onClick={() => setGenerating(true)}>Generate keys</Button>}
+        {/* A reseller's Generate waits for its quota (the dialog offers only what it allows) and is off at 0 left. */}
+        {access.can('keys.generate') && (
+          <Button onClick={() => setGenerating(true)} disabled={access.role === 'reseller' && (!policy || policy.keysLeft === 0)}>
+            Generate keys
+          </Button>
+        )}
         {access.can('keys.manage') && (
           <>
             <Menu position="bottom-end">
@@ -166,7 +168,7 @@ export default function KeysPage() {
         )}
       </Stack>
 
-      <GenerateDialog opened={generating} onClose={() => setGenerating(false)} serviceId={serviceId} />
+      {generating && <GenerateDialog opened onClose={() => setGenerating(false)} serviceId={serviceId} policy={policy} />}
       <ImportDialog opened={importing} onClose={() => setImporting(false)} serviceId={serviceId} />
       <DaysDialog
         opened={compensating}

@@ -1,35 +1,197 @@
-import { Button, Paper, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useNavigate, useParams } from 'react-router';
-import { api, messageOf, unwrap } from '../api/client';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { Alert, Anchor, Button, Center, Divider, List, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api, messageOf, unwrap } from '../api/client';
+import type { ApiData } from '../api/types';
+import { Captcha } from '../auth/Captcha';
+import { SESSION_KEY, useSession, useSignOut } from '../auth/session';
+import { ErrorState, Loading } from '../components/states';
+import { describePolicy, policyOf } from '../keys/resellerPolicy';
 import { SERVICES_KEY } from '../services/queries';
+import { ROLE_MEANS, ROLE_NAMES, type Role } from './roles';
 
-/** {base_url}/invite/<code> (contract §17): the signed-in account joins the service the invite is for. */
+/**
+ * {base_url}/invite/<code> (contract §17, §25): says what the invite is (the service, the role, a reseller's quota and
+ * key policy, who invited, until when), then joins: a signed-in visitor accepts, anyone else creates an account here
+ * (even when registration is closed: the invite is the permission) and is signed in and on the team in one step.
+ */
 export default function AcceptInvitePage() {
   const { code = '' } = useParams();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const accept = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/invites/{code}/accept', { params: { path: { code } } })),
-    onSuccess: async (data) => {
-      await queryClient.invalidateQueries({ queryKey: SERVICES_KEY });
-      navigate(`/services/${data.service.id}`, { replace: true });
-    },
+  const session = useSession();
+  const info = useQuery({
+    queryKey: ['invite', code],
+    queryFn: async () => unwrap(await api.GET('/api/v1/invites/{code}', { params: { path: { code } } })),
+    retry: false,
   });
   return (
-    <Paper withBorder p="lg" maw={520} mx="auto" mt="xl">
-      <Stack>
-        <Title order={2}>You are invited to a team</Title>
-        <Text>Accepting adds this account to the service, with the role the owner chose. The link works once.</Text>
-        {accept.error && (
-          <Text c="red" role="alert">
-            {messageOf(accept.error)}
-          </Text>
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="lg" radius="md" w="100%" maw={480}>
+        {info.isPending || session.isPending ? (
+          <Loading label="Reading the invite" />
+        ) : info.isError ? (
+          info.error instanceof ApiError && info.error.status === 404 ? (
+            <Stack>
+              <Title order={1} size="h2">
+                This invite link does not work
+              </Title>
+              <Text>It was already used, withdrawn, or is more than 7 days old. Ask the person who invited you for a new link.</Text>
+            </Stack>
+          ) : (
+            <ErrorState error={info.error} retry={() => void info.refetch()} />
+          )
+        ) : (
+          <Stack>
+            <InviteSummary invite={info.data} />
+            <Divider />
+            {session.data ? <AcceptAs code={code} username={session.data.account.username} /> : <RegisterAndJoin code={code} />}
+          </Stack>
         )}
-        <Button onClick={() => accept.mutate()} loading={accept.isPending}>
-          Accept the invite
+      </Paper>
+    </Center>
+  );
+}
+
+type Invite = ApiData<'/api/v1/invites/{code}'>;
+
+function InviteSummary({ invite }: { invite: Invite }) {
+  const role = invite.role as Role;
+  const terms = invite.quota
+    ? [`${invite.quota.keysLeft.toLocaleString()} keys to generate`, ...describePolicy(policyOf({ ...invite.quota, ...invite.policy }))]
+    : [];
+  return (
+    <Stack gap="xs">
+      <Title order={1} size="h2">
+        Join {invite.service.name}
+      </Title>
+      <Text>
+        <b>{invite.invitedBy.username}</b> invites you to their team on <b>{invite.service.name}</b> as <b>{ROLE_NAMES[role] ?? role}</b>
+        {ROLE_MEANS[role] ? `: ${ROLE_MEANS[role]}.` : '.'}
+      </Text>
+      {terms.length > 0 && (
+        <>
+          <Text size="sm" fw={500}>
+            What you may do as a reseller
+          </Text>
+          <List size="sm" aria-label="Your quota and key policy">
+            {terms.map((term) => (
+              <List.Item key={term}>{term[0]!.toUpperCase() + term.slice(1)}</List.Item>
+            ))}
+          </List>
+        </>
+      )}
+      <Text size="xs" c="dimmed">
+        The link works once, until {new Date(invite.expiresAt).toLocaleString()}.
+      </Text>
+    </Stack>
+  );
+}
+
+/** After joining: the session (and its CSRF token) and the services list are read again, then the service opens. */
+function useJoined() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  return async (serviceId: string) => {
+    await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+    await queryClient.invalidateQueries({ queryKey: SERVICES_KEY });
+    navigate(`/services/${serviceId}`, { replace: true });
+  };
+}
+
+function AcceptAs({ code, username }: { code: string; username: string }) {
+  const joined = useJoined();
+  const signOut = useSignOut();
+  const accept = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/v1/invites/{code}/accept', { params: { path: { code } } })),
+    onSuccess: (data) => joined(data.service.id),
+  });
+  return (
+    <Stack gap="sm">
+      <Text size="sm">
+        You are signed in as <b>{username}</b>. Accepting adds this account to the team.
+      </Text>
+      {accept.error ? (
+        <Alert color="red" role="alert">
+          {messageOf(accept.error)}
+        </Alert>
+      ) : null}
+      <Button onClick={() => accept.mutate()} loading={accept.isPending}>
+        Accept the invite
+      </Button>
+      <Text size="sm" c="dimmed">
+        Not you?{' '}
+        <Anchor component="button" type="button" onClick={() => void signOut()}>
+          Sign out
+        </Anchor>{' '}
+        to join with another account or create one.
+      </Text>
+    </Stack>
+  );
+}
+
+function RegisterAndJoin({ code }: { code: string }) {
+  const joined = useJoined();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [captcha, setCaptcha] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const [problem, setProblem] = useState<string | null>(null);
+  const register = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/invites/{code}/register', {
+          params: { path: { code } },
+          body: { username: username.trim(), password, captcha: captcha ?? '' },
+        }),
+      ),
+    onSuccess: (data) => joined(data.service.id),
+    // A captcha payload is spent by one attempt: a new challenge for the next.
+    onError: () => setGeneration((g) => g + 1),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setProblem(null);
+    if (!captcha) return setProblem('Complete the captcha first.');
+    register.mutate();
+  };
+  const next = encodeURIComponent(`/invite/${code}`);
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="sm">
+        <Text size="sm">Create your account to join. You are signed in and on the team right after.</Text>
+        <TextInput
+          label="Username"
+          description="3 to 32 letters, digits, _ . -"
+          value={username}
+          onChange={(e) => setUsername(e.currentTarget.value)}
+          autoComplete="username"
+          required
+        />
+        <PasswordInput
+          label="Password"
+          description="At least 10 characters"
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          autoComplete="new-password"
+          required
+        />
+        <Captcha onSolved={setCaptcha} generation={generation} />
+        {problem || register.error ? (
+          <Alert color="red" role="alert">
+            {problem ?? messageOf(register.error)}
+          </Alert>
+        ) : null}
+        <Button type="submit" loading={register.isPending}>
+          Create account and join
         </Button>
+        <Text size="sm" c="dimmed">
+          Already have an account?{' '}
+          <Anchor component={Link} to={`/login?next=${next}`}>
+            Sign in
+          </Anchor>{' '}
+          to accept with it.
+        </Text>
       </Stack>
-    </Paper>
+    </form>
   );
 }
