@@ -87,7 +87,10 @@ export interface OldestFirstQuery extends repo.ExactFilter {
   until?: number;
 }
 
-const WALK_PAGE = 1000;
+// Small enough that a page is written out before the young generation's next scavenge: with 1,000 rows a page's rows
+// outlived two scavenges, were promoted and piled up in the old space until a full collection (bench/luarmor-users-1m.ts
+// on SQLite: peak RSS growth 146 MB at 48,000 users/s with 1,000; 2.4 MB at 80,000-85,000 users/s with 250).
+const WALK_PAGE = 250;
 
 /**
  * Every matching key oldest first, page by page from the database (a keyset walk of each table, merged here), so a
