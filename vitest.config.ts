@@ -3,6 +3,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Two projects run the same files: one on SQLite, one on the machine's PostgreSQL.
 // scripts/test.mjs picks which ones run (PostgreSQL only when it answers, and always under CI).
+const SQLITE = { KEYWARD_TEST_DB: 'sqlite' };
+const POSTGRES = { KEYWARD_TEST_DB: 'postgres' };
+// Files run one after another in a worker without a fresh module graph each (isolate: false): importing Fastify, the
+// database drivers and the app's modules again for every file was over half of the suite's time (1,253 s of
+// "import" in a 36-minute CI run). Every file starts its own app on its own database, so nothing a file keeps is
+// module state. A file that replaces a module (vi.mock) needs a graph of its own and runs isolated, in the
+// *-isolated projects.
+const MOCKING = ['test/signin/signin.timing.security.test.ts'];
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -17,17 +25,23 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'sqlite', env: { KEYWARD_TEST_DB: 'sqlite' } } },
+      { extends: true, test: { name: 'sqlite', env: SQLITE, isolate: false, exclude: [...configDefaults.exclude, ...MOCKING] } },
+      { extends: true, test: { name: 'sqlite-isolated', env: SQLITE, include: MOCKING } },
       {
         extends: true,
         test: {
           name: 'postgres',
-          env: { KEYWARD_TEST_DB: 'postgres' },
+          env: POSTGRES,
           globalSetup: ['test/helpers/postgres-template.ts'],
+          isolate: false,
           // The browser tests check what the pages do; the routes behind them run on PostgreSQL in their own
           // files, so the pages are driven once, on SQLite (the embedded default), where they cost least.
-          exclude: [...configDefaults.exclude, 'test/**/*.browser.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/**/*.browser.test.ts', ...MOCKING],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres-isolated', env: POSTGRES, globalSetup: ['test/helpers/postgres-template.ts'], include: MOCKING },
       },
     ],
   },

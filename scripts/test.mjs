@@ -71,9 +71,10 @@ function reachable(host, port) {
   });
 }
 
-const projects = ['--project', 'sqlite'];
+// Each database's files, and (named -isolated) those that must import the app afresh (vitest.config.ts says why).
+const projects = ['--project', 'sqlite', '--project', 'sqlite-isolated'];
 if (await reachable(pgUrl.hostname, pgUrl.port || 5432)) {
-  projects.push('--project', 'postgres');
+  projects.push('--project', 'postgres', '--project', 'postgres-isolated');
 } else if (process.env.CI === 'true') {
   console.error(`PostgreSQL does not answer at ${pgUrl.host}; CI requires the PostgreSQL suite.`);
   process.exit(1);
