@@ -177,8 +177,7 @@ function fromKeyward(record: unknown): ImportedKey {
   const expiresAt = checkTime(r.expiresAt, 'expiresAt');
   const durationDays = checkDurationDays(r.durationDays, 'durationDays');
   if (durationDays !== null) {
-    // Time that starts at first use: an unused key's, or a key bound before its first use (contract §23), which an
-    // export writes as an active key with durationDays. Neither has an expiry until then.
+    // Time that starts at first use: an unused key's, or (as an active key) one bound before it (§23); no expiry yet.
     if (active && (executions > 0 || lastUsedAt !== null))
       throw bad('durationDays', 'only a key not used yet has durationDays: a used key has its expiresAt');
     if (expiresAt !== null) throw bad('durationDays', 'a key with durationDays has no expiresAt until it is redeemed');
@@ -276,9 +275,8 @@ function fromLuarmor(record: unknown): ImportedKey {
   const executions =
     r.total_executions === undefined || r.total_executions === null ? 0 : checkCount(r.total_executions, 'total_executions');
   const active = hwids.length > 0 || executions > 0;
-  // key_days: the days an unused Luarmor key runs from its first use (contract §12.1); -1 or 0 means none. So does a key
-  // bound before its first use, whose auth_expire is still -1 (contract §23): its time starts at its first validation.
-  // A used key's time has started, so its auth_expire says when it ends and key_days no longer matters.
+  // key_days: the days an unused key, or one bound but never run (auth_expire -1, §23), runs from its first use (§12.1);
+  // -1 or 0 means none. A used key's time has started: its auth_expire says when it ends.
   let durationDays: number | null = null;
   if ((!active || (executions === 0 && expiresAt === null)) && r.key_days !== undefined && r.key_days !== null) {
     const days = r.key_days;
