@@ -1,6 +1,5 @@
-// Reading an import (contract §7.4): Keyward CSV or JSON, or Luarmor records, each checked field by field. Pure
-// (no database, no context), beside keys-export.ts, whose columns it reads back; the server runs it in a worker thread
-// (import-workers.ts).
+// Reading an import (contract §7.4): Keyward CSV or JSON, or Luarmor records, each checked field by field. Pure (no
+// database, no context), beside keys-export.ts, whose columns it reads back; run in a worker thread (import-workers.ts).
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { ActiveKeysTable } from '../../db/schema.ts';
 import { AppError, invalid, invalidAsWritten } from '../../errors.ts';
