@@ -6,7 +6,8 @@ import { batched } from '../../lib/batcher.ts';
 
 type ActiveKeyRow = Omit<Selectable<ActiveKeysTable>, 'lastUsedHour'>;
 
-type ActiveKeyAndBanRow = Pick<
+/** What judging an active key reads (validation.service.ts): the hot-path query selects exactly these. */
+export type JudgedKeyRow = Pick<
   ActiveKeyRow,
   | 'key'
   | 'isPremium'
@@ -18,7 +19,9 @@ type ActiveKeyAndBanRow = Pick<
   | 'banReason'
   | 'banExpiresAt'
   | 'pendingDays'
-> & {
+>;
+
+type ActiveKeyAndBanRow = JudgedKeyRow & {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
   hwidBound: number | boolean;
   hwidBanned: number | boolean;

@@ -7,7 +7,7 @@ import { UNKNOWN_EXECUTOR } from '../../lib/executor.ts';
 import { findActiveKeyAndBan, findActiveKeyAndBanNow, NOT_NOW, redeemAlone, redeemGeneratedKey } from './validation.repository.ts';
 import { syncChatRoles } from '../discord-role/discord-role.service.ts';
 import { emitEvent, keyEventData } from '../events/events.service.ts';
-import { liftLapsedGeneratedBan } from './validation.repository.ts';
+import { liftLapsedGeneratedBan, type JudgedKeyRow } from './validation.repository.ts';
 
 /** Luarmor's codes (KEY_VALID, KEY_HWID_LOCKED, KEY_EXPIRED, KEY_BANNED, KEY_INCORRECT) plus Keyward's own. */
 export type ValidationCode =
@@ -57,20 +57,7 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
   };
 }
 
-/** What judging an active key reads: the hot-path query selects exactly these. */
-type JudgedKey = Pick<
-  keys.ActiveKeyRow,
-  | 'key'
-  | 'isPremium'
-  | 'noHwidValidation'
-  | 'status'
-  | 'expiresAt'
-  | 'maxHwids'
-  | 'hwidCount'
-  | 'banReason'
-  | 'banExpiresAt'
-  | 'pendingDays'
->;
+type JudgedKey = JudgedKeyRow;
 
 /** HWID_BLACKLISTED in the buyer's words (contract §26): the entry's reason and end, when it has them. */
 function blacklisted(entry: { reason: string | null; expiresAt: number | null } | undefined): Verdict {

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { ApiError, api, messageOf, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
-import { Captcha } from './Captcha';
+import { NewAccountFields } from './NewAccountFields';
 
 export function RegisterPage() {
   const navigate = useNavigate();
@@ -43,23 +43,14 @@ export function RegisterPage() {
             <Title order={1} size="h2">
               Create an account
             </Title>
-            <TextInput
-              label="Username"
-              description="3 to 32 letters, digits, _ . -"
-              value={username}
-              onChange={(e) => setUsername(e.currentTarget.value)}
-              autoComplete="username"
-              required
+            <NewAccountFields
+              username={username}
+              onUsername={setUsername}
+              password={password}
+              onPassword={setPassword}
+              onCaptcha={setCaptcha}
+              captchaGeneration={generation}
             />
-            <PasswordInput
-              label="Password"
-              description="At least 10 characters"
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              autoComplete="new-password"
-              required
-            />
-            <Captcha onSolved={setCaptcha} generation={generation} />
             {error && (
               <Alert color="red" role="alert">
                 {error}

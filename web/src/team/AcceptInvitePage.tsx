@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { Alert, Anchor, Button, Center, Divider, List, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Divider, List, Paper, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, messageOf, unwrap } from '../api/client';
 import type { ApiData } from '../api/types';
-import { Captcha } from '../auth/Captcha';
+import { NewAccountFields } from '../auth/NewAccountFields';
 import { SESSION_KEY, useSession, useSignOut } from '../auth/session';
 import { ErrorState, Loading } from '../components/states';
 import { describePolicy, policyOf } from '../keys/resellerPolicy';
@@ -159,23 +159,14 @@ function RegisterAndJoin({ code }: { code: string }) {
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
         <Text size="sm">Create your account to join. You are signed in and on the team right after.</Text>
-        <TextInput
-          label="Username"
-          description="3 to 32 letters, digits, _ . -"
-          value={username}
-          onChange={(e) => setUsername(e.currentTarget.value)}
-          autoComplete="username"
-          required
+        <NewAccountFields
+          username={username}
+          onUsername={setUsername}
+          password={password}
+          onPassword={setPassword}
+          onCaptcha={setCaptcha}
+          captchaGeneration={generation}
         />
-        <PasswordInput
-          label="Password"
-          description="At least 10 characters"
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
-          autoComplete="new-password"
-          required
-        />
-        <Captcha onSolved={setCaptcha} generation={generation} />
         {problem || register.error ? (
           <Alert color="red" role="alert">
             {problem ?? messageOf(register.error)}
