@@ -7,6 +7,7 @@ import { actorOf } from '../audit/actor.ts';
 import { Envelope, Page, Responses } from '../../schemas.ts';
 import { hwidFrom } from '../validation/validation.schemas.ts';
 import { executorOf } from '../../lib/executor.ts';
+import { readNoBody } from '../../plugins/no-body.ts';
 import * as schemas from './sessions.schemas.ts';
 import * as sessions from './sessions.service.ts';
 
@@ -87,8 +88,11 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
     const answer = sessions.heartbeat(ctx, request.params.service, request.params.sessionId);
     return answer instanceof Promise ? answer.then(alive) : alive(answer);
   };
-  app.post('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session'), beat);
-  app.get('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session (GET form)'), beat);
+  await app.register(async (bodiless) => {
+    readNoBody(bodiless);
+    bodiless.post('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session'), beat);
+    bodiless.get('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session (GET form)'), beat);
+  });
 
   const endSchema = (summary: string) => ({
     config: client,
