@@ -34,4 +34,31 @@ describe.each([
     );
     expect(peak).toEqual({ 'Wave 2.1': 2, Delta: 2 });
   });
+  // Redis counts an executor's sessions from a set that heartbeats leave alone (live-sessions.redis.ts): a session
+  // that heartbeated past the deadline it opened with still counts, one that timed out does not, on either store.
+  it('counts a session kept alive by heartbeats past its first deadline, and not one that timed out', async () => {
+    const s = await seedService(t().ctx);
+    const [key] = await generateKeys(t().app, s.serviceKey, { expirationType: 'lifetime', noHwidValidation: true });
+    expect(
+      (await call(t().app, 'PUT', '/api/v1/keys/api/settings', { key: s.serviceKey, body: { sessionHeartbeatSeconds: 10 } })).status,
+    ).toBe(200);
+    const open = async (hwid: string) => {
+      const res = await call(t().app, 'POST', `/api/v1/public/sessions/${s.id}`, { body: { key, hwid, executor: 'Solara' } });
+      expect(res.status).toBe(201);
+      return res.body.data.sessionId as string;
+    };
+    const kept = await open('kept');
+    await open('left'); // never heartbeats: gone 20 s after it opened
+    t().clock.advance(15_000);
+    expect((await call(t().app, 'POST', `/api/v1/public/sessions/${s.id}/${kept}/heartbeat`)).status).toBe(200);
+    // The database store writes heartbeats every few seconds (session-flush job), well inside a period.
+    await t().ctx.liveSessions.flush(t().clock.now);
+    t().clock.advance(10_000); // past both first deadlines; `kept` lives until 35 s
+    await open('third');
+    await open('fourth'); // kept, third and fourth: three at once
+    await t().ctx.analytics.flush(t().ctx.db);
+    const res = await call(t().app, 'GET', '/api/v1/keys/api/analytics/executors', { key: s.serviceKey });
+    const solara = res.body.data.items.find((i: { executor: string }) => i.executor === 'Solara');
+    expect(solara.peakSessions).toBe(3);
+  });
 });

@@ -21,6 +21,11 @@ const PREFIX = 'kw:ls:';
 const hashKey = (sessionId: string) => `${PREFIX}s:${sessionId}`;
 const keySet = (serviceId: string, key: string) => `${PREFIX}k:${serviceId}:${key}`;
 const serviceSet = (serviceId: string) => `${PREFIX}v:${serviceId}`;
+// The sessions opened by runs that reported one executor (contract §29), scored by their deadline as it stood when last
+// looked at: heartbeats leave it alone, and a count brings its stale members up to date (EXECUTOR_COUNT).
+const executorSet = (serviceId: string, executor: string) => `${PREFIX}e:${serviceId}:${executor}`;
+// An executor's set outlives its last open by a day: its sessions' peak is counted when one opens.
+const EXECUTOR_SET_TTL_MS = 24 * 3600_000;
 
 // Open: drop the key's timed-out sessions, refuse at the limit, else store the session. One script, so no other open
 // (on any instance) runs between the count and the insert.
@@ -39,7 +44,28 @@ if ARGV[6] ~= '' then
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[11])
+if ARGV[12] ~= '' then
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[11])
+  redis.call('PEXPIRE', KEYS[4], ARGV[14])
+end
 return 1
+`;
+
+// How many of an executor's sessions live (contract §29's peak), in time proportional to the sessions whose deadline
+// moved since the last count, not to every live session: a member whose score passed is looked up in the service's
+// set (which heartbeats keep) and moved to its deadline there, or dropped when it is gone or past. KEYS: the
+// executor's set, the service's set; ARGV: now.
+const EXECUTOR_COUNT = `
+local now = tonumber(ARGV[1])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
+  local deadline = redis.call('ZSCORE', KEYS[2], id)
+  if deadline and tonumber(deadline) >= now then
+    redis.call('ZADD', KEYS[1], deadline, id)
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return redis.call('ZCARD', KEYS[1])
 `;
 
 // Heartbeats, many in one call (lib/redis-batch.ts): for each, the end reason, TIMED_OUT, or (alive) the session's
@@ -86,9 +112,10 @@ const END = `
 local prefix, service, mode, value, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local function finish(id)
   local hk = prefix .. 's:' .. id
-  local h = redis.call('HMGET', hk, 'service', 'key', 'ended')
+  local h = redis.call('HMGET', hk, 'service', 'key', 'ended', 'exe')
   if h[1] ~= service or h[3] then return 0 end
   if h[2] ~= '' then redis.call('ZREM', prefix .. 'k:' .. service .. ':' .. h[2], id) end
+  if h[4] and h[4] ~= '' then redis.call('ZREM', prefix .. 'e:' .. service .. ':' .. h[4], id) end
   redis.call('ZREM', prefix .. 'v:' .. service, id)
   if ARGV[8] == '1' then
     redis.call('DEL', hk)
@@ -128,6 +155,7 @@ return 1
 
 type Scripted = Redis & {
   sessionOpen(...args: (string | number)[]): Promise<number>;
+  sessionExecutorCount(...args: (string | number)[]): Promise<number>;
   sessionEnd(...args: (string | number)[]): Promise<number>;
   sessionMoveExpiry(...args: (string | number)[]): Promise<number>;
   sessionChangeExpiry(...args: (string | number)[]): Promise<number>;
@@ -143,7 +171,8 @@ export class LiveSessionsInRedis implements LiveSessions {
   private readonly beats: BatchedScript<string[]>;
 
   constructor(redis: Redis) {
-    redis.defineCommand('sessionOpen', { numberOfKeys: 3, lua: OPEN });
+    redis.defineCommand('sessionOpen', { numberOfKeys: 4, lua: OPEN });
+    redis.defineCommand('sessionExecutorCount', { numberOfKeys: 2, lua: EXECUTOR_COUNT });
     redis.defineCommand('sessionEnd', { numberOfKeys: 0, lua: END });
     redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
     redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 1, lua: CHANGE_EXPIRY });
@@ -159,6 +188,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       hashKey(sessionId),
       keySet(request.serviceId, request.key ?? ''),
       serviceSet(request.serviceId),
+      executorSet(request.serviceId, request.executor ?? ''),
       request.now,
       request.key === null ? 0 : request.maxSessions,
       expiresAt,
@@ -172,6 +202,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       sessionId,
       request.executor ?? '',
       request.keyCreatedBy ?? '',
+      EXECUTOR_SET_TTL_MS,
     );
     return opened === 1 ? { sessionId, expiresAt } : 'limit';
   }
@@ -256,16 +287,9 @@ export class LiveSessionsInRedis implements LiveSessions {
     return this.redis.zcard(serviceSet(serviceId));
   }
 
-  /** Reads the executor of each live session: once per open (contract §29), never on a heartbeat. */
+  /** Once per open (contract §29), never on a heartbeat; it reads only the sessions that heartbeated since it last ran. */
   async countOfExecutor(serviceId: string, executor: string, now: number): Promise<number> {
-    const ids = await this.liveIds(serviceId, now);
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(hashKey(id), 'exe', 'ended');
-    const rows = (await pipeline.exec()) ?? [];
-    return rows.filter(([, value]) => {
-      const [exe, ended] = value as (string | null)[];
-      return exe === executor && ended === null;
-    }).length;
+    return this.redis.sessionExecutorCount(executorSet(serviceId, executor), serviceSet(serviceId), now);
   }
 
   async flush(): Promise<void> {}
