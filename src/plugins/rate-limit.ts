@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { digest } from '../lib/secrets.ts';
-import { BatchedScript } from '../lib/redis-batch.ts';
+import { RedisBatch } from '../lib/redis-batch.ts';
 import { presentedKey, presentedLuarmorKey } from './auth.ts';
 import { sharedOrLocalStore } from './rate-limit-store.ts';
 import { serviceForClient } from '../modules/services/services.service.ts';
@@ -130,22 +130,15 @@ function clientLimiter(ctx: AppContext, max: number, count: Count) {
   };
 }
 
-// One fixed window per key, as the plugin's Redis store counts (same key names, so every instance shares them); many
-// keys in one call (lib/redis-batch.ts). ARGV: the window in ms, then one key per hit; a {count, ms left} per hit.
+// One fixed window per key, as the plugin's Redis store counts (same key names, so every instance shares them), in the
+// shared batch of hot-path scripts (lib/redis-batch.ts): {count, ms left} per hit.
 const SPEND_LUA = `
-local window = tonumber(ARGV[1])
-local replies = {}
-for i = 2, #ARGV do
-  local count = redis.call('INCR', ARGV[i])
-  if count == 1 then
-    redis.call('PEXPIRE', ARGV[i], window)
-    replies[#replies + 1] = {count, window}
-  else
-    replies[#replies + 1] = {count, redis.call('PTTL', ARGV[i])}
-  end
-end
-return replies
-`;
+    local count = redis.call('INCR', key)
+    if count == 1 then
+      redis.call('PEXPIRE', key, ${WINDOW_MS})
+      return {count, ${WINDOW_MS}}
+    end
+    return {count, redis.call('PTTL', key)}`;
 
 /**
  * The client budget counted in Redis, shared by every instance. Executor calls arrive by the thousand a second, so
@@ -153,11 +146,11 @@ return replies
  * does (rate-limit-store.ts).
  */
 function sharedClientCount(redis: Redis): Count {
-  const spend = new BatchedScript<[number, number]>(redis, 'keywardClientSpend', SPEND_LUA, 1, () => [WINDOW_MS]);
+  const spend = RedisBatch.of(redis).define<[number, number]>({ name: 'client budget', params: ['key'], lua: SPEND_LUA });
   const local = new WindowCounter();
   return (key, now) => {
     if (redis.status !== 'ready') return local.hit(key, now);
-    return spend.run([`${REDIS_NAMESPACE}${key}`]).then(
+    return spend([`${REDIS_NAMESPACE}${key}`]).then(
       ([count, ttl]) => ({ count, resetAt: now + Math.max(0, ttl) }),
       () => local.hit(key, now),
     );

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { BatchedScript } from '../../lib/redis-batch.ts';
+import { RedisBatch } from '../../lib/redis-batch.ts';
 import {
   deadlineOf,
   ENDED_KEPT_MS,
@@ -68,42 +68,27 @@ end
 return redis.call('ZCARD', KEYS[1])
 `;
 
-// Heartbeats, many in one call (lib/redis-batch.ts): for each, the end reason, TIMED_OUT, or (alive) the session's
-// fields after moving its deadline. ARGV: prefix, kept ms, then (service, session id, now) per heartbeat.
-const HEARTBEATS = `
-local prefix, kept = ARGV[1], tonumber(ARGV[2])
-local replies = {}
-for i = 3, #ARGV, 3 do
-  local service, id, now = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local hk = prefix .. 's:' .. id
-  local h = redis.call('HMGET', hk, 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
-  local reply
-  if not h[2] or h[4] ~= service then
-    reply = {'TIMED_OUT'}
-  elseif h[1] then
-    reply = {h[1], h[5], h[6]}
-  else
+// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts): the end reason, TIMED_OUT, or (alive) the
+// session's fields after moving its deadline.
+const HEARTBEAT = `
+    local hk = '${PREFIX}s:' .. id
+    local h = redis.call('HMGET', hk, 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
+    if not h[2] or h[4] ~= service then return {'TIMED_OUT'} end
+    if h[1] then return {h[1], h[5], h[6]} end
+    local at = tonumber(now)
     local period = 2 * tonumber(h[3]) * 1000
-    if tonumber(h[2]) + period < now then
-      reply = {'TIMED_OUT'}
-    else
-      local deadline = now + period
-      local ttl = period + kept
-      redis.call('HSET', hk, 'seen', ARGV[i + 2])
-      redis.call('PEXPIRE', hk, ttl)
-      if h[5] ~= '' then
-        local ks = prefix .. 'k:' .. service .. ':' .. h[5]
-        redis.call('ZADD', ks, deadline, id)
-        redis.call('PEXPIRE', ks, ttl)
-      end
-      redis.call('ZADD', prefix .. 'v:' .. service, deadline, id)
-      reply = {'', h[5], h[6], h[7], h[3], h[8], h[9]}
+    if tonumber(h[2]) + period < at then return {'TIMED_OUT'} end
+    local deadline = at + period
+    local ttl = period + ${ENDED_KEPT_MS}
+    redis.call('HSET', hk, 'seen', now)
+    redis.call('PEXPIRE', hk, ttl)
+    if h[5] ~= '' then
+      local ks = '${PREFIX}k:' .. service .. ':' .. h[5]
+      redis.call('ZADD', ks, deadline, id)
+      redis.call('PEXPIRE', ks, ttl)
     end
-  end
-  replies[#replies + 1] = reply
-end
-return replies
-`;
+    redis.call('ZADD', '${PREFIX}v:' .. service, deadline, id)
+    return {'', h[5], h[6], h[7], h[3], h[8], h[9]}`;
 
 // End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
 // their places. ARGV: prefix, service, mode (id | key | hwid | script), value, reason, now, kept ms; close = 1 deletes
@@ -168,7 +153,7 @@ const numberOrNull = (value: string | null | undefined) => (orNull(value) === nu
 export class LiveSessionsInRedis implements LiveSessions {
   private readonly redis: Scripted;
   // Heartbeats are the hot path: those that arrive while one batch is on the wire go to Redis together.
-  private readonly beats: BatchedScript<string[]>;
+  private readonly beat: (args: [string, string, number]) => Promise<string[]>;
 
   constructor(redis: Redis) {
     redis.defineCommand('sessionOpen', { numberOfKeys: 4, lua: OPEN });
@@ -177,7 +162,7 @@ export class LiveSessionsInRedis implements LiveSessions {
     redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
     redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 1, lua: CHANGE_EXPIRY });
     this.redis = redis as Scripted;
-    this.beats = new BatchedScript<string[]>(redis, 'sessionHeartbeats', HEARTBEATS, 3, () => [PREFIX, ENDED_KEPT_MS]);
+    this.beat = RedisBatch.of(redis).define<string[]>({ name: 'heartbeat', params: ['service', 'id', 'now'], lua: HEARTBEAT });
   }
 
   async open(request: OpenRequest): Promise<Opened> {
@@ -208,7 +193,7 @@ export class LiveSessionsInRedis implements LiveSessions {
   }
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const answer = await this.beats.run([serviceId, sessionId, now]);
+    const answer = await this.beat([serviceId, sessionId, now]);
     if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
     const [, key, hwid, script, hb, started, kexp] = answer;
     const heartbeatSeconds = Number(hb);
