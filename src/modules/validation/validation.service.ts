@@ -57,8 +57,6 @@ function verdict(code: ValidationCode, subject?: { isPremium: number; expiresAt:
   };
 }
 
-type JudgedKey = JudgedKeyRow;
-
 /** HWID_BLACKLISTED in the buyer's words (contract §26): the entry's reason and end, when it has them. */
 function blacklisted(entry: { reason: string | null; expiresAt: number | null } | undefined): Verdict {
   if (!entry?.reason && !entry?.expiresAt) return verdict('HWID_BLACKLISTED');
@@ -77,7 +75,7 @@ const banned = (row: { isPremium: number; expiresAt: number | null; banReason: s
  * The verdict of an active key from what was read, or 'bind' when its HWID must first take a free slot. The status is
  * judged at `now`: a ban past its end is no ban, so a cached copy of the row never outlives the ban (§19).
  */
-function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict | 'bind' {
+function judgeActive(row: JudgedKeyRow, hwidBound: boolean, now: number): Verdict | 'bind' {
   const status = keys.statusNow(row, now);
   if (status === 'banned') return banned(row);
   if (status === 'paused') return verdict('KEY_PAUSED', row);
@@ -90,7 +88,7 @@ function judgeActive(row: JudgedKey, hwidBound: boolean, now: number): Verdict |
 async function checkActive(
   ctx: AppContext,
   serviceId: string,
-  row: JudgedKey,
+  row: JudgedKeyRow,
   hwid: string,
   hwidBound: boolean,
   now: number,
@@ -115,7 +113,7 @@ async function checkActive(
  * The key as a valid answer shows it: one whose time waits for its first validation (contract §23) has it started
  * now, or by whichever validation (on any instance) started it first. A key with no pending days is as it was read.
  */
-async function started(ctx: AppContext, serviceId: string, row: JudgedKey, now: number): Promise<JudgedKey> {
+async function started(ctx: AppContext, serviceId: string, row: JudgedKeyRow, now: number): Promise<JudgedKeyRow> {
   if (row.pendingDays === null) return row;
   const after = await keys.startPendingTime(ctx.db, serviceId, row.key, now);
   return { ...row, expiresAt: after?.expiresAt ?? null, pendingDays: null };
