@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { testDialect } from '../helpers/database.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
 import { FakeDiscord } from './fake-discord.ts';
 import {
@@ -269,5 +271,39 @@ describe('while Discord hangs or refuses', () => {
     if (mode === 'hang') expect(discord.holding).toBeGreaterThan(0);
     discord.release();
     await pass;
+  });
+});
+
+describe('a command slower than Discord waits', () => {
+  // PostgreSQL: another transaction holds the buyer's key row, so the reset waits on the database past the deadline of
+  // chat-interactions.ts. (SQLite's statements run on the event loop: a held write there stops the timer too.)
+  it('answers "thinking" at the deadline, and the result follows through the follow-up once the work is done', async () => {
+    if (testDialect() === 'sqlite') return;
+    const { user, key } = await buyerWithKey();
+    const holder = new pg.Client({ connectionString: t.database.env.DATABASE_URL });
+    await holder.connect();
+    const payload = slash(c.discordIds.support, 'force-resethwid', [userOption(user)]);
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from active_keys where key = $1 for update', [key]);
+      const answer = await interact(t, c, payload);
+      expect(answer.type).toBe(5);
+      // Discord retries the same id while the work waits: "thinking" again, nothing done twice.
+      expect((await interact(t, c, payload)).type).toBe(5);
+      await holder.query('commit');
+    } finally {
+      await holder.end();
+    }
+    const original = `/api/v10/webhooks/${payload.application_id}/${payload.token}/messages/@original`;
+    // The reset goes on once the row is free and queues its follow-up; the delivery job sends it.
+    while (!(await t.ctx.db.selectFrom('webhookOutbox').select('id').where('payload', 'like', `%${payload.token}%`).executeTakeFirst()))
+      await new Promise((resolve) => setImmediate(resolve));
+    await deliver(t);
+    const sent = discord.calls.find((call) => call.method === 'PATCH' && call.path === original)!;
+    expect(JSON.stringify(sent.body)).toContain(`Reset the HWID of 1 key of <@${user}>`);
+    const resets = (await auditOf(t, c.s.id, 'key.resetHwid')).filter((e) => e.actorAccountId === c.accounts.support.id);
+    expect(resets.filter((e) => e.target === key)).toHaveLength(1);
+    // A retry after the end reads the result instead of acting again.
+    expect(await said(t, c, payload)).toContain('Reset the HWID of 1 key');
   });
 });
