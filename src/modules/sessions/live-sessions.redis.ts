@@ -14,26 +14,39 @@ import {
   type SessionSelector,
 } from './live-sessions.ts';
 
-// Key names: a hash per session, and two sorted sets of session ids scored by the moment each stops being live (its
-// last heartbeat plus two periods): one per key (the limit counts it) and one per service (the list and the count).
-// The Lua scripts build the set names from the hash's fields, so they assume one Redis node (as the rest of Keyward).
+// Key names: a hash per session, and sorted sets of session ids scored by the moment each stops being live (its last
+// heartbeat plus two periods): one per service (the list and the count), kept by every heartbeat; one per key (the
+// limit counts it, an end by key reads it) and one per executor (§29's peak), whose scores are the deadlines as they
+// stood when last looked at: heartbeats leave them alone, and a count first brings their passed members up to date
+// from the service's set (RESCORE). The Lua scripts build the set names from the hash's fields, so they assume one
+// Redis node (as the rest of Keyward).
 const PREFIX = 'kw:ls:';
 const hashKey = (sessionId: string) => `${PREFIX}s:${sessionId}`;
 const keySet = (serviceId: string, key: string) => `${PREFIX}k:${serviceId}:${key}`;
 const serviceSet = (serviceId: string) => `${PREFIX}v:${serviceId}`;
-// The sessions opened by runs that reported one executor (contract §29), scored by their deadline as it stood when last
-// looked at: heartbeats leave it alone, and a count brings its stale members up to date (EXECUTOR_COUNT).
 const executorSet = (serviceId: string, executor: string) => `${PREFIX}e:${serviceId}:${executor}`;
 // An executor's set outlives its last open by a day: its sessions' peak is counted when one opens.
 const EXECUTOR_SET_TTL_MS = 24 * 3600_000;
 
-// Open: drop the key's timed-out sessions, refuse at the limit, else store the session. One script, so no other open
+// Lua: the members of `set` whose score passed `now` take their deadline from `live` (the service's set), or leave
+// when it is gone or passed too. Costs one lookup per session whose first deadline passed since the last count, not
+// one per live session, and takes a write per heartbeat away from the hot path.
+const RESCORE = (set: string, live: string, now: string) => `
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', ${set}, '-inf', '(' .. ${now})) do
+  local deadline = redis.call('ZSCORE', ${live}, id)
+  if deadline and tonumber(deadline) >= tonumber(${now}) then
+    redis.call('ZADD', ${set}, deadline, id)
+  else
+    redis.call('ZREM', ${set}, id)
+  end
+end`;
+
+// Open: bring the key's set up to date, refuse at the limit, else store the session. One script, so no other open
 // (on any instance) runs between the count and the insert.
 const OPEN = `
-local now = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 if max > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
+  ${RESCORE('KEYS[2]', 'KEYS[3]', 'ARGV[1]')}
   if redis.call('ZCARD', KEYS[2]) >= max then return 0 end
 end
 redis.call('HSET', KEYS[1], 'service', ARGV[5], 'key', ARGV[6], 'hwid', ARGV[7], 'script', ARGV[8], 'hb', ARGV[9],
@@ -51,20 +64,9 @@ end
 return 1
 `;
 
-// How many of an executor's sessions live (contract §29's peak), in time proportional to the sessions whose deadline
-// moved since the last count, not to every live session: a member whose score passed is looked up in the service's
-// set (which heartbeats keep) and moved to its deadline there, or dropped when it is gone or past. KEYS: the
-// executor's set, the service's set; ARGV: now.
+// How many of an executor's sessions live (contract §29's peak). KEYS: the executor's set, the service's set; ARGV: now.
 const EXECUTOR_COUNT = `
-local now = tonumber(ARGV[1])
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
-  local deadline = redis.call('ZSCORE', KEYS[2], id)
-  if deadline and tonumber(deadline) >= now then
-    redis.call('ZADD', KEYS[1], deadline, id)
-  else
-    redis.call('ZREM', KEYS[1], id)
-  end
-end
+${RESCORE('KEYS[1]', 'KEYS[2]', 'ARGV[1]')}
 return redis.call('ZCARD', KEYS[1])
 `;
 
@@ -82,11 +84,8 @@ const HEARTBEAT = `
     local ttl = period + ${ENDED_KEPT_MS}
     redis.call('HSET', hk, 'seen', now)
     redis.call('PEXPIRE', hk, ttl)
-    if h[5] ~= '' then
-      local ks = '${PREFIX}k:' .. service .. ':' .. h[5]
-      redis.call('ZADD', ks, deadline, id)
-      redis.call('PEXPIRE', ks, ttl)
-    end
+    -- The key's set keeps its scores until a count looks (RESCORE); it must outlive the session, for an end by key.
+    if h[5] ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. h[5], ttl) end
     redis.call('ZADD', '${PREFIX}v:' .. service, deadline, id)
     return {'', h[5], h[6], h[7], h[3], h[8], h[9]}`;
 
