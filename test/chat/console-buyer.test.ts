@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
-import { FakeDiscord } from './fake-discord.ts';
+import type { FakeDiscord } from './fake-discord.ts';
 import { solvedCaptcha } from '../signin/helpers.ts';
 import { actionFingerprint } from '../../src/lib/fingerprint.ts';
 import {
@@ -14,29 +14,17 @@ import {
   modalSubmit,
   ROLE,
   said,
-  setUpConsole,
+  useConsole,
   type Console,
 } from './console-helpers.ts';
 
 // Contract §24.2: the buyer panel's buttons, each answered only to the buyer, in words that say what to do next.
 
+const setup = useConsole();
 let discord: FakeDiscord;
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
-beforeEach(async () => {
-  await deliver(t);
-  discord.reset();
-});
+beforeAll(() => void ({ t, c, discord } = setup));
 
 async function ranKey(user: string | null, body: Record<string, unknown> = { expirationType: 'lifetime' }) {
   const [key] = await generateKeys(t.app, c.s.serviceKey, { ...body, ...(user && { chatId: user }) });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
-import { FakeDiscord } from './fake-discord.ts';
+import type { FakeDiscord } from './fake-discord.ts';
 import {
   auditOf,
   buyerId,
@@ -11,7 +11,7 @@ import {
   LOG_CHANNEL,
   ROLE,
   said,
-  setUpConsole,
+  useConsole,
   slash,
   TEAM_ROLES,
   textOption,
@@ -24,23 +24,11 @@ import {
 
 // Contract §24.3: staff commands by team role, each the same domain call as the dashboard's, audited via Discord.
 
+const setup = useConsole();
 let discord: FakeDiscord;
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
-beforeEach(async () => {
-  await deliver(t);
-  discord.reset();
-});
+beforeAll(() => void ({ t, c, discord } = setup));
 
 const keysOf = (user: string) =>
   Promise.all([
