@@ -157,7 +157,9 @@ export function useConsole({ resetEachTest = true } = {}): ConsoleSetup {
   const setup = {} as ConsoleSetup;
   beforeAll(async () => {
     setup.discord = await new FakeDiscord().start();
-    setup.t = await startTestApp({ DISCORD_API_URL: setup.discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
+    // The fake Discord also stands in for an event receiver, so a test can read the events an action fires.
+    const origin = setup.discord.origin;
+    setup.t = await startTestApp({ DISCORD_API_URL: origin, EVENT_WEBHOOK_ORIGINS: origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
     setup.c = await setUpConsole(setup.t);
   });
   afterAll(async () => {

@@ -259,3 +259,34 @@ describe('while Discord hangs or refuses', () => {
     await pass;
   });
 });
+
+describe('the same events as the dashboard', () => {
+  it('fires key.banned for /blacklist and key.hwidReset for /force-resethwid, and tells the channel of the unban', async () => {
+    const endpoint = await call(t.app, 'POST', '/api/v1/keys/api/event-endpoints', {
+      key: c.s.serviceKey,
+      body: { url: `${discord.origin}/hook`, events: ['key.banned', 'key.hwidReset'] },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const { user, key } = await buyerWithKey();
+    await said(t, c, slash(c.discordIds.support, 'blacklist', [userOption(user)]));
+    await said(t, c, slash(c.discordIds.support, 'unblacklist', [userOption(user)]));
+    await said(t, c, slash(c.discordIds.support, 'force-resethwid', [userOption(user)]));
+    const events = await t.ctx.db
+      .selectFrom('webhookOutbox')
+      .select('payload')
+      .where('serviceId', '=', c.s.id)
+      .where('kind', '=', 'event')
+      .execute();
+    const fired = events.map((e) => JSON.parse(e.payload) as { type: string; data: { key: string } });
+    expect(fired.map((e) => [e.type, e.data.key]).sort()).toEqual([
+      ['key.banned', key],
+      ['key.hwidReset', key],
+    ]);
+    await deliver(t);
+    const notices = discord.calls.filter((x) => x.path === `/api/v10/channels/${LOG_CHANNEL}/messages`).map((x) => JSON.stringify(x.body));
+    expect(notices.some((n) => /User unbanned/.test(n))).toBe(true);
+    // The endpoint would take the events of the tests after this one.
+    const removed = await call(t.app, 'DELETE', `/api/v1/keys/api/event-endpoints?id=${endpoint.body.data.id}`, { key: c.s.serviceKey });
+    expect(removed.status).toBe(200);
+  });
+});
