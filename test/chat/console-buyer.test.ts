@@ -14,6 +14,7 @@ import {
   modalSubmit,
   ROLE,
   said,
+  TEAM_ROLES,
   useConsole,
   type Console,
 } from './console-helpers.ts';
@@ -170,5 +171,21 @@ describe('the action fingerprint of a reset from the self-serve page', () => {
     expect(sameNetwork('::ffff:203.0.113.9')).toBe(a);
     expect(sameNetwork('2001:db8:aa:1::1')).toBe(sameNetwork('2001:0db8:00aa:ffff::2'));
     expect(await fingerprintAfterReset('198.51.100.7')).not.toBe(a);
+  });
+});
+
+describe('each button for each role', () => {
+  // The panel is the buyers'; a team member or a stranger without a key is a buyer like any other.
+  const cases = TEAM_ROLES.flatMap((role) => ['kw:redeem', 'kw:script', 'kw:reset', 'kw:role', 'kw:me'].map((id) => ({ role, id })));
+  it.each(cases)('$id pressed by $role without a key answers privately and says what to do next', async ({ role, id }) => {
+    const body = await interact(t, c, button(c.discordIds[role], id));
+    if (id === 'kw:redeem') {
+      expect(body.type).toBe(9);
+      return;
+    }
+    expect(body.type, JSON.stringify(body)).toBe(4);
+    expect(body.data?.flags).toBe(64);
+    expect(body.data?.content).not.toMatch(/not on this service's team/);
+    expect(body.data?.content).toMatch(/Redeem key/);
   });
 });
