@@ -236,6 +236,15 @@ describe('/mass-whitelist', () => {
     );
     expect(followUp).toHaveLength(1);
     expect((followUp[0]!.body as { content: string }).content).toMatch(/3 got a new 5-day key, 1 already had/);
+    // The log channel's notice carries the counts (§24.4 mass actions).
+    const notice = discord.calls.find((x) => x.path === `/api/v10/channels/${LOG_CHANNEL}/messages`);
+    const fields = (notice?.body as { embeds: Array<{ title: string; fields: Array<{ name: string; value: string }> }> }).embeds[0]!;
+    expect(fields.title).toBe('Mass whitelist');
+    expect(Object.fromEntries(fields.fields.map((f) => [f.name, f.value]))).toMatchObject({
+      'Role holders': '4',
+      'Keys made': '3',
+      'Already had one': '1',
+    });
     // Discord's retry after the work finished reads the result; nothing runs again.
     expect((await interact(t, c, payload)).data?.content).toMatch(/3 got a new/);
     await deliver(t);
