@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
-import { FakeDiscord } from './fake-discord.ts';
+import type { FakeDiscord } from './fake-discord.ts';
 import { solvedCaptcha } from '../signin/helpers.ts';
 import { actionFingerprint } from '../../src/lib/fingerprint.ts';
 import {
@@ -14,29 +14,18 @@ import {
   modalSubmit,
   ROLE,
   said,
-  setUpConsole,
+  TEAM_ROLES,
+  useConsole,
   type Console,
 } from './console-helpers.ts';
 
 // Contract §24.2: the buyer panel's buttons, each answered only to the buyer, in words that say what to do next.
 
+const setup = useConsole();
 let discord: FakeDiscord;
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
-beforeEach(async () => {
-  await deliver(t);
-  discord.reset();
-});
+beforeAll(() => void ({ t, c, discord } = setup));
 
 async function ranKey(user: string | null, body: Record<string, unknown> = { expirationType: 'lifetime' }) {
   const [key] = await generateKeys(t.app, c.s.serviceKey, { ...body, ...(user && { chatId: user }) });
@@ -182,5 +171,21 @@ describe('the action fingerprint of a reset from the self-serve page', () => {
     expect(sameNetwork('::ffff:203.0.113.9')).toBe(a);
     expect(sameNetwork('2001:db8:aa:1::1')).toBe(sameNetwork('2001:0db8:00aa:ffff::2'));
     expect(await fingerprintAfterReset('198.51.100.7')).not.toBe(a);
+  });
+});
+
+describe('each button for each role', () => {
+  // The panel is the buyers'; a team member or a stranger without a key is a buyer like any other.
+  const cases = TEAM_ROLES.flatMap((role) => ['kw:redeem', 'kw:script', 'kw:reset', 'kw:role', 'kw:me'].map((id) => ({ role, id })));
+  it.each(cases)('$id pressed by $role without a key answers privately and says what to do next', async ({ role, id }) => {
+    const body = await interact(t, c, button(c.discordIds[role], id));
+    if (id === 'kw:redeem') {
+      expect(body.type).toBe(9);
+      return;
+    }
+    expect(body.type, JSON.stringify(body)).toBe(4);
+    expect(body.data?.flags).toBe(64);
+    expect(body.data?.content).not.toMatch(/not on this service's team/);
+    expect(body.data?.content).toMatch(/Redeem key/);
   });
 });

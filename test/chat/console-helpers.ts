@@ -1,5 +1,6 @@
-import { expect } from 'vitest';
-import type { TestApp } from '../helpers/app.ts';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { FakeDiscord } from './fake-discord.ts';
 import { call, seedAccount, seedService, type SeededAccount, type SeededService } from '../helpers/seed.ts';
 import { addMember } from '../teams/team-helpers.ts';
 import { runOutboxLanes } from '../../src/modules/webhook/outbox-lanes.ts';
@@ -140,3 +141,36 @@ export async function deliver(t: TestApp) {
 
 export const auditOf = (t: TestApp, serviceId: string, action: string) =>
   t.ctx.db.selectFrom('auditLog').selectAll().where('serviceId', '=', serviceId).where('action', '=', action).orderBy('at').execute();
+
+export interface ConsoleSetup {
+  t: TestApp;
+  c: Console;
+  discord: FakeDiscord;
+}
+
+/**
+ * Starts a fake Discord and an app pointed at it, sets up the console once for the file, and (unless told not to)
+ * delivers what is due and forgets Discord's calls before each test, so a test reads only the calls it caused.
+ * The fields are filled in the file's first beforeAll.
+ */
+export function useConsole({ resetEachTest = true } = {}): ConsoleSetup {
+  const setup = {} as ConsoleSetup;
+  beforeAll(async () => {
+    setup.discord = await new FakeDiscord().start();
+    // The fake Discord also stands in for an event receiver, so a test can read the events an action fires.
+    const origin = setup.discord.origin;
+    setup.t = await startTestApp({ DISCORD_API_URL: origin, EVENT_WEBHOOK_ORIGINS: origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
+    setup.c = await setUpConsole(setup.t);
+  });
+  afterAll(async () => {
+    await setup.t?.app.close();
+    await setup.t?.database.drop();
+    await setup.discord?.stop();
+  });
+  if (resetEachTest)
+    beforeEach(async () => {
+      await deliver(setup.t);
+      setup.discord.reset();
+    });
+  return setup;
+}

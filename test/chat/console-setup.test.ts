@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { call, generateKeys, seedAccount } from '../helpers/seed.ts';
 import { asMember } from '../teams/team-helpers.ts';
-import { FakeDiscord } from './fake-discord.ts';
-import { APP, BOT_TOKEN, buyerId, deliver, GUILD, interact, LOG_CHANNEL, setUpConsole, slash, type Console } from './console-helpers.ts';
+import type { FakeDiscord } from './fake-discord.ts';
+import { APP, BOT_TOKEN, buyerId, deliver, GUILD, interact, LOG_CHANNEL, useConsole, slash, type Console } from './console-helpers.ts';
 import { COMMAND_NAMES } from '../../src/modules/chat/chat-commands.ts';
 
 // Contract §24.1–24.3: setup by the server (sync, live checklist, panel) and an account's linked Discord user.
 
+const setup = useConsole();
 let discord: FakeDiscord;
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
-beforeEach(async () => {
-  await deliver(t);
-  discord.reset();
-});
+beforeAll(() => void ({ t, c, discord } = setup));
 
 const owner = (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
   call(t.app, method, `/api/v1${path}`, { key: c.s.serviceKey, body });
@@ -69,6 +57,8 @@ describe('status', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ botInServer: true, canManageRoles: true, canPostIn: { [LOG_CHANNEL]: true } });
     expect(res.body.data.interactionsVerified).not.toBeNull();
+    // The settings saved in the setup synced the commands by themselves.
+    expect(Date.parse(res.body.data.commandsSyncedAt)).not.toBeNaN();
     expect(discord.paths('GET')).toContain('GET /api/v10/users/@me');
   });
 
@@ -105,6 +95,15 @@ describe('buyer panel', () => {
     };
     expect(body.embeds[0]).toMatchObject({ title: 'Shop', color: 255 });
     expect(body.components[0]!.components.map((b) => b.custom_id)).toEqual(['kw:redeem', 'kw:script', 'kw:reset', 'kw:role', 'kw:me']);
+  });
+
+  it('is posted by a manager, and refused to a reseller', async () => {
+    const posted = await asMember(t.app, c.accounts.manager, c.s, 'POST', '/keys/api/chat/panel', { channelId: LOG_CHANNEL });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.body.data.messageId).toMatch(/^\d+$/);
+    const refused = await asMember(t.app, c.accounts.reseller, c.s, 'POST', '/keys/api/chat/panel', { channelId: LOG_CHANNEL });
+    expect(refused.status).toBe(403);
+    expect(discord.paths('POST').filter((p) => p.includes(`/channels/${LOG_CHANNEL}/messages`))).toHaveLength(1);
   });
 
   it('names a bad channel id, and is refused to support', async () => {

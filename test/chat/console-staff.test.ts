@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { call, generateKeys } from '../helpers/seed.ts';
-import { FakeDiscord } from './fake-discord.ts';
+import type { FakeDiscord } from './fake-discord.ts';
 import {
   auditOf,
   buyerId,
@@ -13,7 +13,7 @@ import {
   LOG_CHANNEL,
   ROLE,
   said,
-  setUpConsole,
+  useConsole,
   slash,
   TEAM_ROLES,
   textOption,
@@ -26,23 +26,11 @@ import {
 
 // Contract §24.3: staff commands by team role, each the same domain call as the dashboard's, audited via Discord.
 
+const setup = useConsole();
 let discord: FakeDiscord;
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
-beforeEach(async () => {
-  await deliver(t);
-  discord.reset();
-});
+beforeAll(() => void ({ t, c, discord } = setup));
 
 const keysOf = (user: string) =>
   Promise.all([
@@ -250,6 +238,15 @@ describe('/mass-whitelist', () => {
     );
     expect(followUp).toHaveLength(1);
     expect((followUp[0]!.body as { content: string }).content).toMatch(/3 got a new 5-day key, 1 already had/);
+    // The log channel's notice carries the counts (§24.4 mass actions).
+    const notice = discord.calls.find((x) => x.path === `/api/v10/channels/${LOG_CHANNEL}/messages`);
+    const fields = (notice?.body as { embeds: Array<{ title: string; fields: Array<{ name: string; value: string }> }> }).embeds[0]!;
+    expect(fields.title).toBe('Mass whitelist');
+    expect(Object.fromEntries(fields.fields.map((f) => [f.name, f.value]))).toMatchObject({
+      'Role holders': '4',
+      'Keys made': '3',
+      'Already had one': '1',
+    });
     // Discord's retry after the work finished reads the result; nothing runs again.
     expect((await interact(t, c, payload)).data?.content).toMatch(/3 got a new/);
     await deliver(t);
@@ -305,5 +302,36 @@ describe('a command slower than Discord waits', () => {
     expect(resets.filter((e) => e.target === key)).toHaveLength(1);
     // A retry after the end reads the result instead of acting again.
     expect(await said(t, c, payload)).toContain('Reset the HWID of 1 key');
+  });
+});
+
+describe('the same events as the dashboard', () => {
+  it('fires key.banned for /blacklist and key.hwidReset for /force-resethwid, and tells the channel of the unban', async () => {
+    const endpoint = await call(t.app, 'POST', '/api/v1/keys/api/event-endpoints', {
+      key: c.s.serviceKey,
+      body: { url: `${discord.origin}/hook`, events: ['key.banned', 'key.hwidReset'] },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const { user, key } = await buyerWithKey();
+    await said(t, c, slash(c.discordIds.support, 'blacklist', [userOption(user)]));
+    await said(t, c, slash(c.discordIds.support, 'unblacklist', [userOption(user)]));
+    await said(t, c, slash(c.discordIds.support, 'force-resethwid', [userOption(user)]));
+    const events = await t.ctx.db
+      .selectFrom('webhookOutbox')
+      .select('payload')
+      .where('serviceId', '=', c.s.id)
+      .where('kind', '=', 'event')
+      .execute();
+    const fired = events.map((e) => JSON.parse(e.payload) as { type: string; data: { key: string } });
+    expect(fired.map((e) => [e.type, e.data.key]).sort()).toEqual([
+      ['key.banned', key],
+      ['key.hwidReset', key],
+    ]);
+    await deliver(t);
+    const notices = discord.calls.filter((x) => x.path === `/api/v10/channels/${LOG_CHANNEL}/messages`).map((x) => JSON.stringify(x.body));
+    expect(notices.some((n) => /User unbanned/.test(n))).toBe(true);
+    // The endpoint would take the events of the tests after this one.
+    const removed = await call(t.app, 'DELETE', `/api/v1/keys/api/event-endpoints?id=${endpoint.body.data.id}`, { key: c.s.serviceKey });
+    expect(removed.status).toBe(200);
   });
 });

@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { call } from '../helpers/seed.ts';
-import { FakeDiscord } from '../chat/fake-discord.ts';
-import { buyerId, said, setUpConsole, slash, userOption, intOption, type Console } from '../chat/console-helpers.ts';
+import { buyerId, said, useConsole, slash, userOption, intOption, type Console } from '../chat/console-helpers.ts';
 
 // Contract §25 through Discord's /whitelist (§24.3): a reseller's key made there goes through the same quota and key
 // policy check as the dashboard's generate, and its refusals read the same.
 
-let discord: FakeDiscord;
+const setup = useConsole({ resetEachTest: false });
 let t: TestApp;
 let c: Console;
-beforeAll(async () => {
-  discord = await new FakeDiscord().start();
-  t = await startTestApp({ DISCORD_API_URL: discord.origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
-  c = await setUpConsole(t);
-});
-afterAll(async () => {
-  await t.app.close();
-  await t.database.drop();
-  await discord.stop();
-});
+beforeAll(() => void ({ t, c } = setup));
 
 const setQuota = async (quota: Record<string, unknown>) => {
   const res = await call(t.app, 'PATCH', `/api/v1/services/${c.s.id}/members/${c.accounts.reseller.id}`, {
