@@ -4,23 +4,22 @@ import { Alert, Anchor, Button, Center, Paper, Stack, Text, Title } from '@manti
 import { ApiError, api, messageOf, unwrap } from '../api/client';
 import { notifySuccess } from '../components/notify';
 import { NewAccountFields } from './NewAccountFields';
+import { useNewAccount } from './useNewAccount';
 
 export function RegisterPage() {
   const navigate = useNavigate();
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [captcha, setCaptcha] = useState<string | null>(null);
-  const [generation, setGeneration] = useState(0);
+  const account = useNewAccount();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
-    if (!captcha) return setError('Complete the captcha first.');
+    const body = account.body;
+    if (!body) return setError('Complete the captcha first.');
     setBusy(true);
     try {
-      unwrap(await api.POST('/api/v1/auth/register', { body: { username: username.trim(), password, captcha } }));
+      unwrap(await api.POST('/api/v1/auth/register', { body }));
       notifySuccess('Account created: sign in now.');
       navigate('/login');
     } catch (err) {
@@ -29,7 +28,7 @@ export function RegisterPage() {
           ? 'Registration is closed on this server; ask its operator for an account.'
           : messageOf(err),
       );
-      setGeneration((g) => g + 1);
+      account.retry();
     } finally {
       setBusy(false);
     }
@@ -43,14 +42,7 @@ export function RegisterPage() {
             <Title order={1} size="h2">
               Create an account
             </Title>
-            <NewAccountFields
-              username={username}
-              onUsername={setUsername}
-              password={password}
-              onPassword={setPassword}
-              onCaptcha={setCaptcha}
-              captchaGeneration={generation}
-            />
+            <NewAccountFields {...account.fields} />
             {error && (
               <Alert color="red" role="alert">
                 {error}

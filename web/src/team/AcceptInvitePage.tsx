@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, messageOf, unwrap } from '../api/client';
 import type { ApiData } from '../api/types';
 import { NewAccountFields } from '../auth/NewAccountFields';
+import { useNewAccount } from '../auth/useNewAccount';
 import { SESSION_KEY, useSession, useSignOut } from '../auth/session';
 import { ErrorState, Loading } from '../components/states';
 import { describePolicy, policyOf } from '../keys/resellerPolicy';
@@ -131,42 +132,26 @@ function AcceptAs({ code, username }: { code: string; username: string }) {
 
 function RegisterAndJoin({ code }: { code: string }) {
   const joined = useJoined();
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [captcha, setCaptcha] = useState<string | null>(null);
-  const [generation, setGeneration] = useState(0);
+  const account = useNewAccount();
   const [problem, setProblem] = useState<string | null>(null);
   const register = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/invites/{code}/register', {
-          params: { path: { code } },
-          body: { username: username.trim(), password, captcha: captcha ?? '' },
-        }),
-      ),
+    mutationFn: async (body: NonNullable<typeof account.body>) =>
+      unwrap(await api.POST('/api/v1/invites/{code}/register', { params: { path: { code } }, body })),
     onSuccess: (data) => joined(data.service.id),
-    // A captcha payload is spent by one attempt: a new challenge for the next.
-    onError: () => setGeneration((g) => g + 1),
+    onError: account.retry,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setProblem(null);
-    if (!captcha) return setProblem('Complete the captcha first.');
-    register.mutate();
+    if (!account.body) return setProblem('Complete the captcha first.');
+    register.mutate(account.body);
   };
   const next = encodeURIComponent(`/invite/${code}`);
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
         <Text size="sm">Create your account to join. You are signed in and on the team right after.</Text>
-        <NewAccountFields
-          username={username}
-          onUsername={setUsername}
-          password={password}
-          onPassword={setPassword}
-          onCaptcha={setCaptcha}
-          captchaGeneration={generation}
-        />
+        <NewAccountFields {...account.fields} />
         {problem || register.error ? (
           <Alert color="red" role="alert">
             {problem ?? messageOf(register.error)}
