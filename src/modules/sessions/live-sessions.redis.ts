@@ -50,7 +50,7 @@ if max > 0 then
   if redis.call('ZCARD', KEYS[2]) >= max then return 0 end
 end
 redis.call('HSET', KEYS[1], 'service', ARGV[5], 'key', ARGV[6], 'hwid', ARGV[7], 'script', ARGV[8], 'hb', ARGV[9],
-  'kexp', ARGV[10], 'started', ARGV[1], 'seen', ARGV[1], 'exe', ARGV[12], 'by', ARGV[13])
+  'kexp', ARGV[10], 'started', ARGV[1], 'exe', ARGV[12], 'by', ARGV[13])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[11])
@@ -70,24 +70,38 @@ ${RESCORE('KEYS[1]', 'KEYS[2]', 'ARGV[1]')}
 return redis.call('ZCARD', KEYS[1])
 `;
 
-// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts): the end reason, TIMED_OUT, or (alive) the
-// session's fields after moving its deadline.
+// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts). The service's set holds each live
+// session's deadline, so it alone says whether the session lives: an end takes the session out of it, and a session
+// past its deadline is out of time. A session this instance knows (`period` given: its fields never change) costs a
+// ZSCORE, a ZADD and an HGET of the one field that can change (its key's expiry), answered as that string; the hash's
+// time to live moves only when the instance asks (`refresh`, see REFRESH_EVERY_MS). One it does not know reads its
+// fields too, and a session not live answers its end reason or TIMED_OUT in a table.
 const HEARTBEAT = `
+    local vs = '${PREFIX}v:' .. service
     local hk = '${PREFIX}s:' .. id
-    local h = redis.call('HMGET', hk, 'ended', 'seen', 'hb', 'service', 'key', 'hwid', 'script', 'started', 'kexp')
-    if not h[2] or h[4] ~= service then return {'TIMED_OUT'} end
-    if h[1] then return {h[1], h[5], h[6]} end
-    local at = tonumber(now)
-    local period = 2 * tonumber(h[3]) * 1000
-    if tonumber(h[2]) + period < at then return {'TIMED_OUT'} end
-    local deadline = at + period
-    local ttl = period + ${ENDED_KEPT_MS}
-    redis.call('HSET', hk, 'seen', now)
-    redis.call('PEXPIRE', hk, ttl)
-    -- The key's set keeps its scores until a count looks (RESCORE); it must outlive the session, for an end by key.
-    if h[5] ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. h[5], ttl) end
-    redis.call('ZADD', '${PREFIX}v:' .. service, deadline, id)
-    return {'', h[5], h[6], h[7], h[3], h[8], h[9]}`;
+    local deadline = redis.call('ZSCORE', vs, id)
+    if not deadline or tonumber(deadline) < tonumber(now) then
+      local h = redis.call('HMGET', hk, 'ended', 'key', 'hwid', 'service')
+      if h[1] and h[4] == service then return {h[1], h[2], h[3]} end
+      return {'TIMED_OUT'}
+    end
+    if period == '' then
+      local h = redis.call('HMGET', hk, 'kexp', 'hb', 'key', 'hwid', 'script', 'started', 'service')
+      if h[7] ~= service then return {'TIMED_OUT'} end
+      period = 2 * tonumber(h[2]) * 1000
+      redis.call('ZADD', vs, tonumber(now) + period, id)
+      local ttl = period + ${ENDED_KEPT_MS}
+      redis.call('PEXPIRE', hk, ttl)
+      if h[3] ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. h[3], ttl) end
+      return {'', h[1], h[2], h[3], h[4], h[5], h[6]}
+    end
+    redis.call('ZADD', vs, tonumber(now) + tonumber(period), id)
+    if refresh == '1' then
+      local ttl = tonumber(period) + ${ENDED_KEPT_MS}
+      redis.call('PEXPIRE', hk, ttl)
+      if key ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. key, ttl) end
+    end
+    return redis.call('HGET', hk, 'kexp') or {'TIMED_OUT'}`;
 
 // End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
 // their places. ARGV: prefix, service, mode (id | key | hwid | script), value, reason, now, kept ms; close = 1 deletes
@@ -145,6 +159,24 @@ type Scripted = Redis & {
   sessionChangeExpiry(...args: (string | number)[]): Promise<number>;
 };
 
+/**
+ * A session's fields as its open wrote them (they never change; its key's expiry can, so every heartbeat reads that),
+ * and when this instance last moved its hash's time to live. That time to live is its period plus ENDED_KEPT_MS from
+ * the last move by any instance, so moving it once every REFRESH_EVERY_MS (half of ENDED_KEPT_MS) keeps the hash, and
+ * the key's set, at least ENDED_KEPT_MS / 2 past the session's deadline: an end, or a list, always finds them.
+ */
+interface KnownSession {
+  key: string;
+  hwid: string;
+  scriptId: string;
+  heartbeatSeconds: number;
+  startedAt: number;
+  refreshedAt: number;
+}
+const REFRESH_EVERY_MS = ENDED_KEPT_MS / 2;
+// About 200 bytes each; past it they are all let go, and each is read once more at its next heartbeat.
+const KNOWN_LIMIT = 200_000;
+
 const orNull = (value: string | null | undefined) => (value === '' || value === null || value === undefined ? null : value);
 const numberOrNull = (value: string | null | undefined) => (orNull(value) === null ? null : Number(value));
 
@@ -152,7 +184,9 @@ const numberOrNull = (value: string | null | undefined) => (orNull(value) === nu
 export class LiveSessionsInRedis implements LiveSessions {
   private readonly redis: Scripted;
   // Heartbeats are the hot path: those that arrive while one batch is on the wire go to Redis together.
-  private readonly beat: (args: [string, string, number]) => Promise<string[]>;
+  private readonly beat: (args: [string, string, number, number | '', '1' | '', string]) => Promise<string | string[]>;
+  /** The fields of the sessions this instance opened or heard a heartbeat of: the hot heartbeat reads none of them. */
+  private readonly known = new Map<string, KnownSession>();
 
   constructor(redis: Redis) {
     redis.defineCommand('sessionOpen', { numberOfKeys: 4, lua: OPEN });
@@ -161,7 +195,11 @@ export class LiveSessionsInRedis implements LiveSessions {
     redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
     redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 1, lua: CHANGE_EXPIRY });
     this.redis = redis as Scripted;
-    this.beat = RedisBatch.of(redis).define<string[]>({ name: 'heartbeat', params: ['service', 'id', 'now'], lua: HEARTBEAT });
+    this.beat = RedisBatch.of(redis).define<string | string[]>({
+      name: 'heartbeat',
+      params: ['service', 'id', 'now', 'period', 'refresh', 'key'],
+      lua: HEARTBEAT,
+    });
   }
 
   async open(request: OpenRequest): Promise<Opened> {
@@ -188,26 +226,67 @@ export class LiveSessionsInRedis implements LiveSessions {
       request.keyCreatedBy ?? '',
       EXECUTOR_SET_TTL_MS,
     );
-    return opened === 1 ? { sessionId, expiresAt } : 'limit';
+    if (opened !== 1) return 'limit';
+    this.remember(sessionId, {
+      key: request.key ?? '',
+      hwid: request.hwid,
+      scriptId: request.scriptId ?? '',
+      heartbeatSeconds: request.heartbeatSeconds,
+      startedAt: request.now,
+      refreshedAt: request.now,
+    });
+    return { sessionId, expiresAt };
   }
 
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
-    const answer = await this.beat([serviceId, sessionId, now]);
-    if (answer[0] !== '') return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
-    const [, key, hwid, script, hb, started, kexp] = answer;
-    const heartbeatSeconds = Number(hb);
+    const known = this.known.get(sessionId);
+    const refresh = known !== undefined && now - known.refreshedAt >= REFRESH_EVERY_MS;
+    const answer = await this.beat([
+      serviceId,
+      sessionId,
+      now,
+      known ? 2 * known.heartbeatSeconds * 1000 : '',
+      refresh ? '1' : '',
+      known?.key ?? '',
+    ]);
+    let fields = known;
+    let kexp: string | undefined;
+    if (typeof answer === 'string') kexp = answer;
+    else if (answer[0] !== '') {
+      this.known.delete(sessionId);
+      return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
+    } else {
+      const [, expiry, hb, key, hwid, script, started] = answer;
+      kexp = expiry;
+      fields = {
+        key: key ?? '',
+        hwid: hwid ?? '',
+        scriptId: script ?? '',
+        heartbeatSeconds: Number(hb),
+        startedAt: Number(started),
+        refreshedAt: now,
+      };
+      this.remember(sessionId, fields);
+    }
+    if (!fields) return { alive: false, reason: 'TIMED_OUT' };
+    if (refresh) fields.refreshedAt = now;
     const session: LiveSession = {
       sessionId,
       serviceId,
-      key: orNull(key),
-      hwid: hwid ?? '',
-      scriptId: orNull(script),
-      heartbeatSeconds,
-      startedAt: Number(started),
+      key: orNull(fields.key),
+      hwid: fields.hwid,
+      scriptId: orNull(fields.scriptId),
+      heartbeatSeconds: fields.heartbeatSeconds,
+      startedAt: fields.startedAt,
       lastSeenAt: now,
       keyExpiresAt: numberOrNull(kexp),
     };
-    return { alive: true, session, expiresAt: deadlineOf(now, heartbeatSeconds) };
+    return { alive: true, session, expiresAt: deadlineOf(now, fields.heartbeatSeconds) };
+  }
+
+  private remember(sessionId: string, fields: KnownSession): void {
+    if (this.known.size >= KNOWN_LIMIT) this.known.clear();
+    this.known.set(sessionId, fields);
   }
 
   async keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void> {
@@ -233,35 +312,40 @@ export class LiveSessionsInRedis implements LiveSessions {
   }
 
   async close(serviceId: string, sessionId: string, now: number): Promise<boolean> {
+    this.known.delete(sessionId);
     return (await this.redis.sessionEnd(PREFIX, serviceId, 'id', sessionId, '', now, ENDED_KEPT_MS, '1')) > 0;
   }
 
-  private async liveIds(serviceId: string, now: number): Promise<string[]> {
-    return this.redis.zrangebyscore(serviceSet(serviceId), now, '+inf');
-  }
-
   async list(serviceId: string, filter: SessionFilter, page: { offset: number; limit: number }, now: number) {
-    const ids = await this.liveIds(serviceId, now);
+    // The set's score is the deadline its last heartbeat set, two periods after that heartbeat.
+    const scored = await this.redis.zrangebyscore(serviceSet(serviceId), now, '+inf', 'WITHSCORES');
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(hashKey(id), 'key', 'hwid', 'script', 'hb', 'started', 'seen', 'kexp', 'ended', 'by');
-    const rows = ((await pipeline.exec()) ?? []).map(([, value], i) => [ids[i]!, value as (string | null)[]] as const);
-    const sessions = rows
-      .filter(([, h]) => h[5] !== null && h[7] === null && (filter.createdBy === undefined || h[8] === filter.createdBy))
-      .map(([id, h]): LiveSession => ({
-        sessionId: id,
+    for (let i = 0; i < scored.length; i += 2)
+      pipeline.hmget(hashKey(scored[i]!), 'key', 'hwid', 'script', 'hb', 'started', 'kexp', 'ended', 'by');
+    const replies = (await pipeline.exec()) ?? [];
+    const sessions: LiveSession[] = [];
+    replies.forEach(([, value], i) => {
+      const h = value as (string | null)[];
+      if (h[4] === null || h[6] !== null || (filter.createdBy !== undefined && h[7] !== filter.createdBy)) return;
+      const heartbeatSeconds = Number(h[3]);
+      const session: LiveSession = {
+        sessionId: scored[2 * i]!,
         serviceId,
         key: orNull(h[0]),
         hwid: h[1] ?? '',
         scriptId: orNull(h[2]),
-        heartbeatSeconds: Number(h[3]),
+        heartbeatSeconds,
         startedAt: Number(h[4]),
-        lastSeenAt: Number(h[5]),
-        keyExpiresAt: numberOrNull(h[6]),
-      }))
-      .filter(
-        (s) => (filter.key === undefined || s.key === filter.key) && (filter.scriptId === undefined || s.scriptId === filter.scriptId),
+        lastSeenAt: Number(scored[2 * i + 1]) - 2 * heartbeatSeconds * 1000,
+        keyExpiresAt: numberOrNull(h[5]),
+      };
+      if (
+        (filter.key === undefined || session.key === filter.key) &&
+        (filter.scriptId === undefined || session.scriptId === filter.scriptId)
       )
-      .sort((a, b) => b.startedAt - a.startedAt || (a.sessionId < b.sessionId ? -1 : 1));
+        sessions.push(session);
+    });
+    sessions.sort((a, b) => b.startedAt - a.startedAt || (a.sessionId < b.sessionId ? -1 : 1));
     return { items: sessions.slice(page.offset, page.offset + page.limit), total: sessions.length };
   }
 

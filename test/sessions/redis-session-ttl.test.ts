@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, expect, it } from 'vitest';
+import { ENDED_KEPT_MS, type Beat } from '../../src/modules/sessions/live-sessions.ts';
+import { LiveSessionsInRedis } from '../../src/modules/sessions/live-sessions.redis.ts';
+
+// The Redis store's hot heartbeat reads none of the session's fields (the instance keeps them) and moves the hash's
+// time to live only now and then: what must hold so that an end or a list still finds a session kept alive for long,
+// and so that an instance that never saw the session answers with its fields. Against the real Redis, two stores on
+// two connections standing for two instances. The Redis keys are named here as the store names them.
+const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+const [one, other] = connections.map((redis) => new LiveSessionsInRedis(redis)) as [LiveSessionsInRedis, LiveSessionsInRedis];
+const redis = connections[0]!;
+const serviceId = `svc-${randomUUID()}`;
+
+afterAll(async () => {
+  const keys = await redis.keys(`kw:ls:*${serviceId}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  for (const connection of connections) connection.disconnect();
+});
+
+const HEARTBEAT_SECONDS = 10;
+const open = async (key: string, now: number) => {
+  const opened = await one.open({
+    serviceId,
+    key,
+    hwid: `hwid-${key}`,
+    scriptId: 'script-1',
+    maxSessions: 0,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    keyExpiresAt: now + 3_600_000,
+    now,
+  });
+  if (opened === 'limit') throw new Error('opened nothing');
+  return { sessionId: opened.sessionId, hash: `kw:ls:s:${opened.sessionId}`, keySet: `kw:ls:k:${serviceId}:${key}` };
+};
+const alive = (beat: Beat) => {
+  if (!beat.alive) throw new Error(`ended: ${beat.reason}`);
+  return beat.session;
+};
+
+it("keeps a session's hash and its key's set past its deadline, however long it beats", async () => {
+  const t0 = Date.now();
+  const { sessionId, hash, keySet } = await open('K-long', t0);
+  // As if most of the time to live the open set had run down in Redis.
+  await redis.pexpire(hash, 60_000);
+  await redis.pexpire(keySet, 60_000);
+  let now = t0;
+  while (now - t0 < ENDED_KEPT_MS / 2 - 15_000) {
+    now += 15_000;
+    alive(await one.heartbeat(serviceId, sessionId, now));
+  }
+  // Beats within the refresh interval leave the time to live alone.
+  expect(await redis.pttl(hash)).toBeLessThanOrEqual(60_000);
+  now += 15_000;
+  alive(await one.heartbeat(serviceId, sessionId, now));
+  const period = 2 * HEARTBEAT_SECONDS * 1000;
+  expect(await redis.pttl(hash)).toBeGreaterThan(period + ENDED_KEPT_MS - 10_000);
+  expect(await redis.pttl(keySet)).toBeGreaterThan(period + ENDED_KEPT_MS - 10_000);
+  // Ended by key on the other instance: the key's set still names it, and its next heartbeat hears the reason.
+  expect(await other.end(serviceId, { key: 'K-long' }, 'KILLED', now)).toBe(1);
+  expect(await one.heartbeat(serviceId, sessionId, now + 1000)).toMatchObject({ alive: false, reason: 'KILLED' });
+});
+
+it('answers with the fields an instance that never saw the session reads, and its last heartbeat in the list', async () => {
+  const t0 = Date.now();
+  const { sessionId, hash } = await open('K-fields', t0);
+  await redis.pexpire(hash, 60_000);
+  const fromOpener = alive(await one.heartbeat(serviceId, sessionId, t0 + 5_000));
+  const fromOther = alive(await other.heartbeat(serviceId, sessionId, t0 + 6_000));
+  expect(fromOther).toEqual({ ...fromOpener, lastSeenAt: t0 + 6_000 });
+  expect(fromOther).toMatchObject({ key: 'K-fields', hwid: 'hwid-K-fields', scriptId: 'script-1', startedAt: t0, heartbeatSeconds: 10 });
+  // Its first heartbeat there moved the time to live, as it cannot know when another instance last did.
+  expect(await redis.pttl(hash)).toBeGreaterThan(2 * HEARTBEAT_SECONDS * 1000 + ENDED_KEPT_MS - 10_000);
+  const listed = await one.list(serviceId, { key: 'K-fields' }, { offset: 0, limit: 10 }, t0 + 7_000);
+  expect(listed.items).toEqual([{ ...fromOther }]);
+  // The key's expiry is read at every heartbeat: a change reaches the instance that holds the other fields.
+  await other.keyExpiryChanged(serviceId, 'K-fields', t0 + 10_000);
+  expect(alive(await one.heartbeat(serviceId, sessionId, t0 + 8_000)).keyExpiresAt).toBe(t0 + 10_000);
+});
+
+it('answers TIMED_OUT for a session whose deadline passed, or whose hash is gone, on an instance that knows it', async () => {
+  const t0 = Date.now();
+  const late = await open('K-late', t0);
+  expect(await one.heartbeat(serviceId, late.sessionId, t0 + 2 * HEARTBEAT_SECONDS * 1000 + 1)).toMatchObject({
+    alive: false,
+    reason: 'TIMED_OUT',
+  });
+  const lost = await open('K-lost', t0);
+  await redis.del(lost.hash);
+  expect(await one.heartbeat(serviceId, lost.sessionId, t0 + 1000)).toMatchObject({ alive: false, reason: 'TIMED_OUT' });
+});
