@@ -131,32 +131,51 @@ function clientLimiter(ctx: AppContext, max: number, count: Count) {
 }
 
 // One fixed window per key, as the plugin's Redis store counts (same key names, so every instance shares them), in the
-// shared batch of hot-path scripts (lib/redis-batch.ts): {count, ms left} per hit.
+// shared batch of hot-path scripts (lib/redis-batch.ts): the count alone when the instance knows when the window ends
+// (`known`), else {count, ms left}.
 const SPEND_LUA = `
     local count = redis.call('INCR', key)
     if count == 1 then
       redis.call('PEXPIRE', key, ${WINDOW_MS})
       return {count, ${WINDOW_MS}}
     end
+    if known == '1' then return count end
     return {count, redis.call('PTTL', key)}`;
 
 /**
  * The client budget counted in Redis, shared by every instance. Executor calls arrive by the thousand a second, so
  * their counts go in batches. While Redis does not answer, this instance counts for itself, as the other kinds' store
- * does (rate-limit-store.ts).
+ * does (rate-limit-store.ts). Each instance remembers when the windows it has seen end, so a count of one it knows
+ * asks Redis for no time to live: the time is taken before the call and the time to live read after it, so the end
+ * remembered is never later than the window's, and a new window (its count is 1) always comes back with its own.
  */
 function sharedClientCount(redis: Redis): Count {
-  const spend = RedisBatch.of(redis).define<[number, number]>({ name: 'client budget', params: ['key'], lua: SPEND_LUA });
+  const spend = RedisBatch.of(redis).define<number | [number, number]>({ name: 'client budget', params: ['key', 'known'], lua: SPEND_LUA });
   const local = new WindowCounter();
+  const ends = new Map<string, number>();
+  const remember = (key: string, resetAt: number, now: number) => {
+    if (ends.size >= WINDOW_ENDS_KEPT) for (const [k, at] of ends) if (at <= now) ends.delete(k);
+    if (ends.size >= WINDOW_ENDS_KEPT) ends.clear();
+    ends.set(key, resetAt);
+  };
   return (key, now) => {
     if (redis.status !== 'ready') return local.hit(key, now);
-    return spend([`${REDIS_NAMESPACE}${key}`]).then(
-      ([count, ttl]) => ({ count, resetAt: now + Math.max(0, ttl) }),
+    const known = ends.get(key);
+    const current = known !== undefined && known > now;
+    return spend([`${REDIS_NAMESPACE}${key}`, current ? '1' : '']).then(
+      (reply) => {
+        if (typeof reply === 'number') return { count: reply, resetAt: known! };
+        const resetAt = now + Math.max(0, reply[1]);
+        remember(key, resetAt, now);
+        return { count: reply[0], resetAt };
+      },
       () => local.hit(key, now),
     );
   };
 }
 
+// About 100 bytes each; past it the ended are dropped, then all (each costs one more time-to-live read).
+const WINDOW_ENDS_KEPT = 100_000;
 const REDIS_NAMESPACE = 'keyward:rl:';
 
 /**

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
@@ -47,5 +48,33 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(38);
     // Another address still has its own budget.
     expect((await call(second, 'GET', url, { remoteAddress: '203.0.113.250' })).status).toBe(200);
+  });
+
+  it('tells each instance when a window another instance opened ends, and a new window its own end', async () => {
+    const s = await seedService(t().ctx);
+    const url = `/api/v1/keys/validate?service=${s.id}&key=nope&hwid=pc`;
+    const address = `192.0.2.${Math.floor(Math.random() * 200) + 10}`;
+    const reset = (res: { headers: Record<string, unknown> }) => Number(res.headers['ratelimit-reset']);
+    const redis = new Redis(REDIS_URL);
+    try {
+      expect(reset(await call(t().app, 'GET', url, { remoteAddress: address }))).toBe(60);
+      // As if 40 of the window's seconds had passed before the other instance's first call.
+      const windowKey = `keyward:rl:client:${address}:${s.id}`;
+      expect(await redis.pexpire(windowKey, 20_000)).toBe(1);
+      const first = await call(second, 'GET', url, { remoteAddress: address });
+      expect(first.status).toBe(200);
+      expect(reset(first)).toBeLessThanOrEqual(20);
+      const again = await call(second, 'GET', url, { remoteAddress: address });
+      expect(again.status).toBe(429);
+      expect(reset(again)).toBeLessThanOrEqual(20);
+      expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(20);
+      // The window ended (its key expired): the next call opens a new one, whatever the instance remembered.
+      await redis.del(windowKey);
+      const fresh = await call(second, 'GET', url, { remoteAddress: address });
+      expect(fresh.status).toBe(200);
+      expect(reset(fresh)).toBe(60);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
