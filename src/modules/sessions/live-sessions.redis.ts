@@ -247,7 +247,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       now,
       known ? 2 * known.heartbeatSeconds * 1000 : '',
       refresh ? '1' : '',
-      known?.key ?? '',
+      refresh ? known.key : '',
     ]);
     let fields = known;
     let kexp: string | undefined;
