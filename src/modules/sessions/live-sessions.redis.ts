@@ -85,15 +85,11 @@ const HEARTBEAT = `
       if h[1] and h[4] == service then return {h[1], h[2], h[3]} end
       return {'TIMED_OUT'}
     end
+    local fields
     if period == '' then
-      local h = redis.call('HMGET', hk, 'kexp', 'hb', 'key', 'hwid', 'script', 'started', 'service')
-      if h[7] ~= service then return {'TIMED_OUT'} end
-      period = 2 * tonumber(h[2]) * 1000
-      redis.call('ZADD', vs, tonumber(now) + period, id)
-      local ttl = period + ${ENDED_KEPT_MS}
-      redis.call('PEXPIRE', hk, ttl)
-      if h[3] ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. h[3], ttl) end
-      return {'', h[1], h[2], h[3], h[4], h[5], h[6]}
+      fields = redis.call('HMGET', hk, 'kexp', 'hb', 'key', 'hwid', 'script', 'started', 'service')
+      if fields[7] ~= service then return {'TIMED_OUT'} end
+      period, refresh, key = 2 * tonumber(fields[2]) * 1000, '1', fields[3]
     end
     redis.call('ZADD', vs, tonumber(now) + tonumber(period), id)
     if refresh == '1' then
@@ -101,6 +97,7 @@ const HEARTBEAT = `
       redis.call('PEXPIRE', hk, ttl)
       if key ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. key, ttl) end
     end
+    if fields then return {'', fields[1], fields[2], fields[3], fields[4], fields[5], fields[6]} end
     return redis.call('HGET', hk, 'kexp') or {'TIMED_OUT'}`;
 
 // End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
@@ -249,26 +246,12 @@ export class LiveSessionsInRedis implements LiveSessions {
       refresh ? '1' : '',
       refresh ? known.key : '',
     ]);
-    let fields = known;
-    let kexp: string | undefined;
-    if (typeof answer === 'string') kexp = answer;
-    else if (answer[0] !== '') {
+    if (Array.isArray(answer) && answer[0] !== '') {
       this.known.delete(sessionId);
       return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
-    } else {
-      const [, expiry, hb, key, hwid, script, started] = answer;
-      kexp = expiry;
-      fields = {
-        key: key ?? '',
-        hwid: hwid ?? '',
-        scriptId: script ?? '',
-        heartbeatSeconds: Number(hb),
-        startedAt: Number(started),
-        refreshedAt: now,
-      };
-      this.remember(sessionId, fields);
     }
-    if (!fields) return { alive: false, reason: 'TIMED_OUT' };
+    // A bare string is the key's expiry of a session this instance knew; a table brings its fields too.
+    const [kexp, fields] = typeof answer === 'string' ? [answer, known!] : [answer[1], this.learn(sessionId, answer, now)];
     if (refresh) fields.refreshedAt = now;
     const session: LiveSession = {
       sessionId,
@@ -282,6 +265,20 @@ export class LiveSessionsInRedis implements LiveSessions {
       keyExpiresAt: numberOrNull(kexp),
     };
     return { alive: true, session, expiresAt: deadlineOf(now, fields.heartbeatSeconds) };
+  }
+
+  /** The fields a heartbeat read for a session this instance did not know (['', kexp, hb, key, hwid, script, started]). */
+  private learn(sessionId: string, [, , hb, key, hwid, script, started]: string[], now: number): KnownSession {
+    const fields = {
+      key: key ?? '',
+      hwid: hwid ?? '',
+      scriptId: script ?? '',
+      heartbeatSeconds: Number(hb),
+      startedAt: Number(started),
+      refreshedAt: now,
+    };
+    this.remember(sessionId, fields);
+    return fields;
   }
 
   private remember(sessionId: string, fields: KnownSession): void {
