@@ -266,9 +266,13 @@ const cpuText = (server: number | undefined, database: number | undefined) =>
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 
 /** Runs a helper script in its own process and keeps every JSON object it prints on a line of its own. */
-async function runScript(file: string): Promise<unknown[]> {
+async function runScript(file: string, env: Record<string, string> = {}): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const found: unknown[] = [];
     createInterface({ input: child.stdout }).on('line', (line) => {
       console.log(`  ${line}`);
@@ -548,14 +552,24 @@ async function main() {
     ] as const) {
       if (!existsSync(join(ROOT, file)) || (only && !only.includes(name))) continue;
       console.log(`\n${name} (${file})`);
-      results[name] = await runScript(file);
+      // §23's memory bound holds on either database, so the user list is measured on both.
+      results[name] = await runScript(file, name === 'luarmorUsers' ? { BENCH_POSTGRES: '1' } : {});
     }
-    // Contract §23, §28: the Luarmor API's every-user list over 1,000,000 keys on SQLite, streamed in bounded memory.
-    const luarmorUsers = ((results.luarmorUsers ?? []) as Array<{ dialect: string; usersPerSecond: number; peakRssGrowthMB: number }>).find(
-      (r) => r.dialect === 'sqlite',
+    // Contract §23, §28: the Luarmor API's every-user list over 1,000,000 keys: ≥ 20,000 users a second on SQLite, and
+    // streamed in bounded memory on both databases (the worse one is the goal's figure).
+    const luarmorUsers = (results.luarmorUsers ?? []) as Array<{ dialect: string; usersPerSecond: number; peakRssGrowthMB: number }>;
+    goal(
+      'luarmorUsersPerSecondSqlite',
+      luarmorUsers.find((r) => r.dialect === 'sqlite')?.usersPerSecond,
+      '>= 20000',
+      (v) => v >= 20_000,
     );
-    goal('luarmorUsersPerSecondSqlite', luarmorUsers?.usersPerSecond, '>= 20000', (v) => v >= 20_000);
-    goal('luarmorUsersPeakRssGrowthMB', luarmorUsers?.peakRssGrowthMB, '< 100', (v) => v < 100);
+    goal(
+      'luarmorUsersPeakRssGrowthMB',
+      luarmorUsers.length ? Math.max(...luarmorUsers.map((r) => r.peakRssGrowthMB)) : undefined,
+      '< 100',
+      (v) => v < 100,
+    );
     // The issue's filtered page (status=banned&search=…) over 1,000,000 keys: its p50, the slower database's.
     const listKeys = (results.listKeys ?? []) as Array<{ filteredPageP50Ms: number; shortSearchP50Ms?: number }>;
     goal(

@@ -14,6 +14,8 @@ import {
   type DatabaseConnection,
   type Driver,
   type MigrationProvider,
+  type PostgresPool,
+  type PostgresPoolClient,
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
@@ -70,7 +72,7 @@ export function openDatabase(options: DbOptions): DbHandle {
     // A connection cut while a query runs fails that query (answered 503 by the error handler), but pg also
     // emits 'error' on the checked-out client, where the pool has no listener: unhandled, it would end the process.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins }));
+    const db = observe(new Kysely<Database>({ dialect: new PostgresDialect({ pool: callbackQueries(pool) }), plugins }));
     // Named: PostgreSQL parses and plans the text once per connection.
     fixedRunners.set(db, {
       run: async (query, parameters) => {
@@ -118,6 +120,32 @@ export function openDatabase(options: DbOptions): DbHandle {
 }
 
 /**
+ * The pool as Kysely takes it, each query sent through pg's callback form. Kysely calls pg's promise form, where the
+ * query is made first and given its callback after; with it, the rows of every query reached the old generation:
+ * a walk of 700,000 keys in pages of 250 ran 18 full collections and grew the old space from 14 to 49 MB, against 2
+ * and 11 → 13 MB with this (the 1,000,000-key Luarmor user list's RSS growth: docs/benchmarks.md, "The fifth round's
+ * fifth session"). pg's own pool.query takes the callback form too.
+ */
+function callbackQueries(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      const run = (sql: string, parameters: unknown[]) =>
+        new Promise<pg.QueryResult>((resolve, reject) =>
+          client.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+        );
+      return {
+        // A cursor (Kysely's stream() where a dialect is given one) is submitted as pg takes it.
+        query: ((sql: string | pg.Submittable, parameters: unknown[] = []) =>
+          typeof sql === 'string' ? run(sql, parameters) : client.query(sql)) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/**
  * SQLite's plain BEGIN takes the write lock only at the transaction's first write. When another connection to the file
  * (a CLI command: keyward backup records its run, keyward keys, reset-password) commits between that transaction's
  * first read and its first write, the write fails at once with SQLITE_BUSY_SNAPSHOT, whatever busy_timeout says: a
@@ -153,7 +181,7 @@ export function openReader(source: DbSource): DbHandle {
     const pool = new pg.Pool({ connectionString: source.databaseUrl, max: 1, application_name: 'keyward export' });
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: callbackQueries(pool) }), plugins });
     return { db, dialect: 'postgres', source, close: () => db.destroy() };
   }
   const sqlite = new SQLite(source.sqliteFile, { readonly: true, fileMustExist: true });
