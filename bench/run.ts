@@ -558,12 +558,7 @@ async function main() {
     // Contract §23, §28: the Luarmor API's every-user list over 1,000,000 keys: ≥ 20,000 users a second on SQLite, and
     // streamed in bounded memory on both databases (the worse one is the goal's figure).
     const luarmorUsers = (results.luarmorUsers ?? []) as Array<{ dialect: string; usersPerSecond: number; peakRssGrowthMB: number }>;
-    goal(
-      'luarmorUsersPerSecondSqlite',
-      luarmorUsers.find((r) => r.dialect === 'sqlite')?.usersPerSecond,
-      '>= 20000',
-      (v) => v >= 20_000,
-    );
+    goal('luarmorUsersPerSecondSqlite', luarmorUsers.find((r) => r.dialect === 'sqlite')?.usersPerSecond, '>= 20000', (v) => v >= 20_000);
     goal(
       'luarmorUsersPeakRssGrowthMB',
       luarmorUsers.length ? Math.max(...luarmorUsers.map((r) => r.peakRssGrowthMB)) : undefined,
