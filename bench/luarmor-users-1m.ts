@@ -2,8 +2,9 @@
  * npm run build && npx tsx bench/luarmor-users-1m.ts — contract §23, §28: GET /luarmor/v3/projects/{pid}/users without
  * from/until answers every one of 1,000,000 keys from the compiled server (dist/), streamed page by page from the
  * database. Reports users a second over the whole answer (read to the end by this process) and the growth of the
- * server's peak RSS (VmHWM) over its peak after a warm-up list of the first 10,000 (`until=10000`). SQLite; PostgreSQL
- * too with BENCH_POSTGRES=1 (as `npm run bench` runs it: the memory bound holds on both). KEYS overrides the size. One JSON line per database (bench/run.ts collects them).
+ * server's peak RSS (VmHWM) over its peak after a warm-up list of the first 10,000 (`until=10000`). SQLite;
+ * PostgreSQL too with BENCH_POSTGRES=1 (as `npm run bench` runs it: the memory bound holds on both). KEYS overrides
+ * the size. One JSON line per database (bench/run.ts collects them).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -127,19 +127,26 @@ export function openDatabase(options: DbOptions): DbHandle {
  * fifth session"). pg's own pool.query takes the callback form too.
  */
 function callbackQueries(pool: pg.Pool): PostgresPool {
+  // One wrapper per pg client, so Kysely's own per-client connection cache still hits.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const run = (sql: string, parameters: unknown[]) =>
+      new Promise<pg.QueryResult>((resolve, reject) =>
+        client.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+      );
+    return {
+      // A cursor (Kysely's stream() where a dialect is given one) is submitted as pg takes it.
+      query: ((sql: string | pg.Submittable, parameters: unknown[] = []) =>
+        typeof sql === 'string' ? run(sql, parameters) : client.query(sql)) as unknown as PostgresPoolClient['query'],
+      release: () => client.release(),
+    };
+  };
   return {
-    async connect(): Promise<PostgresPoolClient> {
+    async connect() {
       const client = await pool.connect();
-      const run = (sql: string, parameters: unknown[]) =>
-        new Promise<pg.QueryResult>((resolve, reject) =>
-          client.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result))),
-        );
-      return {
-        // A cursor (Kysely's stream() where a dialect is given one) is submitted as pg takes it.
-        query: ((sql: string | pg.Submittable, parameters: unknown[] = []) =>
-          typeof sql === 'string' ? run(sql, parameters) : client.query(sql)) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
-      };
+      let wrapper = wrappers.get(client);
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      return wrapper;
     },
     end: () => pool.end(),
   };
