@@ -51,10 +51,13 @@ describe("Kysely's queries on PostgreSQL", () => {
     expect(forms).toEqual(['callback', 'callback', 'callback', 'callback']);
   });
 
-  it("reject a failing statement with pg's error and its code, and give the connection back", async () => {
+  it("reject a failing statement with pg's error, its code and its caller's stack, and give the connection back", async () => {
     if (testDialect() === 'sqlite') return expect(database.handle.dialect).toBe('sqlite');
     const { db } = database.handle;
-    await expect(sql`select 1 / 0`.execute(db)).rejects.toMatchObject({ code: '22012' });
+    const error = await sql`select 1 / 0`.execute(db).catch((failure: Error) => failure);
+    expect(error).toMatchObject({ code: '22012' });
+    // A logged failure leads to the code that ran the statement, as it did through pg's promise form.
+    expect((error as Error).stack).toContain('pg-callback-queries.test.ts');
     const use = database.handle.poolUse!();
     expect(use.total - use.idle).toBe(0);
     expect((await sql<{ ok: boolean }>`select true as ok`.execute(db)).rows).toEqual([{ ok: true }]);
