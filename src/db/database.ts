@@ -130,14 +130,13 @@ function callbackQueries(pool: pg.Pool): PostgresPool {
   // One wrapper per pg client, so Kysely's own per-client connection cache still hits.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    const run = (sql: string, parameters: unknown[]) =>
+    const query = (sql: string, parameters: readonly unknown[]) =>
       new Promise<pg.QueryResult>((resolve, reject) =>
-        client.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+        client.query(sql, parameters as unknown[], (error, result) => (error ? reject(error) : resolve(result))),
       );
     return {
-      // A cursor (Kysely's stream() where a dialect is given one) is submitted as pg takes it.
-      query: ((sql: string | pg.Submittable, parameters: unknown[] = []) =>
-        typeof sql === 'string' ? run(sql, parameters) : client.query(sql)) as unknown as PostgresPoolClient['query'],
+      // Text only: Kysely hands a client a cursor only when its dialect is configured with one, and ours is not.
+      query: query as unknown as PostgresPoolClient['query'],
       release: () => client.release(),
     };
   };
