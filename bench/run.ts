@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
 import { seedBenchService } from './seed-service.ts';
-import { heartbeatScript, openLiveSessions, pacedHeartbeatScript, SESSIONS } from './heartbeat-target.ts';
+import { heartbeatScript, keepSessionsLive, openLiveSessions, pacedHeartbeatScript, SESSIONS } from './heartbeat-target.ts';
 import { cpuOf, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
 import { settle, settled } from './settle.ts';
 
@@ -67,6 +67,8 @@ interface Target {
   ran?: (requests: number) => void;
   /** CPU ms used so far: by the server process (all its threads), and by its database and Redis when they are local. */
   cpu?: () => { server: number; database: number };
+  /** Before each of its runs, ahead of the wait for a quiet machine (the heartbeat targets keep their sessions live). */
+  prepare?: () => Promise<void>;
   /** Load of its own that runs only while this target is measured (the live sessions' heartbeats). */
   background?: { resume(): void; pause(): void };
 }
@@ -296,6 +298,10 @@ async function main() {
   });
   const useWrk = ensureWrk();
   const load = async (target: Target, options: LoadOptions): Promise<Measured> => {
+    if (target.prepare) {
+      await target.prepare();
+      await settle();
+    }
     target.background?.resume();
     const before = target.cpu?.();
     const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
@@ -438,9 +444,16 @@ async function main() {
       }
       // Contract §20: SESSIONS live sessions heartbeating at random, on each database.
       const addHeartbeat = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>) => {
-        let script = '';
-        const server = await add(name, label, env, 'heartbeat', { script: () => script });
-        if (server) script = heartbeatScript(server.identifier, 'sessionIds' in server ? (server.sessionIds as string[]) : []);
+        let live: { base: string; serviceKey: string; identifier: string; ids: string[] } | undefined;
+        const server = await add(name, label, env, 'heartbeat', {
+          script: () => heartbeatScript(live!.identifier, live!.ids),
+          prepare: async () => {
+            const reopened = await keepSessionsLive(live!.base, live!.serviceKey, live!.identifier, live!.ids);
+            if (reopened) console.log(`  (${label}: ${reopened} sessions had ended since its last run and were opened again)`);
+          },
+        });
+        if (server && 'sessionIds' in server)
+          live = { base: server.base, serviceKey: server.serviceKey, identifier: server.identifier, ids: server.sessionIds as string[] };
       };
       await addHeartbeat('heartbeatSqlite', 'heartbeat sqlite', sqlite);
       if (pgUp) await addHeartbeat('heartbeatPostgres', 'heartbeat postgres', () => pgDatabase(admin, pgCreated));
