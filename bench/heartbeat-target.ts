@@ -3,8 +3,17 @@
 
 /** How many live sessions the target holds while it is measured. */
 export const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000);
-// At most this many opens in flight while the target is prepared.
-const OPENING_AT_ONCE = 32;
+// At most this many requests in flight while the target is prepared.
+const AT_ONCE = 32;
+
+/** Runs `task(0)` … `task(count - 1)`, AT_ONCE at a time. */
+async function eachAtOnce(count: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, worker));
+}
 
 /**
  * Opens `count` live sessions on one key (no device limit, no HWID binding, each with its own HWID) and answers their
@@ -32,15 +41,10 @@ export async function openLiveSessions(
   const generated = await call('POST', '/api/v1/keys/api/generate', { expirationType: 'lifetime', noHwidValidation: true }, serviceKey);
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
   const ids: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const opened = await call('POST', `/api/v1/public/sessions/${service}`, { key, hwid: `bench-hb-${i}` });
-      ids.push(String(opened.sessionId));
-    }
-  };
-  await Promise.all(Array.from({ length: OPENING_AT_ONCE }, worker));
+  await eachAtOnce(count, async (i) => {
+    const opened = await call('POST', `/api/v1/public/sessions/${service}`, { key, hwid: `bench-hb-${i}` });
+    ids.push(String(opened.sessionId));
+  });
   return ids;
 }
 
@@ -51,17 +55,12 @@ export async function openLiveSessions(
  */
 export async function keepSessionsLive(base: string, serviceKey: string, service: string, ids: string[]): Promise<number> {
   const ended: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < ids.length) {
-      const i = next++;
-      const response = await fetch(`${base}/api/v1/public/sessions/${service}/${ids[i]}/heartbeat`, { method: 'POST' });
-      const text = await response.text();
-      if (response.status === 410) ended.push(i);
-      else if (!response.ok) throw new Error(`heartbeat of ${ids[i]}: ${response.status} ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: OPENING_AT_ONCE }, worker));
+  await eachAtOnce(ids.length, async (i) => {
+    const response = await fetch(`${base}/api/v1/public/sessions/${service}/${ids[i]}/heartbeat`, { method: 'POST' });
+    const text = await response.text();
+    if (response.status === 410) ended.push(i);
+    else if (!response.ok) throw new Error(`heartbeat of ${ids[i]}: ${response.status} ${text}`);
+  });
   if (ended.length) {
     const fresh = await openLiveSessions(base, serviceKey, service, ended.length);
     ended.forEach((index, j) => (ids[index] = fresh[j]!));

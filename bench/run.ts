@@ -297,11 +297,11 @@ async function main() {
     stdio: 'inherit',
   });
   const useWrk = ensureWrk();
-  const load = async (target: Target, options: LoadOptions): Promise<Measured> => {
-    if (target.prepare) {
-      await target.prepare();
-      await settle();
-    }
+  // A measurement (`quiet`) waits for a quiet machine first, and so does any run after a target's preparation; one
+  // wait, after the preparation, so the preparation's own work is not measured.
+  const load = async (target: Target, options: LoadOptions, quiet = false): Promise<Measured> => {
+    await target.prepare?.();
+    if (quiet || target.prepare) await settle();
     target.background?.resume();
     const before = target.cpu?.();
     const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
@@ -473,8 +473,7 @@ async function main() {
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       console.log(`round ${round}`);
       for (const target of targets) {
-        await settle();
-        const r = await load(target, options);
+        const r = await load(target, options, true);
         if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
         samples.get(target.name)!.push(r);
         console.log(
@@ -504,8 +503,7 @@ async function main() {
     // Latency where a server is not saturated: half of its own median rate, from a paced generator.
     console.log('\np99 at half load');
     for (const target of targets.filter((t) => t.halfLoad)) {
-      await settle();
-      const r = await load(target, { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 });
+      const r = await load(target, { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 }, true);
       medians[target.name]!.p99AtHalfLoad = r.p99;
       console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p99 ${r.p99} ms`);
     }
