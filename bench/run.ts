@@ -503,7 +503,11 @@ async function main() {
     // Latency where a server is not saturated: half of its own median rate, from a paced generator.
     console.log('\np99 at half load');
     for (const target of targets.filter((t) => t.halfLoad)) {
-      const r = await load(target, { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 }, true);
+      const r = await load(
+        target,
+        { ...options, connections: Math.min(SETTINGS.connections, 10), rate: medians[target.name]!.rps / 2 },
+        true,
+      );
       medians[target.name]!.p99AtHalfLoad = r.p99;
       console.log(`  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p99 ${r.p99} ms`);
     }
