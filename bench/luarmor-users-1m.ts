@@ -32,13 +32,15 @@ const GC_LINE = /(?:Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep)[^\d]*([\d
 function heapPeak(lines: string[]) {
   let used = 0;
   let committed = 0;
+  let collections = 0;
   for (const line of lines) {
     const gc = GC_LINE.exec(line);
     if (!gc) continue;
+    collections++;
     used = Math.max(used, Number(gc[1]));
     committed = Math.max(committed, Number(gc[2]), Number(gc[4]));
   }
-  return { used, committed, collections: lines.filter((line) => GC_LINE.test(line)).length };
+  return { used, committed, collections };
 }
 
 const withTraceGc = ([node, ...args]: string[]) => [node!, '--trace-gc', ...args];
