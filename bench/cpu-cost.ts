@@ -8,7 +8,8 @@
  * Also reports user and system time apart (system time is mostly the loopback socket, the same for every
  * target) and, with DATABASE_URL, the CPU of the PostgreSQL backends serving that database.
  * VERDICT_CACHE_MS=0 makes every validation run its query; PROFILE_DIR (and PROFILE_INTERVAL_US) write a CPU profile;
- * SERVER_JS=<another build>/server.js compares two builds.
+ * SERVER_JS=<another build>/server.js compares two builds. NODE_ARGS: the server's own Node flags (NODE_OPTIONS cannot
+ * carry V8's --trace-gc-nvp); with SERVER_STDOUT=<file> its GC lines are kept for bench/gc-summary.ts.
  */
 import autocannon from 'autocannon';
 import { cpuOf, postgresBackendsCpuMs, requestsOf, startTarget, threadCpu, type What } from './cpu-target.ts';
@@ -26,7 +27,7 @@ const profileArgs = process.env.PROFILE_DIR
   : [];
 const server = await startTarget(what, {
   serverJs: process.env.SERVER_JS ?? 'dist/server.js',
-  nodeArgs: profileArgs,
+  nodeArgs: [...profileArgs, ...(process.env.NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
   coldKeys,
   redemptions: WARMUP + requests + 1000,
   useTsx: Boolean(process.env.USE_TSX),

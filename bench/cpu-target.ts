@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Request } from 'autocannon';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -134,6 +134,8 @@ function spawnServer(args: string[], env: Record<string, string>, match: RegExp)
   };
   return new Promise<{ url: string; pid: number; kill: () => Promise<void> }>((resolve) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      // SERVER_STDOUT=<file>: the server's output kept (V8 writes --trace-gc lines there, see bench/gc-summary.ts).
+      if (process.env.SERVER_STDOUT) appendFileSync(process.env.SERVER_STDOUT, line + '\n');
       const m = match.exec(line);
       if (m) resolve({ url: m[1]!, pid: child.pid!, kill });
     });
