@@ -1,6 +1,5 @@
 // Luarmor's API at {base_url}/luarmor (contract §16): a seller's bot, deploy action and panel keep working with a new
 // base address and a Keyward key. Routes translate and call the same services as Keyward's own routes.
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
@@ -13,29 +12,12 @@ import { reachableServicesWithRole, roleMay, type ServiceAction, type ServiceRol
 import * as luarmor from './luarmor.service.ts';
 import luarmorScriptRoutes from './luarmor-scripts.routes.ts';
 import * as schemas from './luarmor.schemas.ts';
+import { usersAnswer } from './users-answer.ts';
 import { installLuarmorErrors, installLuarmorInput, seconds, USER_KEY_MISSING } from './luarmor.translate.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 
 const tags = ['luarmor'];
 const ok = (message: string, fields: Record<string, unknown> = {}) => ({ success: true, message, ...fields });
-
-/**
- * GET /users' answer as text, written as the records come: chunks of about 64 KB, so the socket's backpressure paces
- * the database walk and memory holds one chunk and one page, however many users there are.
- */
-async function* usersAnswer(users: AsyncIterable<object>): AsyncGenerator<string> {
-  let chunk = '{"success":true,"message":"Success!","users":[';
-  let first = true;
-  for await (const user of users) {
-    chunk += (first ? '' : ',') + JSON.stringify(user);
-    first = false;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield `${chunk}]}`;
-}
 
 // Every route but the status and the unban: the key as Luarmor's clients send it, Keyward's API-key budget.
 const read = { auth: 'luarmor', limit: 'api', action: 'keys.read' } as const;
@@ -190,7 +172,7 @@ export default async function luarmorRoutes(fastify: FastifyInstance) {
       const until = untilText === undefined ? undefined : Number(untilText);
       if (until !== undefined && until < from) throw new AppError('VALIDATION_ERROR', `until must be ${from} (from) or more`);
       const users = luarmor.listUsers(ctx, serviceOf(request).id, { ...filters, from, until }, actorOf(request));
-      return reply.type('application/json; charset=utf-8').send(Readable.from(usersAnswer(users)));
+      return reply.type('application/json; charset=utf-8').send(usersAnswer(users));
     },
   );
 
