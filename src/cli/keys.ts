@@ -1,6 +1,5 @@
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { AppContext } from '../context.ts';
@@ -9,6 +8,7 @@ import { SYSTEM_ACTOR } from '../modules/audit/actor.ts';
 import { countFilteredKeys, filterOf } from '../modules/keys/keys-list.service.ts';
 import { exportChunks, exportFileName, exportKeys, importKeys, type ImportFormat } from '../modules/keys/keys-import.service.ts';
 import { findServiceByRef } from '../modules/services/services.service.ts';
+import { oneChunkAhead } from '../lib/text-stream.ts';
 
 export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
   keyward keys import --service <id or identifier> --format keyward-csv|keyward-json|luarmor [--skip-duplicates] FILE`;
@@ -66,7 +66,7 @@ async function exportCommand(withContext: WithContext, args: string[]): Promise<
     }
     const out = values.out ? createWriteStream(values.out) : process.stdout;
     // The same text the API streams: one batch at a time, never the whole set in memory.
-    await pipeline(Readable.from(exportChunks(counted(), format)), out, { end: values.out !== undefined });
+    await pipeline(oneChunkAhead(exportChunks(counted(), format)), out, { end: values.out !== undefined });
     progress.finish(
       `Exported ${done} keys${values.out ? ` to ${values.out}` : ''} (the API would name it ${exportFileName(service.identifier, format, ctx.clock())}).`,
     );
