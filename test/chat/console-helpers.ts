@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { SIGNIN_ENV } from '../signin/helpers.ts';
 import { FakeDiscord } from './fake-discord.ts';
 import { call, seedAccount, seedService, type SeededAccount, type SeededService } from '../helpers/seed.ts';
 import { addMember } from '../teams/team-helpers.ts';
@@ -159,7 +160,13 @@ export function useConsole({ resetEachTest = true } = {}): ConsoleSetup {
     setup.discord = await new FakeDiscord().start();
     // The fake Discord also stands in for an event receiver, so a test can read the events an action fires.
     const origin = setup.discord.origin;
-    setup.t = await startTestApp({ DISCORD_API_URL: origin, EVENT_WEBHOOK_ORIGINS: origin, WEBHOOK_WORKER_INTERVAL_MS: '0' });
+    // A buyer's self-serve reset solves a captcha: SIGNIN_ENV's small one, as every test that solves one.
+    setup.t = await startTestApp({
+      DISCORD_API_URL: origin,
+      EVENT_WEBHOOK_ORIGINS: origin,
+      WEBHOOK_WORKER_INTERVAL_MS: '0',
+      CAPTCHA_MAX_NUMBER: SIGNIN_ENV.CAPTCHA_MAX_NUMBER,
+    });
     setup.c = await setUpConsole(setup.t);
   });
   afterAll(async () => {

@@ -11,6 +11,11 @@ export async function solvedCaptcha(app: App): Promise<string> {
   const res = await call(app, 'GET', '/api/v1/auth/captcha');
   if (res.status !== 200) throw new Error(`captcha failed: ${res.status}`);
   const challenge = res.body.data as { algorithm: string; challenge: string; salt: string; signature: string; maxnumber: number };
+  // The server's default (100,000) makes each solve tens of thousands of hashes: seconds under a loaded CI, and a
+  // test that solves two timed out. A test app that solves captchas starts with SIGNIN_ENV's CAPTCHA_MAX_NUMBER.
+  if (challenge.maxnumber > Number(SIGNIN_ENV.CAPTCHA_MAX_NUMBER)) {
+    throw new Error(`captcha maxnumber ${challenge.maxnumber}: start the test app with CAPTCHA_MAX_NUMBER from SIGNIN_ENV`);
+  }
   const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise;
   if (!solution) throw new Error('captcha not solvable');
   return Buffer.from(
