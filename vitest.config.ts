@@ -24,9 +24,11 @@ const common = {
   // on a loaded two-core CI machine, where one server process and Chromium share the cores with other files.
   expect: { poll: { timeout: 10_000 } },
   pool: 'forks' as const,
+  // The server and the CLI compiled once, for the files that start them as processes (the file says why).
+  globalSetup: ['test/helpers/compiled-build.ts'],
 };
 const ALL = ['test/**/*.test.ts'];
-const postgresSetup = ['test/helpers/postgres-template.ts'];
+const postgresSetup = [...common.globalSetup, 'test/helpers/postgres-template.ts'];
 
 export default defineConfig({
   test: {

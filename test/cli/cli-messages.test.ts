@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/lib/password.ts';
 import { TEST_SECRET, useTestApp } from '../helpers/app.ts';
+import { runKeyward, type CliRun } from '../helpers/cli.ts';
+import { compiledCli } from '../helpers/compiled-build.ts';
 import { testDialect } from '../helpers/database.ts';
 import { seedAccount } from '../helpers/seed.ts';
 import { SIGNIN_ENV, signIn } from '../signin/helpers.ts';
@@ -29,31 +31,17 @@ afterAll(() => chmodSync(scratch, 0o755));
 /** A stack trace's lines ("    at rmSync (node:fs…)") or Node's own error dump. */
 const STACK = /^\s+at |node:internal|Error: |\{\s*$/m;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs the CLI. `asOtherUser` runs it as an unprivileged user when the tests run as root (root may write anywhere,
  * which is the very case the seller hit as the service user), so the permission checks are real.
  */
-function keyward(args: string[], opts: { stdin?: string; asOtherUser?: boolean; env?: Record<string, string> } = {}): Promise<Run> {
+function keyward(args: string[], opts: { stdin?: string; asOtherUser?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
   const demote = opts.asOtherUser && process.getuid?.() === 0;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...(opts.env ?? t().database.env), KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },
-      ...(demote ? { uid: 65534, gid: 65534 } : {}),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += String(c)));
-    child.stderr.on('data', (c) => (stderr += String(c)));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return runKeyward(
+    args,
+    { ...(opts.env ?? t().database.env), KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },
+    { stdin: opts.stdin, ...(demote ? { user: { uid: 65534, gid: 65534 } } : {}) },
+  );
 }
 
 /** The database an unprivileged run can open: its own SQLite folder, or the test's PostgreSQL database. */
@@ -211,7 +199,7 @@ describeOnSqlite('the backup record survives a restore (contract §22)', () => {
 /** Runs the CLI on a terminal (util-linux `script` gives it one) and types each answer once its prompt shows. */
 function onTerminal(args: string[], answers: string[]): Promise<string> {
   return new Promise((resolve) => {
-    const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args].map((a) => `'${a}'`).join(' ');
+    const command = [...compiledCli(), ...args].map((a) => `'${a}'`).join(' ');
     const child = spawn('script', ['-qc', command, '/dev/null'], {
       cwd: ROOT,
       env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { silentLog } from '../../src/context.ts';
 import { createContext } from '../../src/modules/state.ts';
 import { openReader } from '../../src/db/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
+import { runKeyward } from '../helpers/cli.ts';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database.ts';
 import { ADMIN_URL } from '../helpers/postgres-template.ts';
 import { seedService } from '../helpers/seed.ts';
@@ -19,22 +19,14 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
  * refuses while a server holds the database, then puts the snapshot back, and the server starts on it with every
  * record. SQLite: the online backup and the DATA_DIR lock; PostgreSQL: pg_dump -Fc and pg_restore.
  */
-const ROOT = new URL('../..', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'keyward-backup-'));
 let database: TestDatabase;
 let env: Record<string, string>;
 let serviceId = '';
 let serviceKey = '';
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, BASE_URL: '', ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function cli(args: string[]) {
+  return runKeyward(args, { BASE_URL: '', ...env });
 }
 
 async function generate(server: ServerProcess, count: number): Promise<string[]> {

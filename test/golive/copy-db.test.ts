@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
+import { runKeyward } from '../helpers/cli.ts';
 import { ADMIN_URL, databaseUrl } from '../helpers/postgres-template.ts';
 import { call, generateKeys, seedService } from '../helpers/seed.ts';
 
@@ -16,7 +16,6 @@ import { call, generateKeys, seedService } from '../helpers/seed.ts';
  * embedded database into an empty PostgreSQL one, and the server started on PostgreSQL (with the same secret) has
  * every record: accounts, services, keys with their HWIDs, the audit log.
  */
-const ROOT = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'keyward-copy-'));
 const name = `kw_copy_${randomBytes(5).toString('hex')}`;
 const target = databaseUrl(name);
@@ -32,15 +31,8 @@ async function admin(sql: string) {
   }
 }
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function cli(args: string[], env: Record<string, string>) {
+  return runKeyward(args, { DATABASE_URL: '', ...env });
 }
 
 const quiet = { RATE_LIMIT_CLIENT_PER_MINUTE: '0', RATE_LIMIT_API_PER_MINUTE: '0', RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0' };

@@ -1,27 +1,13 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/lib/password.ts';
 import { TEST_SECRET, useTestApp } from '../helpers/app.ts';
+import { runKeyward } from '../helpers/cli.ts';
 import { testDialect } from '../helpers/database.ts';
 
 /** Issue 8's CLI frictions: say which database, say a command is unknown, ask for the password instead of taking it as an argument. */
 const t = useTestApp();
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function keyward(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += String(c)));
-    child.stderr.on('data', (c) => (stderr += String(c)));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+function keyward(args: string[], stdin = '') {
+  return runKeyward(args, { ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' }, { stdin });
 }
 
 describe('keyward CLI messages', () => {

@@ -1,16 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { compiledServer } from './compiled-build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The sources through tsx, as `npm run dev` runs them: what tests start, so they never run a stale build. */
+/** The sources through tsx, as `npm run dev` runs them (what a benchmark starts unless it says otherwise). */
 export const FROM_SOURCE = [process.execPath, '--import', 'tsx', 'src/server.ts'];
 /** The compiled server as `npm start` runs it (`dist/` is built by `npm install`'s `prepare` or `npm run build`). */
 export const compiled = (entry = 'dist/server.js') => [process.execPath, '--enable-source-maps', entry];
 
 export interface ServerProcessOptions {
-  /** The command line; FROM_SOURCE unless given (e.g. `compiled()`). */
+  /**
+   * The command line, e.g. `compiled()`. Unless given: in a test, the run's own build of the current sources
+   * (test/helpers/compiled-build.ts: never stale, a third of tsx's start-up CPU); elsewhere FROM_SOURCE.
+   */
   command?: string[];
   /** The directory it runs in; the repository's root unless given. */
   cwd?: string;
@@ -37,7 +41,7 @@ export interface ServerProcess {
  * their own or several instances.
  */
 export function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const [command, ...args] = options.command ?? FROM_SOURCE;
+  const [command, ...args] = options.command ?? (process.env.KEYWARD_TEST_BUILD ? compiledServer() : FROM_SOURCE);
   const child = spawn(command!, args, {
     cwd: options.cwd ?? ROOT,
     // Vitest puts Vite's BASE_URL ("/") into the environment; a server needs a real one.

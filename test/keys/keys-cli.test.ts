@@ -1,31 +1,21 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET, useTestApp } from '../helpers/app.ts';
+import { runKeyward } from '../helpers/cli.ts';
 import { DAY_MS } from '../helpers/records.ts';
 import { seedService } from '../helpers/seed.ts';
 import { seedKeys } from './keys-data.fixtures.ts';
 
 // Contract §7.4: `keyward keys export|import`, run as the real command on this file's database.
 const t = useTestApp();
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'keyward-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function keyward(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      // The sources, not dist/ (which may be older in a working tree); test/ops checks the compiled CLI.
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function keyward(args: string[]) {
+  return runKeyward(args, { ...t().database.env, KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test' });
 }
 
 const KEYS = [`cliA${process.pid}xxxxxxxx`, `cliB${process.pid}xxxxxxxx`];

@@ -1,8 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLog } from '../../src/context.ts';
@@ -11,15 +7,15 @@ import { createAccount } from '../../src/modules/accounts/accounts.service.ts';
 import { createService } from '../../src/modules/services/services.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { TEST_SECRET } from '../helpers/app.ts';
-import { compiled, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { runKeyward } from '../helpers/cli.ts';
+import { compiledServer } from '../helpers/compiled-build.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 /**
- * `npm start` as production runs it: the sources compiled by tsconfig.build.json (into a directory of this
- * file's own, at the same depth as dist/), then the compiled server and CLI. One server process for the file;
+ * `npm start` as production runs it: the sources compiled by tsconfig.build.json (the run's build, beside dist/ at
+ * the same depth: test/helpers/compiled-build.ts), then the compiled server and CLI. One server process for the file;
  * the last test stops it with SIGTERM (contract §10).
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const OUT = `${ROOT}.build-test-${process.pid}-${process.env.KEYWARD_TEST_DB ?? 'sqlite'}`;
 
 let database: TestDatabase;
 let server: ServerProcess;
@@ -28,9 +24,6 @@ let serviceId = '';
 let serviceKey = '';
 
 beforeAll(async () => {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
-
   database = await createTestDatabase();
   const ctx = await createContext({
     config: loadConfig({ KEYWARD_SECRET: TEST_SECRET, ...database.env }),
@@ -54,7 +47,7 @@ beforeAll(async () => {
       // The longest flush interval allowed: a count made just before SIGTERM is still in memory then.
       ANALYTICS_FLUSH_MS: '5000',
     },
-    { command: compiled(`${OUT}/server.js`) },
+    { command: compiledServer() },
   );
   base = server.url;
 }, 120_000);
@@ -64,7 +57,6 @@ afterAll(async () => {
     server.child.kill('SIGKILL');
     await server.exited();
   }
-  rmSync(OUT, { recursive: true, force: true });
   await database?.drop();
 });
 
@@ -80,14 +72,7 @@ describe('the production build', () => {
   });
 
   it('runs the compiled CLI, which says what it does not know', async () => {
-    const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [`${OUT}/cli/main.js`, 'keys', 'list'],
-        { cwd: ROOT, env: { ...process.env, ...database.env, KEYWARD_SECRET: TEST_SECRET } },
-        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
-      ),
-    );
+    const result = await runKeyward(['keys', 'list'], { ...database.env, KEYWARD_SECRET: TEST_SECRET });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('unknown command "keys list"');
   });
