@@ -4,6 +4,8 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import type { TestProject } from 'vitest/node';
 
 /**
  * The sources compiled once per run, as `npm start` runs them (tsconfig.build.json), for the tests that start the
@@ -16,7 +18,6 @@ import { fileURLToPath } from 'node:url';
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PREFIX = '.build-test-src-';
-const ENV = 'KEYWARD_TEST_BUILD';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -41,12 +42,21 @@ function exists(path: string): boolean {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * vitest's globalSetup (every project lists it). Synchronous on purpose: the projects' setups share one process,
- * and the second finds the folder the first built. Another run in the same tree builds into a folder of its own
- * and the rename settles who wins.
+ * Builds the current sources unless built already, removes the builds of other sources, and answers the folder.
+ * Synchronous on purpose: the projects' setups share one process, and the second finds the folder the first built.
+ * Another run in the same tree builds into a folder of its own and the rename settles who wins.
  */
-export default function setup(): void {
+function build(): string {
   const out = join(ROOT, `${PREFIX}${sourceHash()}`);
   if (!exists(out)) {
     const partial = `${out}.partial-${process.pid}`;
@@ -67,19 +77,31 @@ export default function setup(): void {
       rmSync(partial, { recursive: true, force: true }); // another run built the same sources first
     }
   }
+  // Other builds go, and the partial ones of runs that ended mid-build (one still building is left alone).
   for (const entry of readdirSync(ROOT)) {
-    if (entry.startsWith(PREFIX) && join(ROOT, entry) !== out && !entry.includes('.partial-')) {
+    const builder = /\.partial-(\d+)$/.exec(entry)?.[1];
+    if (entry.startsWith(PREFIX) && join(ROOT, entry) !== out && !(builder && alive(Number(builder)))) {
       rmSync(join(ROOT, entry), { recursive: true, force: true });
     }
   }
-  process.env[ENV] = out;
+  return out;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    compiledBuild: string;
+  }
+}
+
+/** vitest's globalSetup (every project lists it); in watch mode each rerun builds the sources as they are then. */
+export default function setup(project: TestProject): void {
+  project.provide('compiledBuild', build());
+  project.onTestsRerun(() => project.provide('compiledBuild', build()));
 }
 
 /** The folder the setup built (in a test file's worker). */
 export function compiledBuild(): string {
-  const dir = process.env[ENV];
-  if (!dir) throw new Error(`${ENV} is unset: list test/helpers/compiled-build.ts in the project's globalSetup`);
-  return dir;
+  return inject('compiledBuild');
 }
 
 /** The command line of the compiled CLI, `keyward` as an operator runs it after `npm install`. */

@@ -41,7 +41,7 @@ export interface ServerProcess {
  * their own or several instances.
  */
 export function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const [command, ...args] = options.command ?? (process.env.KEYWARD_TEST_BUILD ? compiledServer() : FROM_SOURCE);
+  const [command, ...args] = options.command ?? (process.env.VITEST ? compiledServer() : FROM_SOURCE);
   const child = spawn(command!, args, {
     cwd: options.cwd ?? ROOT,
     // Vitest puts Vite's BASE_URL ("/") into the environment; a server needs a real one.
