@@ -120,8 +120,10 @@ export function serverEnv(databaseUrl = process.env.DATABASE_URL): Record<string
   return env;
 }
 
-function spawnServer(args: string[], env: Record<string, string>, match: RegExp) {
-  const child = spawn(process.execPath, args, {
+function spawnServer(args: string[], env: Record<string, string>, match: RegExp, wrapper: string[] = []) {
+  // A wrapper (valgrind, bench/instructions.ts) runs Node in the same process: the pid is still the server's.
+  const [command, ...prefix] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...prefix, ...args], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -167,12 +169,19 @@ export async function startTarget(
     sessions?: number;
     /** Another commit's work tree (bench/ab-builds.ts): its own code seeds the database its build serves. */
     seedTree?: string;
+    /** A command the server's `node` runs under (valgrind's callgrind for bench/instructions.ts). */
+    wrapper?: string[];
   },
 ): Promise<Target> {
   const env = serverEnv(options.databaseUrl);
   const nodeArgs = options.nodeArgs ?? [];
   if (what === 'hello') {
-    const server = await spawnServer([...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'], env, /"address":"([^"]+)"/);
+    const server = await spawnServer(
+      [...nodeArgs, '--import', 'tsx', 'bench/hello-server.ts'],
+      env,
+      /"address":"([^"]+)"/,
+      options.wrapper,
+    );
     return { ...server, url: `${server.url}/hello` };
   }
   const counts = { coldKeys: options.coldKeys, redemptions: options.redemptions };
@@ -182,6 +191,7 @@ export async function startTarget(
     options.useTsx ? ['--import', 'tsx', 'src/server.ts'] : [...nodeArgs, options.serverJs],
     env,
     /^Keyward listening on (http:\/\/\S+)/,
+    options.wrapper,
   );
   if (what === 'heartbeat') {
     const ids = await openLiveSessions(server.url, serviceKey, service.identifier, options.sessions ?? 5000);
