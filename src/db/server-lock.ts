@@ -26,7 +26,8 @@ function readLock(dataDir: string): ServerLock | null {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs on this host. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { alive } from '../../src/db/server-lock.ts';
 
 /**
  * The sources compiled once per run, as `npm start` runs them (tsconfig.build.json), for the tests that start the
@@ -39,15 +40,6 @@ function exists(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
