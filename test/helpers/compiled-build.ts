@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,27 +20,16 @@ import { alive } from '../../src/db/server-lock.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PREFIX = '.build-test-src-';
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const inputs = [...filesUnder(join(ROOT, 'src')), join(ROOT, 'tsconfig.json'), join(ROOT, 'tsconfig.build.json')].sort();
+  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const inputs = [
+    ...sources.map((entry) => join(entry.parentPath, entry.name)),
+    join(ROOT, 'tsconfig.json'),
+    join(ROOT, 'tsconfig.build.json'),
+  ].sort();
   for (const file of inputs) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
-}
-
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -50,7 +39,7 @@ function exists(path: string): boolean {
  */
 function build(): string {
   const out = join(ROOT, `${PREFIX}${sourceHash()}`);
-  if (!exists(out)) {
+  if (!existsSync(out)) {
     const partial = `${out}.partial-${process.pid}`;
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     try {
@@ -58,7 +47,7 @@ function build(): string {
     } catch (error) {
       // tsc writes its output even with a type error; the tests then run what was written, as they would through
       // tsx, and `npm run check` is what reports the error.
-      if (!exists(join(partial, 'server.js'))) {
+      if (!existsSync(join(partial, 'server.js'))) {
         rmSync(partial, { recursive: true, force: true });
         throw error;
       }
