@@ -8,13 +8,8 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Dialect } from '../db/database.ts';
 import { serverHolding, SERVER_LOCK_FILE } from '../db/server-lock.ts';
 import { listBackupRuns, recordBackup, restoreBackupRuns, type StoredBackupRun } from '../modules/admin/admin.service.ts';
+import { OpsError } from './cli-errors.ts';
 import { assertReadableFile, assertWritableFile } from './paths.ts';
-
-export const BACKUP_USAGE = `  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
-  keyward restore FILE [--force] puts a snapshot back; the server must be stopped`;
-
-/** Raised for what the person must fix (a message, exit 1), never for a bug. */
-export class OpsError extends Error {}
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const sqliteFile = (config: Config) => resolve(config.dataDir, 'keyward.db');

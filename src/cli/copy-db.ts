@@ -6,9 +6,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { serverHolding } from '../db/server-lock.ts';
-import { OpsError } from './backup.ts';
-
-export const COPY_DB_USAGE = `  keyward copy-db --to postgres://…   copies every table of the embedded SQLite database into an empty PostgreSQL one`;
+import { OpsError } from './cli-errors.ts';
 
 /** Kysely's own bookkeeping: the target's migrations are applied by `migrate`, not copied. */
 const SKIPPED_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);

@@ -10,9 +10,6 @@ import { exportChunks, exportFileName, exportKeys, importKeys, type ImportFormat
 import { findServiceByRef } from '../modules/services/services.service.ts';
 import { oneChunkAhead } from '../lib/text-stream.ts';
 
-export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
-  keyward keys import --service <id or identifier> --format keyward-csv|keyward-json|luarmor [--skip-duplicates] FILE`;
-
 type WithContext = <T>(run: (ctx: AppContext) => Promise<T>) => Promise<T>;
 
 /**

@@ -2,30 +2,15 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { migrate, openDatabase } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { AppContext, Log } from '../context.ts';
-import { createContext } from '../modules/state.ts';
-import { createAccount, revealAccountKey, type Role } from '../modules/accounts/accounts.service.ts';
-import { resetPassword } from '../modules/auth/auth.service.ts';
+import type { Role } from '../modules/accounts/accounts.service.ts';
+import { CliError, OpsError } from './cli-errors.ts';
 import { assertUsableFolder, pathProblem, PathError } from './paths.ts';
-import { keysCommand, KEYS_USAGE } from './keys.ts';
-import { backupCommand, BACKUP_USAGE, OpsError, restoreCommand } from './backup.ts';
-import { doctorCommand } from './doctor.ts';
-import { copyDbCommand, COPY_DB_USAGE } from './copy-db.ts';
+import { USAGE, usageOf } from './usage.ts';
 
-const USAGE = `Usage:
-  keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
-    (without --password it is asked for twice, hidden, or read from the first line of stdin)
-  keyward account reset-password --username <name> [--password <password>]
-    sets a new password and signs that account out everywhere (for a forgotten password)
-  keyward migrate
-${KEYS_USAGE}
-${BACKUP_USAGE}
-${COPY_DB_USAGE}
-  keyward doctor                 checks BASE_URL, https, TRUST_PROXY, the database, the secret and each service's Discord settings
-
-Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
+// Each command imports what it runs when it runs: loading the whole app (the database drivers, every module) took
+// most of a second, so `keyward --help` and a mistyped command paid for it before saying anything.
 
 /**
  * Which database a command works on, said on every run (stderr, so --json output stays clean): run without
@@ -97,6 +82,7 @@ function promptHidden(prompt: string): Promise<string> {
 async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
   announceDatabase(config);
+  const [{ migrate, openDatabase }, { createContext }] = await Promise.all([import('../db/database.ts'), import('../modules/state.ts')]);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let ctx: AppContext | undefined;
   try {
@@ -108,9 +94,6 @@ async function withContext<T>(run: (ctx: AppContext) => Promise<T>): Promise<T> 
   }
 }
 
-/** What the person must fix, said as one sentence (exit 1). */
-class CliError extends Error {}
-
 /** The CLI talks to a person: warnings and errors as plain lines on stderr, nothing else. */
 const cliLog: Log = {
   info: () => {},
@@ -119,27 +102,6 @@ const cliLog: Log = {
 };
 
 const HELP_FLAGS = new Set(['--help', '-h']);
-
-/**
- * The usage lines of one command (`keyward account create --help`): the lines of USAGE that start with the words
- * typed before the flag, with their indented continuation lines. Every command answers --help with its own usage
- * before any option is parsed, so a seller asking how to use one never meets "Unknown option".
- */
-function usageOf(words: string[]): string {
-  const lines = USAGE.split('\n');
-  for (let n = words.length; n > 0; n--) {
-    const prefix = `  keyward ${words.slice(0, n).join(' ')}`;
-    const picked: string[] = [];
-    let inside = false;
-    for (const line of lines) {
-      if (line.startsWith('  keyward ')) inside = line === prefix || line.startsWith(prefix + ' ');
-      else if (!line.startsWith('    ')) inside = false;
-      if (inside) picked.push(line);
-    }
-    if (picked.length) return `Usage:\n${picked.join('\n')}`;
-  }
-  return USAGE;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;
@@ -155,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'migrate') {
     const config = loadConfig();
     announceDatabase(config);
+    const { migrate, openDatabase } = await import('../db/database.ts');
     const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
       const applied = await migrate(database.db);
@@ -167,15 +130,18 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'backup' || command === 'restore') {
     const config = loadConfig();
     announceDatabase(config);
+    const { backupCommand, restoreCommand } = await import('./backup.ts');
     return command === 'backup' ? backupCommand(config, argv.slice(1)) : restoreCommand(config, argv.slice(1));
   }
-  if (command === 'doctor') return doctorCommand();
+  if (command === 'doctor') return (await import('./doctor.ts')).doctorCommand();
   if (command === 'copy-db') {
     const config = loadConfig();
     announceDatabase(config);
+    const { copyDbCommand } = await import('./copy-db.ts');
     return copyDbCommand(config, argv.slice(1));
   }
   if (command === 'keys') {
+    const { keysCommand } = await import('./keys.ts');
     const code = await keysCommand(withContext, argv.slice(1));
     if (code !== undefined) return code;
   }
@@ -196,6 +162,7 @@ async function main(argv: string[]): Promise<number> {
     }
     // A password typed as an argument lands in the shell history: without --password it is asked for.
     const password = values.password ?? (await readPassword());
+    const { createAccount, revealAccountKey } = await import('../modules/accounts/accounts.service.ts');
     const result = await withContext(async (ctx) => {
       const account = await createAccount(ctx, { username: values.username!, password, role: values.role as Role });
       return { id: account.id, username: account.username, accountKey: await revealAccountKey(ctx, account.id) };
@@ -218,6 +185,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const password = values.password ?? (await readPassword());
+    const { resetPassword } = await import('../modules/auth/auth.service.ts');
     const { endedSessions } = await withContext((ctx) => resetPassword(ctx, { username: values.username!, password }));
     console.log(
       `Set a new password for ${values.username}; ${endedSessions === 1 ? '1 session was' : `${endedSessions} sessions were`} signed out. ` +
