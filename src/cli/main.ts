@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { AppContext, Log } from '../context.ts';
 import type { Role } from '../modules/accounts/accounts.service.ts';
-import { CliError, OpsError } from './cli-errors.ts';
+import { OpsError } from './cli-errors.ts';
 import { assertUsableFolder, pathProblem, PathError } from './paths.ts';
 import { USAGE, usageOf } from './usage.ts';
 
@@ -40,7 +40,7 @@ async function readPassword(): Promise<string> {
   // On a terminal nobody sees what they typed: asked twice, so a typo does not become the password.
   const first = await promptHidden('Password: ');
   const second = await promptHidden('Password again: ');
-  if (first !== second) throw new CliError('the two passwords differ; nothing was changed. Run the command again.');
+  if (first !== second) throw new OpsError('the two passwords differ; nothing was changed. Run the command again.');
   return first;
 }
 
@@ -67,7 +67,7 @@ function promptHidden(prompt: string): Promise<string> {
     const onEnd = () => finish(null);
     const onData = (chunk: string) => {
       for (const char of chunk) {
-        if (char === '\u0003') return finish(new CliError('cancelled'));
+        if (char === '\u0003') return finish(new OpsError('cancelled'));
         if (char === '\r' || char === '\n') return finish(null);
         if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
         else typed += char;
@@ -208,13 +208,7 @@ main(process.argv.slice(2)).then(
     // Never a stack trace: what the person can fix is one sentence, and anything else is its message alone.
     const path = pathProblem(error);
     if (path) console.error(`keyward: ${path}`);
-    else if (
-      error instanceof ConfigError ||
-      error instanceof AppError ||
-      error instanceof OpsError ||
-      error instanceof CliError ||
-      error instanceof PathError
-    )
+    else if (error instanceof ConfigError || error instanceof AppError || error instanceof OpsError || error instanceof PathError)
       console.error(`keyward: ${error.message}`);
     else if (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
       console.error(`keyward: ${error.message}\n\n${USAGE}`);

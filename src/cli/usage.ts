@@ -1,23 +1,17 @@
 // The CLI's usage texts, apart from the commands' modules: `keyward --help` and a mistyped command answer without
 // loading the app (the commands import it when they run).
 
-export const KEYS_USAGE = `  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
-  keyward keys import --service <id or identifier> --format keyward-csv|keyward-json|luarmor [--skip-duplicates] FILE`;
-
-export const BACKUP_USAGE = `  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
-  keyward restore FILE [--force] puts a snapshot back; the server must be stopped`;
-
-export const COPY_DB_USAGE = `  keyward copy-db --to postgres://…   copies every table of the embedded SQLite database into an empty PostgreSQL one`;
-
 export const USAGE = `Usage:
   keyward account create --username <name> [--password <password>] [--role user|moderator|admin] [--json]
     (without --password it is asked for twice, hidden, or read from the first line of stdin)
   keyward account reset-password --username <name> [--password <password>]
     sets a new password and signs that account out everywhere (for a forgotten password)
   keyward migrate
-${KEYS_USAGE}
-${BACKUP_USAGE}
-${COPY_DB_USAGE}
+  keyward keys export --service <id or identifier> [--format csv|json] [--out FILE]
+  keyward keys import --service <id or identifier> --format keyward-csv|keyward-json|luarmor [--skip-duplicates] FILE
+  keyward backup --out FILE      a consistent snapshot while the server runs (SQLite), or pg_dump -Fc (PostgreSQL)
+  keyward restore FILE [--force] puts a snapshot back; the server must be stopped
+  keyward copy-db --to postgres://…   copies every table of the embedded SQLite database into an empty PostgreSQL one
   keyward doctor                 checks BASE_URL, https, TRUST_PROXY, the database, the secret and each service's Discord settings
 
 Uses the same settings as the server: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded SQLite), KEYWARD_SECRET.`;
