@@ -79,6 +79,17 @@ export type KeyRowEntry =
   | { type: 'active'; row: Awaited<ReturnType<typeof withHwids>>[number] }
   | { type: 'generated'; row: Awaited<ReturnType<typeof repo.generatedRowsByKey>>[number] };
 
+/**
+ * One walked row. A class, not an object literal, so that V8 never makes it straight in the old generation, where it
+ * would hold its young row alive until a full collection (LuarmorUser in luarmor.translate.ts says how).
+ */
+class WalkedRow<T extends KeyRowEntry['type'], R> {
+  constructor(
+    readonly type: T,
+    readonly row: R,
+  ) {}
+}
+
 /** What a walk of every matching key oldest first selects (the Luarmor API's user list, contract §23). */
 export interface OldestFirstQuery extends repo.ExactFilter {
   search?: string;
@@ -138,7 +149,7 @@ export async function* walkKeyRowsOldestFirst(
     const takeActive =
       !a.done &&
       (g.done || a.value.createdAt < g.value.createdAt || (a.value.createdAt === g.value.createdAt && a.value.key < g.value.key));
-    const entry: KeyRowEntry = takeActive ? { type: 'active', row: a.value! } : { type: 'generated', row: g.value! };
+    const entry: KeyRowEntry = takeActive ? new WalkedRow('active', a.value!) : new WalkedRow('generated', g.value!);
     if (takeActive) a = await active.next();
     else g = await generated.next();
     if (index++ >= query.from) yield entry;
