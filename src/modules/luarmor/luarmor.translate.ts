@@ -44,8 +44,9 @@ const keyDays = (entry: KeyRowEntry) => (entry.type === 'generated' ? entry.row.
  * A class, not an object literal, for the streamed user list (contract §28: a million users in bounded memory). V8
  * gives each object literal an allocation site, and when most of a site's objects outlive a young-generation collection
  * it may make the site's later objects straight in the old generation. There each record held its young row alive
- * until a full collection: listing 300,000 users grew the heap by 130 MB in about half of the runs. An object made by
- * `new` has no allocation site (docs/benchmarks.md, the fifth round's twelfth session).
+ * until a full collection: listing 300,000 users grew the heap by 124–145 MB in about a third of the runs. An object
+ * made by `new` has no allocation site (docs/benchmarks.md, the fifth round's twelfth session). Its fields are declared
+ * in Luarmor's order, which is the order JSON writes them in.
  */
 class LuarmorUser {
   readonly user_key: string;
