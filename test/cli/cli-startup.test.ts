@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../helpers/app.ts';
 import { runKeyward } from '../helpers/cli.ts';
 
@@ -22,6 +22,7 @@ process.on('exit', () => {
 });
 `,
 );
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function loadedBy(args: string[]) {
   const run = await runKeyward(args, {
