@@ -1,12 +1,22 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, statusOf, type ErrorBody, type ErrorCode } from '../errors.ts';
 import { describeValidationError } from './validation.ts';
 
-function send(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, message: string, extras: Partial<ErrorBody> = {}) {
-  const body: ErrorBody = { success: false, error: message, code, ...extras, requestId: request.id };
-  if (extras.retryAfter !== undefined) reply.header('retry-after', String(extras.retryAfter));
-  return reply.status(statusOf(code)).type('application/json; charset=utf-8').send(body);
+function send(reply: FastifyReply, answer: ErrorAnswer) {
+  if (answer.body.retryAfter !== undefined) reply.header('retry-after', String(answer.body.retryAfter));
+  return reply.status(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
+
+/** An error's answer: its status and the error envelope (contract §1). */
+export interface ErrorAnswer {
+  status: number;
+  body: ErrorBody;
+}
+
+const answer = (requestId: string, code: ErrorCode, message: string, extras: Partial<ErrorBody> = {}): ErrorAnswer => ({
+  status: statusOf(code),
+  body: { success: false, error: message, code, ...extras, requestId },
+});
 
 /** Framework errors a client caused, by Fastify's code. Everything unknown is a 500 with a generic sentence. */
 const FRAMEWORK: Record<string, [ErrorCode, string, string?]> = {
@@ -52,37 +62,44 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(cause, depth + 1);
 }
 
+/**
+ * What any error thrown while answering a request becomes, logged as it deserves: the one place that decides the error
+ * envelope, for Fastify's routes and the hot lane's (plugins/hot-lane.ts) alike.
+ */
+export function errorAnswer(error: unknown, requestId: string, log: FastifyBaseLogger): ErrorAnswer {
+  if (error instanceof AppError) {
+    if (error.status >= 500) log.error({ err: error }, error.message);
+    return answer(requestId, error.code, error.message, error.extras);
+  }
+  const framework = error as FastifyError;
+  if (framework.validation) {
+    const { field, message } = describeValidationError(framework.validation, framework.validationContext ?? 'body');
+    return answer(requestId, 'VALIDATION_ERROR', message, { field });
+  }
+  const known = framework.code ? FRAMEWORK[framework.code] : undefined;
+  if (known) {
+    const [code, message, field] = known;
+    return answer(requestId, code, message, field ? { field } : {});
+  }
+  if (framework.statusCode === 429) return answer(requestId, 'RATE_LIMITED', 'Too many requests, slow down');
+  if (framework.statusCode && framework.statusCode >= 400 && framework.statusCode < 500) {
+    log.warn({ err: error }, 'client error without a mapping');
+    return answer(requestId, 'VALIDATION_ERROR', 'The request is malformed');
+  }
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ err: error }, 'database unavailable');
+    return answer(requestId, 'UNAVAILABLE', 'The service is briefly unavailable; try again shortly', {
+      retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS,
+    });
+  }
+  log.error({ err: error }, 'unhandled error');
+  return answer(requestId, 'INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in the logs');
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return send(reply, request, error.code, error.message, error.extras);
-    }
-    if (error.validation) {
-      const { field, message } = describeValidationError(error.validation, error.validationContext ?? 'body');
-      return send(reply, request, 'VALIDATION_ERROR', message, { field });
-    }
-    const known = error.code ? FRAMEWORK[error.code] : undefined;
-    if (known) {
-      const [code, message, field] = known;
-      return send(reply, request, code, message, field ? { field } : {});
-    }
-    if (error.statusCode === 429) return send(reply, request, 'RATE_LIMITED', 'Too many requests, slow down');
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      request.log.warn({ err: error }, 'client error without a mapping');
-      return send(reply, request, 'VALIDATION_ERROR', 'The request is malformed');
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return send(reply, request, 'UNAVAILABLE', 'The service is briefly unavailable; try again shortly', {
-        retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS,
-      });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return send(reply, request, 'INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in the logs');
-  });
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => send(reply, errorAnswer(error, request.id, request.log)));
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, request, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    send(reply, answer(request.id, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`)),
   );
 }
