@@ -102,27 +102,45 @@ type Count = (key: string, now: number) => Window | Promise<Window>;
 /**
  * The client budget: the hot path of every executor call, so a counter and three headers rather than the plugin's
  * promise chain (bench/cpu-cost.ts: about a sixth of a validation's CPU). Same answers as the plugin gives the other
- * kinds: RateLimit-* headers, 429 with Retry-After.
+ * kinds: RateLimit-* headers, 429 with Retry-After. Spent by the client routes' hook below and by the hot lane
+ * (plugins/hot-lane.ts), so both count one budget and answer alike.
  */
-function clientLimiter(ctx: AppContext, max: number, count: Count) {
-  const limit = String(max);
-  const answer = (reply: FastifyReply, now: number, { count, resetAt }: Window): AppError | undefined => {
-    const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    reply
-      .header('ratelimit-limit', limit)
-      .header('ratelimit-remaining', Math.max(0, max - count))
-      .header('ratelimit-reset', resetSeconds);
-    if (count <= max) return undefined;
-    reply.header('retry-after', resetSeconds);
+export class ClientBudget {
+  private readonly limit: string;
+
+  constructor(
+    private readonly max: number,
+    private readonly count: Count,
+  ) {
+    this.limit = String(max);
+  }
+
+  /** Counts one call of the address to the target (a service id); the window as it stands after it. */
+  spend(ip: string, target: string, now: number): Window | Promise<Window> {
+    return this.count(`client:${addressKey(ip)}:${target}`, now);
+  }
+
+  /** The headers the answer carries, with the refusal once the window is spent (then with Retry-After too). */
+  judge(window: Window, now: number, header: (name: string, value: string | number) => void): AppError | undefined {
+    const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+    header('ratelimit-limit', this.limit);
+    header('ratelimit-remaining', Math.max(0, this.max - window.count));
+    header('ratelimit-reset', resetSeconds);
+    if (window.count <= this.max) return undefined;
+    header('retry-after', resetSeconds);
     return new AppError('RATE_LIMITED', `Too many requests; try again in ${resetSeconds} seconds`, { retryAfter: resetSeconds });
-  };
+  }
+}
+
+/** The client routes' hook: callback style, synchronous when the service is cached and the count local (no promise per call). */
+function clientLimiter(ctx: AppContext, budget: ClientBudget) {
   const spend = (request: FastifyRequest, reply: FastifyReply, target: string, done: HookHandlerDoneFunction) => {
     const now = Date.now();
-    const counted = count(`client:${addressKey(request.ip)}:${target}`, now);
-    if (!(counted instanceof Promise)) return done(answer(reply, now, counted));
-    counted.then((window) => done(answer(reply, now, window)), done);
+    const header = (name: string, value: string | number) => void reply.header(name, value);
+    const counted = budget.spend(request.ip, target, now);
+    if (!(counted instanceof Promise)) return done(budget.judge(counted, now, header));
+    counted.then((window) => done(budget.judge(window, now, header)), done);
   };
-  // Callback style, synchronous when the service is cached and the count local: no promise per executor call.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const target = clientTarget(ctx, request);
     if (typeof target === 'string') return spend(request, reply, target, done);
@@ -184,7 +202,8 @@ const REDIS_NAMESPACE = 'keyward:rl:';
  * own store (a key could then spend 600 a minute on every route). With REDIS_URL the counters are
  * shared by every instance.
  */
-export async function installRateLimits(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function installRateLimits(app: FastifyInstance, ctx: AppContext): Promise<ClientBudget | null> {
+  let budget: ClientBudget | null = null;
   const perMinute: Record<LimitKind, number> = {
     client: ctx.config.rateLimit.clientPerMinute,
     api: ctx.config.rateLimit.apiPerMinute,
@@ -210,7 +229,8 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     if (perMinute[kind] <= 0) continue;
     if (kind === 'client') {
       const local = new WindowCounter();
-      limiters.set(kind, clientLimiter(ctx, perMinute[kind], ctx.redis ? sharedClientCount(ctx.redis) : (key, now) => local.hit(key, now)));
+      budget = new ClientBudget(perMinute[kind], ctx.redis ? sharedClientCount(ctx.redis) : (key, now) => local.hit(key, now));
+      limiters.set(kind, clientLimiter(ctx, budget));
     } else limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: WINDOW_MS, keyGenerator: keyFor[kind] }));
   }
   if (ctx.config.rateLimit.authFailuresPerMinute > 0) installAuthFailureBudget(app, ctx, ctx.config.rateLimit.authFailuresPerMinute);
@@ -223,6 +243,7 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
     const existing = route[hook];
     route[hook] = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), limiter] as never;
   });
+  return budget;
 }
 
 /**
