@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { RequestListener } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import cookie from '@fastify/cookie';
 import type { Config } from './config.ts';
@@ -14,7 +15,8 @@ import type { Clock } from './lib/time.ts';
 import { ajvOptions, rejectUnstorableText } from './plugins/validation.ts';
 import { installErrorHandlers } from './plugins/errors.ts';
 import { installAuth } from './plugins/auth.ts';
-import { installRateLimits } from './plugins/rate-limit.ts';
+import { installRateLimits, type ClientBudget } from './plugins/rate-limit.ts';
+import { HotLane } from './plugins/hot-lane.ts';
 import { installDocs } from './plugins/docs.ts';
 import { installMetrics } from './plugins/metrics.ts';
 import { modules } from './modules/index.ts';
@@ -36,6 +38,7 @@ export interface BuildOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    hotLane: HotLane;
   }
 }
 
@@ -90,6 +93,28 @@ const PRETTY_LOG = {
 };
 
 const CLOSING_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The hot lane (plugins/hot-lane.ts) listens in Fastify's place and hands it what it does not answer. It stays out
+ * while request lines are logged (Fastify writes them) or metrics are counted (an onResponse hook counts them).
+ */
+function installHotLane(app: App, ctx: AppContext, budget: ClientBudget | null, closing: () => boolean): void {
+  const [fastify] = app.server.listeners('request') as RequestListener[];
+  // Without a logger (tests pass `false`) Fastify's stand-in has no isLevelEnabled, and logs nothing.
+  const log = app.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+  const logsRequests = log.isLevelEnabled?.('info') ?? false;
+  const lane = new HotLane({
+    fastify: fastify!,
+    budget,
+    log: app.log,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
+    open: () => !closing(),
+    enabled: !logsRequests && !ctx.config.metrics.enabled,
+  });
+  app.server.removeListener('request', fastify!);
+  app.server.on('request', lane.dispatch);
+  app.decorate('hotLane', lane);
+}
 
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
@@ -205,7 +230,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Cookies are read only where a session can be (lib/cookies.ts), not parsed on every executor call.
   await app.register(cookie, { hook: false });
   installAuth(app, ctx);
-  await installRateLimits(app, ctx);
+  const budget = await installRateLimits(app, ctx);
+  installHotLane(app, ctx, budget, () => closing);
   await installDocs(app, ctx);
   installMetrics(app, ctx);
   for (const { plugin, prefix } of modules) await app.register(plugin, { prefix });

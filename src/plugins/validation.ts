@@ -91,7 +91,7 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * Inside an object that is not plain JSON (an uploaded script's code, decoded by its own parser into byte
  * chunks) the object's own path is the field: the sender wrote `code`, not `code.chunks.3`.
  */
-function unstorableAt(value: unknown, path: string, depth = 0): string | null {
+export function unstorableAt(value: unknown, path: string, depth = 0): string | null {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
   if (value === null || typeof value !== 'object' || depth > 32) return null;
   // Decoded text as UTF-8 bytes: only a NUL byte matters (a lone surrogate was already replaced while

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import injectRequest, { type InjectOptions } from 'light-my-request';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
@@ -40,7 +41,16 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const clock = new TestClock();
   const app = await buildApp({ config, database: database.handle, clock: clock.read, logger: false });
   await app.ready();
+  throughHotLane(app);
   return { app, ctx: app.ctx, clock, database, config };
+}
+
+/**
+ * Tests' requests reach the app as a client's do: through the server's listener, where the hot lane answers what it
+ * can (plugins/hot-lane.ts) and hands Fastify the rest. Fastify's own inject would skip the lane.
+ */
+export function throughHotLane(app: App): void {
+  app.inject = ((options: InjectOptions) => injectRequest(app.hotLane.dispatch, options)) as App['inject'];
 }
 
 /** Starts one app for the whole file and closes it (and drops its database) afterwards. */
@@ -65,5 +75,6 @@ export function useTestApp(env: Record<string, string> | (() => Record<string, s
 export async function anotherInstance(first: TestApp, config: Config = first.config): Promise<App> {
   const app = await buildApp({ config, database: first.database.handle, clock: first.clock.read, logger: false });
   await app.ready();
+  throughHotLane(app);
   return app;
 }

@@ -84,15 +84,29 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
   });
   // Not async: a heartbeat answered at once goes back as a plain value, which Fastify sends without a promise.
   const alive = <T>(data: T) => ({ success: true as const, data });
-  const beat = (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => {
+  const beat = (request: { params: { service: string; sessionId: string } }) => {
     const answer = sessions.heartbeat(ctx, request.params.service, request.params.sessionId);
     return answer instanceof Promise ? answer.then(alive) : alive(answer);
   };
+  const HEARTBEAT = '/public/sessions/:service/:sessionId/heartbeat';
+  const beatRoute = (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => beat(request);
   await app.register(async (bodiless) => {
     readNoBody(bodiless);
-    bodiless.post('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session'), beat);
-    bodiless.get('/public/sessions/:service/:sessionId/heartbeat', heartbeatSchema('Heartbeat a live session (GET form)'), beat);
+    bodiless.post(HEARTBEAT, heartbeatSchema('Heartbeat a live session'), beatRoute);
+    bodiless.get(HEARTBEAT, heartbeatSchema('Heartbeat a live session (GET form)'), beatRoute);
   });
+  // The heartbeat is the call every running script repeats: the hot lane answers it when it can (plugins/hot-lane.ts).
+  for (const method of ['POST', 'GET'] as const) {
+    const { schema } = heartbeatSchema('');
+    app.hotLane.add<{ service: string; sessionId: string }, never>({
+      method,
+      url: `${app.prefix}${HEARTBEAT}`,
+      params: schema.params,
+      response: schema.response,
+      target: (request) => ctx.services.peek(request.params.service)?.id,
+      handle: beat,
+    });
+  }
 
   const endSchema = (summary: string) => ({
     config: client,

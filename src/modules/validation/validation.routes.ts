@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Responses } from '../../schemas.ts';
 import { serviceForClient } from '../services/services.service.ts';
@@ -8,6 +9,8 @@ import { validateKey, type ClientRun, type Verdict } from './validation.service.
 import { executorOf } from '../../lib/executor.ts';
 import { hwidFrom, ValidateInput, VerdictSchema } from './validation.schemas.ts';
 
+type Input = { service: string; key?: string; hwid?: string; nonce?: string; sig?: unknown; executor?: string };
+
 export default async function validationRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
@@ -16,10 +19,7 @@ export default async function validationRoutes(fastify: FastifyInstance) {
 
   // A key validated in a loop is answered without a promise (Fastify sends a plain return value at once).
   const envelope = <T extends Verdict>(data: T) => ({ success: true as const, data });
-  const handle = (
-    request: FastifyRequest,
-    input: { service: string; key?: string; hwid?: string; nonce?: string; sig?: unknown; executor?: string },
-  ) => {
+  const handle = (request: { headers: IncomingHttpHeaders }, input: Input) => {
     const credentials = {
       key: input.key,
       hwid: hwidFrom(request, input.hwid, ctx.config.hwidHeaders),
@@ -42,6 +42,16 @@ export default async function validationRoutes(fastify: FastifyInstance) {
     return envelope({ ...verdict, ...(await signVerdict(ctx, serviceId, { ...credentials, ...how }, verdict)) });
   };
 
+  // Every script run validates: the hot lane answers the GET form when it can (plugins/hot-lane.ts). A signed answer
+  // (nonce) and an uncached service are left to the route below.
+  app.hotLane.add<never, Input>({
+    method: 'GET',
+    url: `${app.prefix}/keys/validate`,
+    querystring: ValidateInput,
+    response: schema.response,
+    target: ({ query }) => (query.nonce === undefined ? ctx.services.peek(query.service)?.id : undefined),
+    handle: (request) => handle(request, request.query),
+  });
   app.get(
     '/keys/validate',
     {

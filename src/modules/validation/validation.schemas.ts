@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import { NullableTime } from '../../schemas.ts';
 import { Nonce, SignatureFields, SignatureVersion } from '../signing/signing.schemas.ts';
@@ -55,7 +55,11 @@ export const VerdictSchema = Type.Object({
 });
 
 /** The HWID from the request field, else from the first executor fingerprint header with a usable value. */
-export function hwidFrom(request: FastifyRequest, field: string | undefined, headers: readonly string[]): string | undefined {
+export function hwidFrom(
+  request: { headers: IncomingHttpHeaders },
+  field: string | undefined,
+  headers: readonly string[],
+): string | undefined {
   if (field) return field;
   for (const name of headers) {
     const value = request.headers[name];

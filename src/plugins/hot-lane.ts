@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { TSchema } from 'typebox';
+import AjvCompiler from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import proxyAddr from '@fastify/proxy-addr';
+import querystring from 'fast-querystring';
+import { errorAnswer } from './errors.ts';
+import type { ClientBudget } from './rate-limit.ts';
+import { ajvOptions, unstorableAt } from './validation.ts';
+
+/** What a hot route is given, as its Fastify route would see it once validated. */
+export interface HotRequest<Params = Record<string, string>, Query = Record<string, unknown>> {
+  /** As the route's `params` schema accepted them. */
+  params: Params;
+  /** As the route's `querystring` schema accepted it. */
+  query: Query;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * A route the lane may answer. It is also a Fastify route (same method, URL and schemas), which answers every request
+ * the lane leaves: the lane only ever takes a request whose answer the route's handler decides.
+ */
+export interface HotRoute<Params = Record<string, string>, Query = Record<string, unknown>> {
+  method: 'GET' | 'POST';
+  /** The Fastify route's URL with its prefix, `:name` for a parameter. */
+  url: string;
+  params?: TSchema;
+  querystring?: TSchema;
+  /** The Fastify route's `response` schemas: the lane serializes with the same ones. */
+  response: Record<string, TSchema>;
+  /**
+   * The service whose client budget the call spends, when it is known at once (its row is cached); undefined leaves
+   * the request to Fastify, which looks the service up.
+   */
+  target(request: HotRequest<Params, Query>): string | undefined;
+  /** The route's handler: the payload it answers with (or a promise of it); what it throws is answered as an error. */
+  handle(request: HotRequest<Params, Query>): unknown;
+}
+
+interface Compiled {
+  route: HotRoute;
+  pattern: RegExp;
+  names: string[];
+  validParams?: (value: unknown) => boolean;
+  validQuery?: (value: unknown) => boolean;
+  serializers: Map<string, (payload: unknown) => string>;
+}
+
+// find-my-way refuses longer parameters (a 404); the lane leaves them to it.
+const MAX_PARAM_LENGTH = 100;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The executor's hottest calls (a heartbeat, a validation) answered in front of Fastify's request pipeline, which
+ * costs more than the calls' own work: a heartbeat took a third less CPU here (docs/benchmarks.md, thirteenth session).
+ * The lane does what Fastify's route would, through the same pieces: the route's schemas (compiled as Fastify compiles
+ * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
+ * Whatever is not the common case goes to Fastify untouched, before the lane has counted or done anything: an unknown
+ * method or path, a percent-encoded path, a query the schema refuses or that holds text the databases cannot store, a
+ * service not yet cached, a server shutting down, request lines being logged (LOG_LEVEL info or below), metrics on.
+ */
+export class HotLane {
+  private readonly byMethod = new Map<string, Compiled[]>();
+  private readonly compileValidator = AjvCompiler()({}, ajvOptions as never);
+  private readonly compileSerializer = SerializerSelector()({}, {});
+  private readonly ipOf: (request: IncomingMessage) => string | undefined;
+  /** How many requests the lane answered itself: what shows it took the calls it should (tests, benchmarks). */
+  answered = 0;
+
+  constructor(
+    private readonly deps: {
+      /** Fastify's own request listener: every request the lane leaves. */
+      fastify: RequestListener;
+      budget: ClientBudget | null;
+      log: FastifyBaseLogger;
+      trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
+      /** False while the server shuts down (Fastify answers 503). */
+      open: () => boolean;
+      /** False while request lines are logged or metrics counted: Fastify's hooks do those. */
+      enabled: boolean;
+    },
+  ) {
+    const trust = deps.trustProxy;
+    // As Fastify's request.ip reads it (fastify/lib/request.js).
+    if (trust === false) this.ipOf = (request) => request.socket.remoteAddress;
+    else {
+      const allows = typeof trust === 'function' ? trust : trust === true ? () => true : proxyAddr.compile(trust);
+      this.ipOf = (request) => proxyAddr(request, allows);
+    }
+  }
+
+  add<Params, Query>(typed: HotRoute<Params, Query>): void {
+    // The schemas checked the shapes before the route sees them.
+    const route = typed as unknown as HotRoute;
+    const names: string[] = [];
+    const source = route.url
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(segment.slice(1));
+        return `([^/?;#%]{1,${MAX_PARAM_LENGTH}})`;
+      })
+      .join('/');
+    const compiled: Compiled = {
+      route,
+      // A trailing slash, a `;` or `#` and percent-encoded paths are read by find-my-way's own rules: left to it.
+      pattern: new RegExp(`^${source}(?:\\?([^;#]*))?$`),
+      names,
+      serializers: new Map(),
+    };
+    if (route.params)
+      compiled.validParams = this.compileValidator({ schema: route.params, method: route.method, url: route.url, httpPart: 'params' });
+    if (route.querystring)
+      compiled.validQuery = this.compileValidator({
+        schema: route.querystring,
+        method: route.method,
+        url: route.url,
+        httpPart: 'querystring',
+      });
+    for (const [status, schema] of Object.entries(route.response))
+      compiled.serializers.set(status, this.compileSerializer({ schema, method: route.method, url: route.url, httpStatus: status }));
+    const list = this.byMethod.get(route.method) ?? [];
+    list.push(compiled);
+    this.byMethod.set(route.method, list);
+  }
+
+  /** Fastify's listener, which answers every request the lane leaves. */
+  get behind(): RequestListener {
+    return this.deps.fastify;
+  }
+
+  /** The server's request listener: the lane's answer, or Fastify's. */
+  readonly dispatch: RequestListener = (request, response) => {
+    if (!this.take(request, response)) this.deps.fastify(request, response);
+  };
+
+  private take(request: IncomingMessage, response: ServerResponse): boolean {
+    const routes = this.deps.enabled ? this.byMethod.get(request.method ?? '') : undefined;
+    if (!routes || !this.deps.open()) return false;
+    const url = request.url ?? '';
+    for (const compiled of routes) {
+      const match = compiled.pattern.exec(url);
+      if (match) return this.answer(compiled, match, request, response);
+    }
+    return false;
+  }
+
+  private answer(compiled: Compiled, match: RegExpExecArray, request: IncomingMessage, response: ServerResponse): boolean {
+    const params: Record<string, string> = {};
+    compiled.names.forEach((name, i) => (params[name] = match[i + 1]!));
+    if (compiled.validParams && !compiled.validParams(params)) return false;
+    const raw = match[compiled.names.length + 1];
+    const query = (raw ? querystring.parse(raw) : {}) as Record<string, unknown>;
+    if (raw?.includes('%') && unstorableAt(query, '') !== null) return false;
+    if (compiled.validQuery && !compiled.validQuery(query)) return false;
+    const hot: HotRequest = { params, query, headers: request.headers };
+    const target = compiled.route.target(hot);
+    if (target === undefined) return false;
+
+    // From here the lane answers: the budget is spent.
+    this.answered++;
+    const requestId = randomUUID();
+    const headers: OutgoingHttpHeaders = { 'x-request-id': requestId };
+    const { budget } = this.deps;
+    if (!budget) {
+      this.run(compiled, hot, headers, requestId, response);
+      return true;
+    }
+    const now = Date.now();
+    const judged = (window: { count: number; resetAt: number }) => {
+      const refused = budget.judge(window, now, (name, value) => (headers[name] = String(value)));
+      if (refused) this.fail(compiled, refused, headers, requestId, response);
+      else this.run(compiled, hot, headers, requestId, response);
+    };
+    const counted = budget.spend(this.ipOf(request) ?? '', target, now);
+    if (counted instanceof Promise) counted.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
+    else judged(counted);
+    return true;
+  }
+
+  private run(compiled: Compiled, hot: HotRequest, headers: OutgoingHttpHeaders, requestId: string, response: ServerResponse): void {
+    let payload: unknown;
+    try {
+      payload = compiled.route.handle(hot);
+    } catch (err) {
+      return this.fail(compiled, err, headers, requestId, response);
+    }
+    if (payload instanceof Promise)
+      payload.then(
+        (resolved: unknown) => this.send(compiled, 200, resolved, headers, response),
+        (err: unknown) => this.fail(compiled, err, headers, requestId, response),
+      );
+    else this.send(compiled, 200, payload, headers, response);
+  }
+
+  private fail(compiled: Compiled, err: unknown, headers: OutgoingHttpHeaders, requestId: string, response: ServerResponse): void {
+    const { status, body } = errorAnswer(err, requestId, this.deps.log.child({ reqId: requestId }));
+    if (body.retryAfter !== undefined) headers['retry-after'] = String(body.retryAfter);
+    this.send(compiled, status, body, headers, response);
+  }
+
+  /** As Fastify's reply: the schema for the status (exact, then `4xx`, then `default`), else JSON. */
+  private send(compiled: Compiled, status: number, payload: unknown, headers: OutgoingHttpHeaders, response: ServerResponse): void {
+    const code = String(status);
+    const serialize = compiled.serializers.get(code) ?? compiled.serializers.get(`${code[0]}xx`) ?? compiled.serializers.get('default');
+    let body: string;
+    try {
+      body = serialize ? serialize(payload) : JSON.stringify(payload);
+    } catch (err) {
+      // An answer its schema cannot carry is our bug: a 500 in the envelope, as Fastify's serializer error gives.
+      const requestId = String(headers['x-request-id']);
+      const failed = errorAnswer(err, requestId, this.deps.log.child({ reqId: requestId }));
+      return this.write(failed.status, JSON.stringify(failed.body), headers, response);
+    }
+    this.write(status, body, headers, response);
+  }
+
+  private write(status: number, body: string, headers: OutgoingHttpHeaders, response: ServerResponse): void {
+    headers['content-type'] = JSON_TYPE;
+    headers['content-length'] = String(Buffer.byteLength(body));
+    response.writeHead(status, headers);
+    response.end(body);
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import injectRequest, { type InjectOptions, type Response } from 'light-my-request';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { TEST_SECRET, useTestApp } from '../helpers/app.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
+import { openSession, sessionsOf } from '../sessions/session-helpers.ts';
+
+// The hot lane (plugins/hot-lane.ts) answers heartbeats and validations in front of Fastify. Whatever it answers,
+// Fastify's route alone must answer the same; whatever it leaves, it must not have touched.
+const BUDGET = 40;
+const app = useTestApp({ RATE_LIMIT_CLIENT_PER_MINUTE: String(BUDGET) });
+
+// Differ by request or by the moment: the id, the date, and the budget (the second request spent one more).
+const PER_REQUEST = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'connection', 'keep-alive']);
+const comparable = (response: Response) => {
+  const { requestId: _id, ...body } = response.json() as Record<string, unknown>;
+  const headers = Object.entries(response.headers).filter(([name]) => !PER_REQUEST.has(name));
+  return { status: response.statusCode, headers: Object.fromEntries(headers.sort(([a], [b]) => a.localeCompare(b))), body };
+};
+
+let address = 0;
+/** The same request answered through the server's listener (the lane first) and by Fastify's route alone. */
+async function both(sent: InjectOptions) {
+  const { app: a } = app();
+  // Each case its own address, so no case spends another's budget.
+  const options = { remoteAddress: `10.9.0.${++address}`, ...sent };
+  const before = a.hotLane.answered;
+  const lane = await injectRequest(a.hotLane.dispatch, options);
+  const took = a.hotLane.answered - before;
+  const fastify = await injectRequest(a.hotLane.behind, options);
+  return { lane, fastify, took };
+}
+
+/** Asserts both answered alike, and that the lane's spend and Fastify's came from one budget. */
+function expectAlike(lane: Response, fastify: Response) {
+  expect(comparable(lane)).toEqual(comparable(fastify));
+  expect(lane.headers['x-request-id'] === undefined).toBe(fastify.headers['x-request-id'] === undefined);
+  if (lane.headers['ratelimit-remaining'] !== undefined)
+    expect(Number(fastify.headers['ratelimit-remaining'])).toBe(Number(lane.headers['ratelimit-remaining']) - 1);
+}
+
+async function liveSession(): Promise<{ s: SeededService; key: string; sessionId: string }> {
+  const t = app();
+  const s = await seedService(t.ctx);
+  const [key] = await generateKeys(t.app, s.serviceKey);
+  const sessionId = await openSession(t.app, s, { key, hwid: 'pc-lane' });
+  return { s, key: key!, sessionId };
+}
+
+describe('heartbeats', () => {
+  it('a live session: the lane answers 200 as the route does, by POST and by GET, from one budget', async () => {
+    const { s, sessionId } = await liveSession();
+    for (const method of ['POST', 'GET'] as const) {
+      const url = `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat`;
+      const { lane, fastify, took } = await both({
+        method,
+        url,
+        ...(method === 'POST' ? { payload: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
+      expect(took).toBe(1);
+      expect(lane.statusCode).toBe(200);
+      expect(lane.json().data.alive).toBe(true);
+      expect(lane.headers['ratelimit-limit']).toBe(String(BUDGET));
+      expectAlike(lane, fastify);
+    }
+  });
+
+  it('an ended session and an unknown one: the same 410 with its reason', async () => {
+    const t = app();
+    const { s, key, sessionId } = await liveSession();
+    expect((await sessionsOf(s).kill(t.app, { key })).status).toBe(200);
+    for (const id of [sessionId, 'no-such-session-0000000000']) {
+      const { lane, fastify, took } = await both({ method: 'POST', url: `/api/v1/public/sessions/${s.id}/${id}/heartbeat` });
+      expect(took).toBe(1);
+      expect(lane.statusCode).toBe(410);
+      expect(lane.json().code).toBe('SESSION_ENDED');
+      expectAlike(lane, fastify);
+    }
+  });
+
+  it('leaves to Fastify, untouched, what is not the common case', async () => {
+    const { s, sessionId } = await liveSession();
+    const cases = [
+      `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat/`, // trailing slash
+      `/api/v1/public/sessions/${s.id}/${encodeURIComponent(`${sessionId}\u0000`)}/heartbeat`, // percent-encoded
+      `/api/v1/public/sessions/${'s'.repeat(65)}/${sessionId}/heartbeat`, // refused by the schema
+      `/api/v1/public/sessions/${s.id}/${'x'.repeat(101)}/heartbeat`, // longer than the router takes
+      `/api/v1/public/sessions/no-such-service/${sessionId}/heartbeat`, // not cached: looked up by the route
+    ];
+    for (const url of cases) {
+      const { lane, fastify, took } = await both({ method: 'POST', url });
+      expect(took, url).toBe(0);
+      expect(lane.statusCode, url).toBe(fastify.statusCode);
+      expectAlike(lane, fastify);
+    }
+    const head = await both({ method: 'HEAD', url: `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat` });
+    expect(head.took).toBe(0);
+  });
+
+  it('a spent budget: the same 429, and the lane counted every call it answered', async () => {
+    const { s, sessionId } = await liveSession();
+    const { app: a } = app();
+    const url = `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat`;
+    const remoteAddress = '10.9.1.1';
+    for (let i = 0; i < BUDGET; i++)
+      expect((await injectRequest(a.hotLane.dispatch, { method: 'POST', url, remoteAddress })).statusCode).toBe(200);
+    const lane = await injectRequest(a.hotLane.dispatch, { method: 'POST', url, remoteAddress });
+    const fastify = await injectRequest(a.hotLane.behind, { method: 'POST', url, remoteAddress });
+    for (const answer of [lane, fastify]) {
+      expect(answer.statusCode).toBe(429);
+      expect(answer.json().code).toBe('RATE_LIMITED');
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+      expect(answer.headers['ratelimit-remaining']).toBe('0');
+    }
+    expect(Object.keys(lane.headers).sort()).toEqual(Object.keys(fastify.headers).sort());
+  });
+});
+
+describe('validations', () => {
+  const validate = (s: SeededService, query: Record<string, string>) =>
+    `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, ...query })}`;
+
+  it('valid, incorrect and HWID-locked keys: the lane answers the verdict as the route does', async () => {
+    const t = app();
+    const s = await seedService(t.ctx);
+    const [key] = await generateKeys(t.app, s.serviceKey);
+    // The route looks the service up once; from then on it is cached and the lane takes the calls.
+    await call(t.app, 'GET', validate(s, { key: 'nope', hwid: 'pc-1' }));
+    const queries: Array<Record<string, string>> = [
+      { key: key!, hwid: 'pc-1' },
+      { key: key!, hwid: 'pc-1', executor: 'Wave' },
+      { key: 'KEY-NOT-THERE', hwid: 'pc-1' },
+      { key: key!, hwid: 'pc-2' },
+      { key: key! },
+    ];
+    for (const query of queries) {
+      const { lane, fastify, took } = await both({ method: 'GET', url: validate(s, query) });
+      expect(took, JSON.stringify(query)).toBe(1);
+      expect(lane.statusCode).toBe(200);
+      expectAlike(lane, fastify);
+    }
+    const bound = await t.ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', key!).executeTakeFirstOrThrow();
+    expect(bound.hwid).toBe('pc-1');
+  });
+
+  it('leaves a signed validation, a refused query and text the databases cannot store to the route', async () => {
+    const t = app();
+    const s = await seedService(t.ctx);
+    const [key] = await generateKeys(t.app, s.serviceKey);
+    await call(t.app, 'GET', validate(s, { key: 'nope', hwid: 'pc-1' }));
+    const queries: Array<Record<string, string>> = [
+      { key: key!, hwid: 'pc-1', nonce: 'abcdefabcdefabcdef' },
+      { key: key!, hwid: 'x'.repeat(300) },
+      { key: key!, hwid: 'pc\u0000' },
+    ];
+    for (const query of queries) {
+      const { lane, fastify, took } = await both({ method: 'GET', url: validate(s, query) });
+      expect(took, JSON.stringify(query)).toBe(0);
+      expect(lane.statusCode).toBe(fastify.statusCode);
+      if (!query.nonce) expectAlike(lane, fastify);
+    }
+    // Nothing was bound by the requests the lane left: only the signed one (answered by the route) could have.
+    const row = await t.ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', key!).executeTakeFirstOrThrow();
+    expect(row.hwid).toBe('pc-1');
+  });
+});
+
+it('stays out while request lines are logged: Fastify writes them', async () => {
+  const database = await createTestDatabase();
+  const config = loadConfig({ KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test', ...database.env });
+  config.migrateOnStart = false;
+  const lines: string[] = [];
+  const logged = await buildApp({
+    config,
+    database: database.handle,
+    logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+  });
+  try {
+    await logged.ready();
+    const s = await seedService(logged.ctx);
+    const [key] = await generateKeys(logged, s.serviceKey);
+    const sessionId = await openSession(logged, s, { key, hwid: 'pc-log' });
+    const url = `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat`;
+    const answer = await injectRequest(logged.hotLane.dispatch, { method: 'POST', url });
+    expect(answer.statusCode).toBe(200);
+    expect(logged.hotLane.answered).toBe(0);
+    expect(lines.some((line) => line.includes('request completed') && line.includes(answer.headers['x-request-id'] as string))).toBe(true);
+  } finally {
+    await logged.close();
+    await database.drop();
+  }
+});
