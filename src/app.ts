@@ -93,6 +93,8 @@ const PRETTY_LOG = {
 };
 
 const CLOSING_RETRY_AFTER_SECONDS = 5;
+/** Every answer's X-Request-Id, whichever edge gives it. */
+const newRequestId = () => randomUUID();
 
 /**
  * The hot lane (plugins/hot-lane.ts) listens in Fastify's place and hands it what it does not answer. It stays out
@@ -105,7 +107,9 @@ function installHotLane(app: App, ctx: AppContext, budget: ClientBudget | null, 
   const logsRequests = log.isLevelEnabled?.('info') ?? false;
   const lane = new HotLane({
     fastify: fastify!,
+    ctx,
     budget,
+    requestId: newRequestId,
     log: app.log,
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     open: () => !closing(),
@@ -129,7 +133,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     ),
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => randomUUID(),
+    genReqId: newRequestId,
     childLoggerFactory: lazyChildLoggerFactory,
     ...timeouts(timeoutMs),
     ajv: ajvOptions,

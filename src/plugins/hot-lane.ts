@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TSchema } from 'typebox';
@@ -7,7 +6,8 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import proxyAddr from '@fastify/proxy-addr';
 import querystring from 'fast-querystring';
 import { errorAnswer } from './errors.ts';
-import type { ClientBudget } from './rate-limit.ts';
+import type { AppContext } from '../context.ts';
+import { clientTarget, type ClientBudget } from './rate-limit.ts';
 import { ajvOptions, unstorableAt } from './validation.ts';
 
 /** What a hot route is given, as its Fastify route would see it once validated. */
@@ -31,11 +31,6 @@ export interface HotRoute<Params = Record<string, string>, Query = Record<string
   querystring?: TSchema;
   /** The Fastify route's `response` schemas: the lane serializes with the same ones. */
   response: Record<string, TSchema>;
-  /**
-   * The service whose client budget the call spends, when it is known at once (its row is cached); undefined leaves
-   * the request to Fastify, which looks the service up.
-   */
-  target(request: HotRequest<Params, Query>): string | undefined;
   /** The route's handler: the payload it answers with (or a promise of it); what it throws is answered as an error. */
   handle(request: HotRequest<Params, Query>): unknown;
 }
@@ -60,7 +55,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
  * Whatever is not the common case goes to Fastify untouched, before the lane has counted or done anything: an unknown
  * method or path, a percent-encoded path, a query the schema refuses or that holds text the databases cannot store, a
- * service not yet cached, a server shutting down, request lines being logged (LOG_LEVEL info or below), metrics on.
+ * service not yet cached (with a budget to spend), a server shutting down, request lines being logged (LOG_LEVEL info
+ * or below), metrics on.
  */
 export class HotLane {
   private readonly byMethod = new Map<string, Compiled[]>();
@@ -74,7 +70,10 @@ export class HotLane {
     private readonly deps: {
       /** Fastify's own request listener: every request the lane leaves. */
       fastify: RequestListener;
+      ctx: AppContext;
       budget: ClientBudget | null;
+      /** The request ids Fastify gives (its genReqId). */
+      requestId: () => string;
       log: FastifyBaseLogger;
       trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
       /** False while the server shuts down (Fastify answers 503). */
@@ -157,12 +156,13 @@ export class HotLane {
     if (raw?.includes('%') && unstorableAt(query, '') !== null) return false;
     if (compiled.validQuery && !compiled.validQuery(query)) return false;
     const hot: HotRequest = { params, query, headers: request.headers };
-    const target = compiled.route.target(hot);
-    if (target === undefined) return false;
+    // The budget the route's hook would spend; a service not yet cached is looked up by the route itself.
+    const target = this.deps.budget ? clientTarget(this.deps.ctx, hot) : '';
+    if (typeof target !== 'string') return false;
 
     // From here the lane answers: the budget is spent.
     this.answered++;
-    const requestId = randomUUID();
+    const requestId = this.deps.requestId();
     const headers: OutgoingHttpHeaders = { 'x-request-id': requestId };
     const { budget } = this.deps;
     if (!budget) {

@@ -26,7 +26,7 @@ declare module 'fastify' {
  * makes next (cached per instance). Every name that resolves to nothing shares one budget, so inventing
  * names buys no extra requests.
  */
-function clientTarget(ctx: AppContext, request: FastifyRequest): string | Promise<string> {
+export function clientTarget(ctx: AppContext, request: { params?: unknown; query?: unknown; body?: unknown }): string | Promise<string> {
   const sources = [request.params, request.query, request.body] as Array<Record<string, unknown> | undefined>;
   for (const source of sources) {
     if (!source || typeof source !== 'object') continue;

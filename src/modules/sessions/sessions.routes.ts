@@ -103,7 +103,6 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
       url: `${app.prefix}${HEARTBEAT}`,
       params: schema.params,
       response: schema.response,
-      target: (request) => ctx.services.peek(request.params.service)?.id,
       handle: beat,
     });
   }

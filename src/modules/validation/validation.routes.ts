@@ -42,14 +42,12 @@ export default async function validationRoutes(fastify: FastifyInstance) {
     return envelope({ ...verdict, ...(await signVerdict(ctx, serviceId, { ...credentials, ...how }, verdict)) });
   };
 
-  // Every script run validates: the hot lane answers the GET form when it can (plugins/hot-lane.ts). A signed answer
-  // (nonce) and an uncached service are left to the route below.
+  // Every script run validates: the hot lane answers the GET form when it can (plugins/hot-lane.ts).
   app.hotLane.add<never, Input>({
     method: 'GET',
     url: `${app.prefix}/keys/validate`,
     querystring: ValidateInput,
     response: schema.response,
-    target: ({ query }) => (query.nonce === undefined ? ctx.services.peek(query.service)?.id : undefined),
     handle: (request) => handle(request, request.query),
   });
   app.get(
