@@ -50,7 +50,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The executor's hottest calls (a heartbeat, a validation) answered in front of Fastify's request pipeline, which
- * costs more than the calls' own work: a heartbeat took a third less CPU here (docs/benchmarks.md, thirteenth session).
+ * costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU (docs/benchmarks.md, thirteenth
+ * session).
  * The lane does what Fastify's route would, through the same pieces: the route's schemas (compiled as Fastify compiles
  * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
  * Whatever is not the common case goes to Fastify untouched, before the lane has counted or done anything: an unknown
@@ -63,7 +64,7 @@ export class HotLane {
   private readonly compileValidator = AjvCompiler()({}, ajvOptions as never);
   private readonly compileSerializer = SerializerSelector()({}, {});
   private readonly ipOf: (request: IncomingMessage) => string | undefined;
-  /** How many requests the lane answered itself: what shows it took the calls it should (tests, benchmarks). */
+  /** How many requests the lane answered itself: what shows the tests it took the calls it should. */
   answered = 0;
 
   constructor(

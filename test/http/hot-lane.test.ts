@@ -121,13 +121,17 @@ describe('heartbeats', () => {
 describe('validations', () => {
   const validate = (s: SeededService, query: Record<string, string>) =>
     `/api/v1/keys/validate?${new URLSearchParams({ service: s.identifier, ...query })}`;
-
-  it('valid, incorrect and HWID-locked keys: the lane answers the verdict as the route does', async () => {
+  /** A service with one key, looked up once by the route: from then on it is cached and the lane takes its calls. */
+  const cachedService = async () => {
     const t = app();
     const s = await seedService(t.ctx);
     const [key] = await generateKeys(t.app, s.serviceKey);
-    // The route looks the service up once; from then on it is cached and the lane takes the calls.
     await call(t.app, 'GET', validate(s, { key: 'nope', hwid: 'pc-1' }));
+    return { t, s, key };
+  };
+
+  it('valid, incorrect and HWID-locked keys: the lane answers the verdict as the route does', async () => {
+    const { t, s, key } = await cachedService();
     const queries: Array<Record<string, string>> = [
       { key: key!, hwid: 'pc-1' },
       { key: key!, hwid: 'pc-1', executor: 'Wave' },
@@ -146,10 +150,7 @@ describe('validations', () => {
   });
 
   it('a signed validation: the lane answers it signed, as the route does', async () => {
-    const t = app();
-    const s = await seedService(t.ctx);
-    const [key] = await generateKeys(t.app, s.serviceKey);
-    await call(t.app, 'GET', validate(s, { key: 'nope', hwid: 'pc-1' }));
+    const { s, key } = await cachedService();
     const { lane, fastify, took } = await both({
       method: 'GET',
       url: validate(s, { key: key!, hwid: 'pc-1', nonce: 'abcdefabcdefabcdef' }),
@@ -162,10 +163,7 @@ describe('validations', () => {
   });
 
   it('leaves a refused query and text the databases cannot store to the route', async () => {
-    const t = app();
-    const s = await seedService(t.ctx);
-    const [key] = await generateKeys(t.app, s.serviceKey);
-    await call(t.app, 'GET', validate(s, { key: 'nope', hwid: 'pc-1' }));
+    const { t, s, key } = await cachedService();
     const queries: Array<Record<string, string>> = [
       { key: key!, hwid: 'x'.repeat(300) },
       { key: key!, hwid: 'pc\u0000' },
