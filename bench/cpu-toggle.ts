@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { cpuOf, postgresBackendsCpuMs, startTarget, wrkSlice, type What } from './cpu-target.ts';
+import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, slicesArg] = process.argv.slice(2);
 if (!serverJs) throw new Error('usage: bench/cpu-toggle.ts <server.js> [target] [slices]');
@@ -35,14 +35,16 @@ const serverCpu = () => {
     throw new Error('the server is gone: cpu-toggle needs a build that flips a behaviour on SIGUSR2 (see docs/benchmarks.md)');
   }
 };
-// With DATABASE_URL, the PostgreSQL backends' CPU too: a change can move work between the server and the database.
+// With DATABASE_URL, the PostgreSQL backends' CPU too (and Redis's with REDIS_URL, as the full run counts it): a change
+// can move work between the server and the database.
 const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '';
+const databaseCpuMs = () => postgresBackendsCpuMs(database) + (process.env.REDIS_URL ? redisCpuMs() : 0);
 async function slice(): Promise<{ us: number; dbUs: number; requests: number }> {
   const before = serverCpu();
-  const dbBefore = postgresBackendsCpuMs(database);
+  const dbBefore = databaseCpuMs();
   const { requests, failed } = await wrkSlice(target, seconds);
   const after = serverCpu();
-  const dbUs = ((postgresBackendsCpuMs(database) - dbBefore) * 1000) / requests;
+  const dbUs = ((databaseCpuMs() - dbBefore) * 1000) / requests;
   if (failed > 0) throw new Error(`${failed} answers failed`);
   return { us: ((after.user + after.system - before.user - before.system) * 1000) / requests, dbUs, requests };
 }
@@ -82,7 +84,7 @@ console.log(
     bOverA: round(sum(b) / sum(a)),
     bRequestsOverA: round(requestsB / requestsA),
     bOverAQuartiles: [round(ratios[Math.floor(slices / 4)]!), round(ratios[Math.floor((3 * slices) / 4)]!)],
-    ...(database ? { aDatabaseUsPerRequest: round(sum(dbA) / slices, 1), bDatabaseUsPerRequest: round(sum(dbB) / slices, 1) } : {}),
+    ...(database || process.env.REDIS_URL ? { aDatabaseUsPerRequest: round(sum(dbA) / slices, 1), bDatabaseUsPerRequest: round(sum(dbB) / slices, 1) } : {}),
   }),
 );
 process.exit(0);

@@ -7,6 +7,10 @@ interface Waiting {
   args: Arg[];
   resolve: (reply: never) => void;
   reject: (err: unknown) => void;
+  /** The gate it waits behind (RedisBatch.behind), sent in the same call before it. */
+  gate: Waiting | null;
+  /** Its place in the call it travels in (1-based), set as the call is built. */
+  position: number;
 }
 
 /** One kind of item of the shared batch: a Lua function of the item's arguments, answering that item's reply. */
@@ -17,21 +21,39 @@ export interface BatchedOp {
   params: string[];
   /** The function's body; it may use `redis.call` and must `return` the item's reply. */
   lua: string;
+  /**
+   * For an op that can be a gate (RedisBatch.behind): a Lua expression of `reply` and the params, true when the items
+   * held behind the item may run.
+   */
+  opens?: string;
 }
+
+/** What an item held behind a gate that stayed shut is rejected with: its op never ran. */
+export class GateShut extends Error {
+  constructor() {
+    super('held behind a gate that stayed shut');
+  }
+}
+const SHUT = 'KEYWARD_GATE_SHUT';
 
 /**
  * The Lua scripts of the hot paths, run for many items at once: every item of every op that arrives while one call is
  * on the wire waits, and then they go together as one call: one command, one socket write and one reply for all of
  * them, where ioredis alone makes each a command of its own with a system call each (a third of a Redis heartbeat's
- * CPU in a profile). An item that finds nothing on the wire goes at once, so a quiet server adds no wait. ioredis's
- * auto-pipelining groups only the commands of one event-loop turn, which under load is one request, and its pipeline
- * still costs a command per item: both cost more than they saved (docs/benchmarks.md).
+ * CPU in a profile). ioredis's auto-pipelining groups only the commands of one event-loop turn, which under load is
+ * one request, and its pipeline still costs a command per item: both cost more than they saved (docs/benchmarks.md).
  *
- * One queue per Redis connection, shared by every op: a heartbeat spends the client budget and then beats, and the
- * spends of the requests just arrived travel with the beats of those already spent, so the two cost one call, not two
- * (docs/benchmarks.md, fifth round). Like the rest of Keyward it assumes one Redis node (no KEYS: names come in ARGV).
- * An item answered with `redis.error_reply` fails alone; a script that stops with an error fails every item that
- * travelled in its call; the next call goes on either way.
+ * A call goes once the event loop has read every socket that was ready (setImmediate), never straight from the item
+ * that found nothing on the wire, nor straight from the previous call's reply: so the requests read in the same turn
+ * travel together, where sending at once took only those read before the item (a call carried half as many items,
+ * and a call's write wakes Redis on the other CPU: docs/benchmarks.md, fourteenth session). A quiet server waits one
+ * turn of the loop.
+ *
+ * One queue per Redis connection, shared by every op. A gate (behind()) lets an item start in the same call as the
+ * item it depends on: a heartbeat's beat travels behind its client budget's count and runs only if the count allows
+ * it. Like the rest of Keyward it assumes one Redis node (no KEYS: names come in ARGV). An item answered with
+ * `redis.error_reply` fails alone; a script that stops with an error fails every item that travelled in its call; the
+ * next call goes on either way.
  */
 export class RedisBatch {
   private static readonly byConnection = new WeakMap<Redis, RedisBatch>();
@@ -44,8 +66,11 @@ export class RedisBatch {
   }
 
   private readonly ops: BatchedOp[] = [];
-  private readonly waiting: Waiting[] = [];
+  private waiting: Waiting[] = [];
   private sending = false;
+  private scheduled = false;
+  /** The gate the items added now wait behind (set while behind() runs its work). */
+  private gate: Waiting | null = null;
   /** Calls sent to Redis so far (the tests read it: items that travel together are one call). */
   calls = 0;
   /** The command that runs the current set of ops (defined again when an op is added). */
@@ -64,48 +89,103 @@ export class RedisBatch {
     return (args) => {
       if (args.length !== op.params.length) throw new Error(`${op.name} takes ${op.params.length} arguments per item`);
       return new Promise<Reply>((resolve, reject) => {
-        this.waiting.push({ op: index, args, resolve: resolve as (reply: never) => void, reject });
-        if (!this.sending) this.send();
+        this.waiting.push({ op: index, args, resolve: resolve as (reply: never) => void, reject, gate: this.gate, position: 0 });
+        this.schedule();
       });
     };
   }
+
+  /**
+   * Runs `work` at once, and holds every item it adds before it returns (its synchronous part) behind the item added
+   * last, the gate, whose op has `opens`: they travel in the same call, after it, and run only where `opens` is true
+   * of its reply; where it is not, they are rejected with GateShut and their ops never run. Whatever else `work` does
+   * happens either way: only a handler whose sole effect is such items may run this way.
+   */
+  behind<T>(work: () => T): T {
+    const gate = this.waiting.at(-1);
+    if (!gate || !this.ops[gate.op - 1]!.opens) throw new Error('behind() needs the gate: an item of an op with `opens`, added last');
+    const outer = this.gate;
+    this.gate = gate;
+    try {
+      return work();
+    } finally {
+      this.gate = outer;
+    }
+  }
+
+  private schedule(): void {
+    if (this.sending || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.sendWaiting);
+  }
+
+  private readonly sendWaiting = () => {
+    this.scheduled = false;
+    this.send();
+  };
 
   private send(): void {
     if (this.waiting.length === 0) return;
     this.sending = true;
     this.calls++;
-    const batch = this.waiting.splice(0, this.max);
+    // An item behind a gate never leaves its gate's call: they were added one after another, so take them along.
+    let end = Math.min(this.max, this.waiting.length);
+    while (end < this.waiting.length && this.waiting[end]!.gate !== null && this.waiting[end]!.gate!.position === 0) end++;
+    const batch = end === this.waiting.length ? this.waiting : this.waiting.slice(0, end);
+    this.waiting = end === this.waiting.length ? [] : this.waiting.slice(end);
     const args: Arg[] = [];
-    for (const item of batch) {
-      args.push(item.op);
+    batch.forEach((item, i) => {
+      item.position = i + 1;
+      args.push(item.op, item.gate ? item.gate.position : 0);
       for (const arg of item.args) args.push(arg);
-    }
+    });
     const call = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<unknown[]>>)[this.command]!;
     call
       .apply(this.redis, args)
       .then(
         (replies) =>
-          batch.forEach((item, i) => (replies[i] instanceof Error ? item.reject(replies[i]) : item.resolve(replies[i] as never))),
+          batch.forEach((item, i) => {
+            const reply = replies[i];
+            if (!(reply instanceof Error)) item.resolve(reply as never);
+            // Redis puts its own code before the message (ERR).
+            else item.reject(item.gate && reply.message.endsWith(SHUT) ? new GateShut() : reply);
+          }),
         (err: unknown) => batch.forEach((item) => item.reject(err)),
       )
       .finally(() => {
         this.sending = false;
-        this.send();
+        this.schedule();
       });
   }
 }
 
-// ARGV: for each item its op's number (1-based), then its arguments; one reply per item, in order.
+// ARGV: for each item its op's number (1-based), the place of the gate it waits behind in this call (0: none), then its
+// arguments; one reply per item, in order. An item behind a shut gate is shut too, so what waits behind it stays out.
 const script = (ops: BatchedOp[]) => `
 local ops = {
-${ops.map((op) => `  {${op.params.length}, function(${op.params.join(', ')})\n${op.lua}\n  end},`).join('\n')}
+${ops
+  .map(
+    (op) =>
+      `  {${op.params.length}, function(${op.params.join(', ')})\n${op.lua}\n  end, ${
+        op.opens ? `function(reply, ${op.params.join(', ')}) return ${op.opens} end` : 'false'
+      }},`,
+  )
+  .join('\n')}
 }
-local replies = {}
-local i, n = 1, #ARGV
+local replies, open = {}, {}
+local i, n, k = 1, #ARGV, 0
 while i <= n do
   local op = ops[tonumber(ARGV[i])]
-  replies[#replies + 1] = op[2](unpack(ARGV, i + 1, i + op[1]))
-  i = i + 1 + op[1]
+  local gate = tonumber(ARGV[i + 1])
+  k = k + 1
+  if gate == 0 or open[gate] then
+    replies[k] = op[2](unpack(ARGV, i + 2, i + 1 + op[1]))
+    open[k] = not op[3] or op[3](replies[k], unpack(ARGV, i + 2, i + 1 + op[1]))
+  else
+    replies[k] = redis.error_reply('${SHUT}')
+    open[k] = false
+  end
+  i = i + 2 + op[1]
 end
 return replies
 `;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, expect, it } from 'vitest';
-import { RedisBatch } from '../../src/lib/redis-batch.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GateShut, RedisBatch } from '../../src/lib/redis-batch.ts';
 
 // The shared batch of the hot paths' scripts (lib/redis-batch.ts), against the real Redis: every item gets its own
-// reply, items that arrive while a call is on the wire share the next call whatever their op, and a failed call fails
-// only the items that travelled in it.
+// reply, items added in one turn of the event loop, or while a call is on the wire, share a call whatever their op, a
+// failed call fails only the items that travelled in it, and items behind a gate run only when it opens.
 const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
 const prefix = `kw:test:batch:${randomUUID()}:`;
@@ -36,18 +36,22 @@ it('is one batch per connection', () => {
   expect(RedisBatch.of(new Redis(REDIS_URL, { lazyConnect: true }))).not.toBe(batch);
 });
 
-it('answers each item with its own reply, in far fewer calls than items', async () => {
+it('answers each item with its own reply, the items of one turn of the event loop in one call (at most 500 to a call)', async () => {
   const before = batch.calls;
   const items = Array.from({ length: 300 }, (_, i) => `item-${i}`);
   const replies = await Promise.all(items.map((item) => echo([item])));
   expect(replies.map(([item]) => item)).toEqual(items);
-  // The first item goes alone; the rest waited for it and went together (at most 500 to a call).
-  expect(batch.calls - before).toBe(2);
+  expect(batch.calls - before).toBe(1);
   expect(replies[299]![1] - replies[0]![1]).toBe(299);
+  const many = await Promise.all(Array.from({ length: 700 }, (_, i) => echo([`many-${i}`])));
+  expect(many[699]![0]).toBe('many-699');
+  expect(batch.calls - before).toBe(3);
 });
 
-it('sends the items of different ops that wait together in one call, each answered by its own op', async () => {
+it('sends the items that arrive while a call is on the wire together in the next call, each answered by its own op', async () => {
   const first = echo(['alone']);
+  // The first call leaves at the end of this turn; the next items arrive while it is on the wire.
+  await new Promise((resolve) => setImmediate(resolve));
   const before = batch.calls;
   const waiting = [echo(['x']), pair(['a', 'b']), echo(['y']), pair(['c', 'd'])];
   await first;
@@ -59,9 +63,7 @@ it('sends the items of different ops that wait together in one call, each answer
 });
 
 it('fails an item its op refuses alone', async () => {
-  const first = echo(['alone']);
   const together = [echo(['a']), echo(['refuse']), pair(['p', 'q'])];
-  await first;
   const [a, refused, pq] = await Promise.allSettled(together);
   expect(a).toMatchObject({ status: 'fulfilled', value: ['a', expect.any(Number)] });
   expect(refused).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: 'asked to refuse' }) });
@@ -69,13 +71,78 @@ it('fails an item its op refuses alone', async () => {
 });
 
 it('fails every item of a call whose script stops with an error, and goes on with the next', async () => {
-  const first = echo(['alone']);
   const failed = [echo(['a']), pair(['p', 'q']), echo(['fail']), echo(['b'])];
-  await expect(first).resolves.toEqual(['alone', expect.any(Number)]);
   for (const item of failed) await expect(item).rejects.toThrow('asked to fail');
   await expect(echo(['after'])).resolves.toEqual(['after', expect.any(Number)]);
 });
 
 it('refuses an item of the wrong width before it reaches Redis', () => {
   expect(() => pair(['only one'])).toThrow('pair takes 2 arguments per item');
+});
+
+describe('gates', () => {
+  // A gate opens when its item's INCR stays within `max`; the items behind it record that they ran.
+  const gate = batch.define<number>({
+    name: 'gate',
+    params: ['key', 'max'],
+    lua: `    return redis.call('INCR', key)`,
+    opens: 'reply <= tonumber(max)',
+  });
+  const mark = batch.define<number>({ name: 'mark', params: ['key'], lua: `    return redis.call('INCR', key)` });
+  const key = (name: string) => `${prefix}${name}:${randomUUID()}`;
+
+  it('runs the items behind an open gate in the gate’s call, after it', async () => {
+    const [counter, ran] = [key('counter'), key('ran')];
+    const before = batch.calls;
+    const opened = gate([counter, 1]);
+    const behind = batch.behind(() => [mark([ran]), mark([ran])]);
+    expect(await opened).toBe(1);
+    expect(await Promise.all(behind)).toEqual([1, 2]);
+    expect(batch.calls - before).toBe(1);
+  });
+
+  it('holds back the items behind a shut gate: they are rejected with GateShut and their ops never ran', async () => {
+    const [counter, ran] = [key('counter'), key('ran')];
+    await redis.set(counter, '5');
+    const shut = gate([counter, 5]);
+    const behind = batch.behind(() => mark([ran]));
+    // An item that did not wait behind the gate runs whatever it answered.
+    const free = mark([ran]);
+    expect(await shut).toBe(6);
+    await expect(behind).rejects.toBeInstanceOf(GateShut);
+    expect(await free).toBe(1);
+    expect(await redis.get(ran)).toBe('1');
+  });
+
+  it('holds back what waits behind an item that was itself held back', async () => {
+    const [counter, inner, ran] = [key('counter'), key('inner'), key('ran')];
+    await redis.set(counter, '9');
+    const outer = gate([counter, 1]);
+    const chained = batch.behind(() => {
+      const second = gate([inner, 100]);
+      return { second, last: batch.behind(() => mark([ran])) };
+    });
+    expect(await outer).toBe(10);
+    await expect(chained.second).rejects.toBeInstanceOf(GateShut);
+    await expect(chained.last).rejects.toBeInstanceOf(GateShut);
+    expect(await redis.exists(inner, ran)).toBe(0);
+  });
+
+  it('never parts a gate from the items behind it at the end of a full call', async () => {
+    const [counter, ran] = [key('counter'), key('ran')];
+    const before = batch.calls;
+    const fillers = Array.from({ length: 499 }, (_, i) => echo([`filler-${i}`]));
+    const opened = gate([counter, 1]);
+    const behind = batch.behind(() => [mark([ran]), mark([ran])]);
+    await Promise.all(fillers);
+    expect(await opened).toBe(1);
+    expect(await Promise.all(behind)).toEqual([1, 2]);
+    // The 499 fillers, the gate and both items behind it went in one call of 502.
+    expect(batch.calls - before).toBe(1);
+  });
+
+  it('refuses behind() when the last item added cannot be a gate', () => {
+    void mark([key('ran')]);
+    expect(() => batch.behind(() => undefined)).toThrow('behind() needs the gate');
+  });
 });
