@@ -33,6 +33,11 @@ export interface HotRoute<Params = Record<string, string>, Query = Record<string
   response: Record<string, TSchema>;
   /** The route's handler: the payload it answers with (or a promise of it); what it throws is answered as an error. */
   handle(request: HotRequest<Params, Query>): unknown;
+  /**
+   * The handler may start before the client budget's count answers (ClientBudget.spendThen): true only where its sole
+   * effect before its first await is items of the Redis batch, which then wait behind the count in one call.
+   */
+  startsWithBudget?: boolean;
 }
 
 interface Compiled {
@@ -171,24 +176,47 @@ export class HotLane {
       return true;
     }
     const now = Date.now();
+    const ip = this.ipOf(request) ?? '';
+    if (compiled.route.startsWithBudget) {
+      const { window, result } = budget.spendThen(ip, target, now, () => this.start(compiled, hot));
+      const judged = (counted: { count: number; resetAt: number }) => {
+        const refused = budget.judge(counted, now, (name, value) => (headers[name] = String(value)));
+        // A refused call's work never ran, or its items were held back (GateShut): what it answers is dropped.
+        if (refused) this.fail(compiled, refused, headers, requestId, response);
+        else this.finish(compiled, result, headers, requestId, response);
+      };
+      if (window instanceof Promise) {
+        // Settled in the same reply as the count: marked handled now, as a refusal drops it.
+        if (result instanceof Promise) result.catch(() => {});
+        window.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
+      } else judged(window);
+      return true;
+    }
     const judged = (window: { count: number; resetAt: number }) => {
       const refused = budget.judge(window, now, (name, value) => (headers[name] = String(value)));
       if (refused) this.fail(compiled, refused, headers, requestId, response);
       else this.run(compiled, hot, headers, requestId, response);
     };
-    const counted = budget.spend(this.ipOf(request) ?? '', target, now);
+    const counted = budget.spend(ip, target, now);
     if (counted instanceof Promise) counted.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
     else judged(counted);
     return true;
   }
 
   private run(compiled: Compiled, hot: HotRequest, headers: OutgoingHttpHeaders, requestId: string, response: ServerResponse): void {
-    let payload: unknown;
+    this.finish(compiled, this.start(compiled, hot), headers, requestId, response);
+  }
+
+  /** The handler's payload, a promise of it, or what it threw as a rejected promise. */
+  private start(compiled: Compiled, hot: HotRequest): unknown {
     try {
-      payload = compiled.route.handle(hot);
+      return compiled.route.handle(hot);
     } catch (err) {
-      return this.fail(compiled, err, headers, requestId, response);
+      return Promise.reject(err);
     }
+  }
+
+  private finish(compiled: Compiled, payload: unknown, headers: OutgoingHttpHeaders, requestId: string, response: ServerResponse): void {
     if (payload instanceof Promise)
       payload.then(
         (resolved: unknown) => this.send(compiled, 200, resolved, headers, response),

@@ -96,8 +96,22 @@ export class WindowCounter {
 }
 
 type Window = { count: number; resetAt: number };
-/** Counts one hit of `key` in its window: at once in this process, or a promise when Redis counts it. */
-type Count = (key: string, now: number) => Window | Promise<Window>;
+
+/** Counts hits of keys in their windows: at once in this process, or with a promise when Redis counts them. */
+interface Counter {
+  hit(key: string, now: number): Window | Promise<Window>;
+  /** Counts one hit and runs `work` where the window then holds at most `max` (see ClientBudget.spendThen). */
+  hitThen<T>(key: string, now: number, max: number, work: () => T): { window: Window | Promise<Window>; result?: T };
+}
+
+/** This process's own count: `work` runs after it, when the window allows. */
+const localCounter = (windows: WindowCounter): Counter => ({
+  hit: (key, now) => windows.hit(key, now),
+  hitThen(key, now, max, work) {
+    const window = windows.hit(key, now);
+    return window.count <= max ? { window, result: work() } : { window };
+  },
+});
 
 /**
  * The client budget: the hot path of every executor call, so a counter and three headers rather than the plugin's
@@ -110,14 +124,24 @@ export class ClientBudget {
 
   constructor(
     private readonly max: number,
-    private readonly count: Count,
+    private readonly counter: Counter,
   ) {
     this.limit = String(max);
   }
 
   /** Counts one call of the address to the target (a service id); the window as it stands after it. */
   spend(ip: string, target: string, now: number): Window | Promise<Window> {
-    return this.count(`client:${addressKey(ip)}:${target}`, now);
+    return this.counter.hit(keyOf(ip, target), now);
+  }
+
+  /**
+   * spend(), then `work` only within the budget (`result` is absent when it did not run), in one trip to Redis where
+   * Redis counts: `work` then starts at once and the items it adds to the Redis batch travel in the count's call,
+   * behind it, and run only if the count allows them (RedisBatch.behind). So `work`'s only effect before its first
+   * await must be such items; the caller still judges the window, and discards `result` when it is refused.
+   */
+  spendThen<T>(ip: string, target: string, now: number, work: () => T): { window: Window | Promise<Window>; result?: T } {
+    return this.counter.hitThen(keyOf(ip, target), now, this.max, work);
   }
 
   /** The headers the answer carries, with the refusal once the window is spent (then with Retry-After too). */
@@ -162,25 +186,30 @@ const SPEND_LUA = `
 
 /**
  * The client budget counted in Redis, shared by every instance. Executor calls arrive by the thousand a second, so
- * their counts go in batches. While Redis does not answer, this instance counts for itself, as the other kinds' store
- * does (rate-limit-store.ts). Each instance remembers when the windows it has seen end, so a count of one it knows
- * asks Redis for no time to live: the time is taken before the call and the time to live read after it, so the end
- * remembered is never later than the window's, and a new window (its count is 1) always comes back with its own.
+ * their counts go in batches. While Redis does not answer, this instance counts for itself (`local`), as the other
+ * kinds' store does (rate-limit-store.ts). Each instance remembers when the windows it has seen end, so a count of one
+ * it knows asks Redis for no time to live: the time is taken before the call and the time to live read after it, so
+ * the end remembered is never later than the window's, and a new window (its count is 1) always comes back with its own.
  */
-function sharedClientCount(redis: Redis): Count {
-  const spend = RedisBatch.of(redis).define<number | [number, number]>({ name: 'client budget', params: ['key', 'known'], lua: SPEND_LUA });
-  const local = new WindowCounter();
+function sharedClientCounter(redis: Redis, local: Counter): Counter {
+  const batch = RedisBatch.of(redis);
+  const spend = batch.define<number | [number, number]>({
+    name: 'client budget',
+    params: ['key', 'known', 'max'],
+    lua: SPEND_LUA,
+    // The items behind a count run only within the budget (hitThen).
+    opens: `(type(reply) == 'table' and reply[1] or reply) <= tonumber(max)`,
+  });
   const ends = new Map<string, number>();
   const remember = (key: string, resetAt: number, now: number) => {
     if (ends.size >= WINDOW_ENDS_KEPT) for (const [k, at] of ends) if (at <= now) ends.delete(k);
     if (ends.size >= WINDOW_ENDS_KEPT) ends.clear();
     ends.set(key, resetAt);
   };
-  return (key, now) => {
-    if (redis.status !== 'ready') return local.hit(key, now);
+  const shared = (key: string, now: number, max: number): Promise<Window> => {
     const known = ends.get(key);
     const current = known !== undefined && known > now;
-    return spend([`${REDIS_NAMESPACE}${key}`, current ? '1' : '']).then(
+    return spend([`${REDIS_NAMESPACE}${key}`, current ? '1' : '', max]).then(
       (reply) => {
         if (typeof reply === 'number') return { count: reply, resetAt: known! };
         const resetAt = now + Math.max(0, reply[1]);
@@ -190,11 +219,22 @@ function sharedClientCount(redis: Redis): Count {
       () => local.hit(key, now),
     );
   };
+  return {
+    // `max` only gates what waits behind a count; a plain count lets everything through.
+    hit: (key, now) => (redis.status === 'ready' ? shared(key, now, Number.MAX_SAFE_INTEGER) : local.hit(key, now)),
+    hitThen(key, now, max, work) {
+      if (redis.status !== 'ready') return local.hitThen(key, now, max, work);
+      // The count's item is the last one added: work's items wait behind it.
+      const window = shared(key, now, max);
+      return { window, result: batch.behind(work) };
+    },
+  };
 }
 
 // About 100 bytes each; past it the ended are dropped, then all (each costs one more time-to-live read).
 const WINDOW_ENDS_KEPT = 100_000;
 const REDIS_NAMESPACE = 'keyward:rl:';
+const keyOf = (ip: string, target: string) => `client:${addressKey(ip)}:${target}`;
 
 /**
  * Must be installed before routes are added. Each kind of budget is ONE limiter shared by every route
@@ -228,8 +268,8 @@ export async function installRateLimits(app: FastifyInstance, ctx: AppContext): 
   for (const kind of ['client', 'api', 'login'] as const) {
     if (perMinute[kind] <= 0) continue;
     if (kind === 'client') {
-      const local = new WindowCounter();
-      budget = new ClientBudget(perMinute[kind], ctx.redis ? sharedClientCount(ctx.redis) : (key, now) => local.hit(key, now));
+      const local = localCounter(new WindowCounter());
+      budget = new ClientBudget(perMinute[kind], ctx.redis ? sharedClientCounter(ctx.redis, local) : local);
       limiters.set(kind, clientLimiter(ctx, budget));
     } else limiters.set(kind, app.rateLimit({ max: perMinute[kind], timeWindow: WINDOW_MS, keyGenerator: keyFor[kind] }));
   }

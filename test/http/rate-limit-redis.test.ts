@@ -2,7 +2,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
-import { call, seedService } from '../helpers/seed.ts';
+import { RedisBatch } from '../../src/lib/redis-batch.ts';
+import { call, generateKeys, seedService } from '../helpers/seed.ts';
+import { openSession } from '../sessions/session-helpers.ts';
 
 const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const t = useTestApp({ RATE_LIMIT_API_PER_MINUTE: '3', RATE_LIMIT_CLIENT_PER_MINUTE: '2', REDIS_URL });
@@ -76,5 +78,57 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
     } finally {
       redis.disconnect();
     }
+  });
+
+  describe('a heartbeat on the hot lane: its beat travels behind the count, in the same call to Redis', () => {
+    const liveSession = async () => {
+      const s = await seedService(t().ctx);
+      const [key] = await generateKeys(t().app, s.serviceKey);
+      const sessionId = await openSession(t().app, s, { key, hwid: 'pc-gate' });
+      return { s, sessionId, url: `/api/v1/public/sessions/${s.id}/${sessionId}/heartbeat` };
+    };
+
+    it('within the budget it beats, in one call; past it the answer is 429 and the session did not move', async () => {
+      const { s, sessionId, url } = await liveSession();
+      const address = `198.18.0.${Math.floor(Math.random() * 200) + 10}`;
+      const batch = RedisBatch.of(t().ctx.redis!);
+      const lane = t().app.hotLane;
+      const redis = new Redis(REDIS_URL);
+      const deadline = async () => Number(await redis.zscore(`kw:ls:v:${s.id}`, sessionId));
+      try {
+        for (let i = 0; i < 2; i++) {
+          const [calls, answered] = [batch.calls, lane.answered];
+          const beat = await call(t().app, 'POST', url, { remoteAddress: address });
+          expect(beat.status).toBe(200);
+          expect(beat.body.data.alive).toBe(true);
+          expect(lane.answered - answered).toBe(1);
+          expect(batch.calls - calls).toBe(1);
+        }
+        // Set the deadline back (still ahead of the server's clock), so that a beat that ran would show.
+        const earlier = (await deadline()) - 10_000;
+        await redis.zadd(`kw:ls:v:${s.id}`, earlier, sessionId);
+        const answered = lane.answered;
+        const refused = await call(t().app, 'POST', url, { remoteAddress: address });
+        expect(refused.status).toBe(429);
+        expect(refused.body.code).toBe('RATE_LIMITED');
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+        expect(lane.answered - answered).toBe(1);
+        expect(await deadline()).toBe(earlier);
+        // Another address, within its budget, moves it.
+        expect((await call(t().app, 'POST', url, { remoteAddress: `${address}1`.slice(0, 14) })).status).toBe(200);
+        expect(await deadline()).toBeGreaterThan(earlier);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('lets exactly the budget through when one address’s heartbeats race on two instances', async () => {
+      const { url } = await liveSession();
+      const address = `198.19.0.${Math.floor(Math.random() * 200) + 10}`;
+      const racing = Array.from({ length: 40 }, (_, i) => call(i % 2 ? second : t().app, 'POST', url, { remoteAddress: address }));
+      const statuses = (await Promise.all(racing)).map((res) => res.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(38);
+    });
   });
 });
