@@ -68,6 +68,12 @@ class LazyChild {
  */
 export const lazyChildLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options) {
   const plain = options.serializers === undefined && (options.level === undefined || options.level === logger.level);
-  if (!plain || typeof (logger as Partial<Leveled>).isLevelEnabled !== 'function') return logger.child(bindings, options);
-  return new LazyChild(logger as Leveled, bindings) as unknown as FastifyBaseLogger;
+  if (!plain) return logger.child(bindings, options);
+  return lazyChild(logger, bindings);
 };
+
+/** A lazy child of a pino logger (any other logger's child is made at once): what the hot lane gives an error answer. */
+export function lazyChild(logger: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger {
+  if (typeof (logger as Partial<Leveled>).isLevelEnabled !== 'function') return logger.child(bindings);
+  return new LazyChild(logger as Leveled, bindings) as unknown as FastifyBaseLogger;
+}

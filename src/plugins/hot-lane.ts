@@ -6,6 +6,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import proxyAddr from '@fastify/proxy-addr';
 import querystring from 'fast-querystring';
 import { errorAnswer } from './errors.ts';
+import { lazyChild } from '../lib/lazy-child-logger.ts';
 import type { AppContext } from '../context.ts';
 import { clientTarget, type ClientBudget } from './rate-limit.ts';
 import { ajvOptions, unstorableAt } from './validation.ts';
@@ -226,7 +227,7 @@ export class HotLane {
   }
 
   private fail(compiled: Compiled, err: unknown, headers: OutgoingHttpHeaders, requestId: string, response: ServerResponse): void {
-    const { status, body } = errorAnswer(err, requestId, this.deps.log.child({ reqId: requestId }));
+    const { status, body } = errorAnswer(err, requestId, lazyChild(this.deps.log, { reqId: requestId }));
     if (body.retryAfter !== undefined) headers['retry-after'] = String(body.retryAfter);
     this.send(compiled, status, body, headers, response);
   }
@@ -241,7 +242,7 @@ export class HotLane {
     } catch (err) {
       // An answer its schema cannot carry is our bug: a 500 in the envelope, as Fastify's serializer error gives.
       const requestId = String(headers['x-request-id']);
-      const failed = errorAnswer(err, requestId, this.deps.log.child({ reqId: requestId }));
+      const failed = errorAnswer(err, requestId, lazyChild(this.deps.log, { reqId: requestId }));
       return this.write(failed.status, JSON.stringify(failed.body), headers, response);
     }
     this.write(status, body, headers, response);
