@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import injectRequest, { type InjectOptions, type Response } from 'light-my-request';
 import { buildApp } from '../../src/app.ts';
@@ -204,3 +206,63 @@ it('stays out while request lines are logged: Fastify writes them', async () => 
     await database.drop();
   }
 });
+
+/** The answers that came back on a raw connection, as status and body, once `count` of them are complete. */
+function answersOn(socket: ReturnType<typeof connect>) {
+  let text = '';
+  let wanted = 0;
+  let wake = () => {};
+  const parsed = () => {
+    const out: Array<{ status: number; body: string }> = [];
+    let rest = text;
+    while (rest.startsWith('HTTP/1.1 ')) {
+      const end = rest.indexOf('\r\n\r\n');
+      if (end < 0) break;
+      const length = Number(/content-length: (\d+)/i.exec(rest.slice(0, end))?.[1] ?? 0);
+      if (rest.length < end + 4 + length) break;
+      out.push({ status: Number(rest.slice(9, 12)), body: rest.slice(end + 4, end + 4 + length) });
+      rest = rest.slice(end + 4 + length);
+    }
+    return out;
+  };
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    if (parsed().length >= wanted) wake();
+  });
+  return (count: number) =>
+    new Promise<Array<{ status: number; body: string }>>((resolve) => {
+      wanted = count;
+      wake = () => resolve(parsed());
+      if (parsed().length >= count) wake();
+    });
+}
+
+it('drops a heartbeat’s body unread however it arrives, and answers the next request on the kept-alive connection', async () => {
+  const { s, sessionId } = await liveSession();
+  const before = app().app.hotLane.answered;
+  const server = createServer(app().app.hotLane.dispatch);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  try {
+    const answers = answersOn(socket);
+    const head = (method: string, headers = '') =>
+      `${method} /api/v1/public/sessions/${s.id}/${sessionId}/heartbeat HTTP/1.1\r\nhost: keyward.test\r\n${headers}\r\n`;
+    // A body that looks like a request: read as one, it would be answered.
+    const sneaky = `GET /api/v1/health HTTP/1.1\r\nhost: keyward.test\r\n\r\n${'x'.repeat(70_000)}`;
+    socket.write(head('POST', `content-type: application/json\r\ncontent-length: ${sneaky.length}\r\n`) + sneaky);
+    expect((await answers(1)).map((a) => a.status)).toEqual([200]);
+    // Answered at its headers, before its body is sent.
+    socket.write(head('POST', 'content-type: application/json\r\ncontent-length: 2\r\n'));
+    expect((await answers(2)).map((a) => a.status)).toEqual([200, 200]);
+    socket.write('{}');
+    socket.write(head('POST', 'transfer-encoding: chunked\r\n') + '2\r\n{}\r\n0\r\n\r\n' + head('GET'));
+    const all = await answers(4);
+    expect(all.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const answer of all) expect(JSON.parse(answer.body).data.alive).toBe(true);
+    expect(app().app.hotLane.answered - before).toBe(4);
+  } finally {
+    socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
