@@ -84,7 +84,9 @@ console.log(
     bOverA: round(sum(b) / sum(a)),
     bRequestsOverA: round(requestsB / requestsA),
     bOverAQuartiles: [round(ratios[Math.floor(slices / 4)]!), round(ratios[Math.floor((3 * slices) / 4)]!)],
-    ...(database || process.env.REDIS_URL ? { aDatabaseUsPerRequest: round(sum(dbA) / slices, 1), bDatabaseUsPerRequest: round(sum(dbB) / slices, 1) } : {}),
+    ...(database || process.env.REDIS_URL
+      ? { aDatabaseUsPerRequest: round(sum(dbA) / slices, 1), bDatabaseUsPerRequest: round(sum(dbB) / slices, 1) }
+      : {}),
   }),
 );
 process.exit(0);

@@ -268,4 +268,3 @@ export class HotLane {
 function dropBody(request: IncomingMessage): void {
   (request as IncomingMessage & { _dumped?: boolean })._dumped = true;
 }
-

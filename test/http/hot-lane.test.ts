@@ -265,4 +265,3 @@ it('drops a heartbeat’s body unread however it arrives, and answers the next r
     await new Promise((resolve) => server.close(resolve));
   }
 });
-
