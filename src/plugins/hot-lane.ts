@@ -53,6 +53,7 @@ interface Compiled {
 // find-my-way refuses longer parameters (a 404); the lane leaves them to it.
 const MAX_PARAM_LENGTH = 100;
 const JSON_TYPE = 'application/json; charset=utf-8';
+type Window = { count: number; resetAt: number };
 
 /**
  * The executor's hottest calls (a heartbeat, a validation) answered in front of Fastify's request pipeline, which
@@ -179,29 +180,24 @@ export class HotLane {
     }
     const now = Date.now();
     const ip = this.ipOf(request) ?? '';
-    if (compiled.route.startsWithBudget) {
-      const { window, result } = budget.spendThen(ip, target, now, () => this.start(compiled, hot));
-      const judged = (counted: { count: number; resetAt: number }) => {
-        const refused = budget.judge(counted, now, (name, value) => (headers[name] = String(value)));
-        // A refused call's work never ran, or its items were held back (GateShut): what it answers is dropped.
-        if (refused) this.fail(compiled, refused, headers, requestId, response);
-        else this.finish(compiled, result, headers, requestId, response);
-      };
-      if (window instanceof Promise) {
-        // Settled in the same reply as the count: marked handled now, as a refusal drops it.
-        if (result instanceof Promise) result.catch(() => {});
-        window.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
-      } else judged(window);
-      return true;
-    }
-    const judged = (window: { count: number; resetAt: number }) => {
-      const refused = budget.judge(window, now, (name, value) => (headers[name] = String(value)));
+    // A route that starts with its budget has already started (its Redis items wait behind the count); any other
+    // starts once the count allows it.
+    const early = compiled.route.startsWithBudget === true;
+    let window: Window | Promise<Window>;
+    let result: unknown;
+    if (early) ({ window, result } = budget.spendThen(ip, target, now, () => this.start(compiled, hot)));
+    else window = budget.spend(ip, target, now);
+    const judged = (counted: Window) => {
+      const refused = budget.judge(counted, now, (name, value) => (headers[name] = String(value)));
+      // A refused call's work never ran, or its items were held back (GateShut): what it answers is dropped.
       if (refused) this.fail(compiled, refused, headers, requestId, response);
-      else this.run(compiled, hot, headers, requestId, response);
+      else this.finish(compiled, early ? result : this.start(compiled, hot), headers, requestId, response);
     };
-    const counted = budget.spend(ip, target, now);
-    if (counted instanceof Promise) counted.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
-    else judged(counted);
+    if (window instanceof Promise) {
+      // Settled in the same reply as the count: marked handled now, as a refusal drops it.
+      if (result instanceof Promise) result.catch(() => {});
+      window.then(judged, (err: unknown) => this.fail(compiled, err, headers, requestId, response));
+    } else judged(window);
     return true;
   }
 

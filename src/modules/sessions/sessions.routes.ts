@@ -89,11 +89,14 @@ export default async function sessionRoutes(fastify: FastifyInstance) {
     return answer instanceof Promise ? answer.then(alive) : alive(answer);
   };
   const HEARTBEAT = '/public/sessions/:service/:sessionId/heartbeat';
-  const beatRoute = (request: FastifyRequest<{ Params: { service: string; sessionId: string } }>) => beat(request);
   await app.register(async (bodiless) => {
     readNoBody(bodiless);
-    bodiless.post(HEARTBEAT, heartbeatSchema('Heartbeat a live session'), beatRoute);
-    bodiless.get(HEARTBEAT, heartbeatSchema('Heartbeat a live session (GET form)'), beatRoute);
+    bodiless.post<{ Params: { service: string; sessionId: string } }>(HEARTBEAT, heartbeatSchema('Heartbeat a live session'), beat);
+    bodiless.get<{ Params: { service: string; sessionId: string } }>(
+      HEARTBEAT,
+      heartbeatSchema('Heartbeat a live session (GET form)'),
+      beat,
+    );
   });
   // The heartbeat is the call every running script repeats: the hot lane answers it when it can (plugins/hot-lane.ts).
   for (const method of ['POST', 'GET'] as const) {
