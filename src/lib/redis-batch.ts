@@ -35,6 +35,7 @@ export class GateShut extends Error {
   }
 }
 const SHUT = 'KEYWARD_GATE_SHUT';
+const IN_FLIGHT = 2;
 
 /**
  * The Lua scripts of the hot paths, run for many items at once: every item of every op that arrives while one call is
@@ -47,7 +48,10 @@ const SHUT = 'KEYWARD_GATE_SHUT';
  * that found nothing on the wire, nor straight from the previous call's reply: so the requests read in the same turn
  * travel together, where sending at once took only those read before the item (a call carried half as many items,
  * and a call's write wakes Redis on the other CPU: docs/benchmarks.md, fourteenth session). A quiet server waits one
- * turn of the loop.
+ * turn of the loop. Two calls may be on the wire at once (IN_FLIGHT): with one, the server sat idle while Redis ran
+ * it (a sixth of its time under load); with more, calls grew small and Redis's cost per call took CPU from the
+ * server (docs/benchmarks.md, fifteenth session). Redis runs one connection's calls in order, so items still run in
+ * the order they were added.
  *
  * One queue per Redis connection, shared by every op. A gate (behind()) lets an item start in the same call as the
  * item it depends on: a heartbeat's beat travels behind its client budget's count and runs only if the count allows
@@ -67,7 +71,8 @@ export class RedisBatch {
 
   private readonly ops: BatchedOp[] = [];
   private waiting: Waiting[] = [];
-  private sending = false;
+  /** Calls on the wire (at most IN_FLIGHT). */
+  private inFlight = 0;
   private scheduled = false;
   /** The gate the items added now wait behind (set while behind() runs its work). */
   private gate: Waiting | null = null;
@@ -114,7 +119,7 @@ export class RedisBatch {
   }
 
   private schedule(): void {
-    if (this.sending || this.scheduled) return;
+    if (this.inFlight >= IN_FLIGHT || this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.sendWaiting);
   }
@@ -126,7 +131,7 @@ export class RedisBatch {
 
   private send(): void {
     if (this.waiting.length === 0) return;
-    this.sending = true;
+    this.inFlight++;
     this.calls++;
     // An item behind a gate never leaves its gate's call: they were added one after another, so take them along.
     let end = Math.min(this.max, this.waiting.length);
@@ -139,6 +144,8 @@ export class RedisBatch {
       args.push(item.op, item.gate ? item.gate.position : 0);
       for (const arg of item.args) args.push(arg);
     });
+    // What did not fit (past `max`) may go in the other call at once.
+    if (this.waiting.length > 0) this.schedule();
     const call = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<unknown[]>>)[this.command]!;
     call
       .apply(this.redis, args)
@@ -153,7 +160,7 @@ export class RedisBatch {
         (err: unknown) => batch.forEach((item) => item.reject(err)),
       )
       .finally(() => {
-        this.sending = false;
+        this.inFlight--;
         this.schedule();
       });
   }

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GateShut, RedisBatch } from '../../src/lib/redis-batch.ts';
 
 // The shared batch of the hot paths' scripts (lib/redis-batch.ts), against the real Redis: every item gets its own
-// reply, items added in one turn of the event loop, or while a call is on the wire, share a call whatever their op, a
+// reply, items added in one turn of the event loop, or while two calls are on the wire, share a call whatever their op, a
 // failed call fails only the items that travelled in it, and items behind a gate run only when it opens.
 const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
@@ -48,18 +48,31 @@ it('answers each item with its own reply, the items of one turn of the event loo
   expect(batch.calls - before).toBe(3);
 });
 
-it('sends the items that arrive while a call is on the wire together in the next call, each answered by its own op', async () => {
-  const first = echo(['alone']);
-  // The first call leaves at the end of this turn; the next items arrive while it is on the wire.
-  await new Promise((resolve) => setImmediate(resolve));
-  const before = batch.calls;
-  const waiting = [echo(['x']), pair(['a', 'b']), echo(['y']), pair(['c', 'd'])];
-  await first;
-  const [x, ab, y, cd] = await Promise.all(waiting);
-  expect(batch.calls - before).toBe(1);
-  expect([x![0], ab!.slice(0, 2), y![0], cd!.slice(0, 2)]).toEqual(['x', ['a', 'b'], 'y', ['c', 'd']]);
-  const at = Number(x![1]);
-  expect([ab![2], y![1], cd![2]]).toEqual([at + 1, at + 2, at + 3]);
+it('sends a second call while the first is on the wire, and the items that arrive while two are there together in the next, in order', async () => {
+  // Redis holds every script until unpaused, so the calls stay on the wire for as long as the test needs.
+  const admin = new Redis(REDIS_URL);
+  await admin.call('CLIENT', 'PAUSE', '60000', 'WRITE');
+  try {
+    const before = batch.calls;
+    const first = echo(['first']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batch.calls - before).toBe(1);
+    const second = [echo(['x']), pair(['a', 'b'])];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batch.calls - before).toBe(2);
+    const third = [echo(['y']), pair(['c', 'd']), echo(['z'])];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batch.calls - before).toBe(2);
+    await admin.call('CLIENT', 'UNPAUSE');
+    const [one, x, ab, y, cd, z] = await Promise.all([first, ...second, ...third]);
+    expect(batch.calls - before).toBe(3);
+    expect([one![0], x![0], ab!.slice(0, 2), y![0], cd!.slice(0, 2), z![0]]).toEqual(['first', 'x', ['a', 'b'], 'y', ['c', 'd'], 'z']);
+    const at = Number(one![1]);
+    expect([x![1], ab![2], y![1], cd![2], z![1]]).toEqual([at + 1, at + 2, at + 3, at + 4, at + 5]);
+  } finally {
+    await admin.call('CLIENT', 'UNPAUSE');
+    admin.disconnect();
+  }
 });
 
 it('fails an item its op refuses alone', async () => {
