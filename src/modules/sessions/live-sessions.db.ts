@@ -32,6 +32,8 @@ const sessionOf = (row: repo.SessionRow, lastSeenAt = row.lastSeenAt): LiveSessi
 const FLUSH_CHUNK = 500;
 // At most this many heartbeats share one read.
 const READ_BATCH = 500;
+// Batches whose reads may be on the wire at once; they are judged in the order they were made.
+const READS_IN_FLIGHT = 2;
 // At most this many extended key expiries are remembered per instance; a forgotten one costs one more key read.
 const MOVED_EXPIRIES_LIMIT = 50_000;
 // At most this many live sessions' rows are kept in memory (about 300 bytes each); past it they are all let go and
@@ -150,9 +152,9 @@ export class LiveSessionsInDatabase implements LiveSessions {
 
   /**
    * Records the heartbeat and judges the session: on SQLite's server from the kept row at once, else from its row read
-   * now; otherwise in a batch with the other heartbeats waiting (one batch at a time, so under load each round trip
-   * answers many heartbeats), which checks the end counters and reads the rows it does not keep. The batch judges
-   * each heartbeat itself: a heartbeat waits on one promise, not a chain of them.
+   * now; otherwise in a batch with the other heartbeats waiting (at most READS_IN_FLIGHT batches at a time, so under
+   * load each round trip answers many heartbeats), which checks the end counters and reads the rows it does not keep.
+   * The batch judges each heartbeat itself: a heartbeat waits on one promise, not a chain of them.
    */
   heartbeat(serviceId: string, sessionId: string, now: number): Beat | Promise<Beat> {
     if (this.endings) {
@@ -188,17 +190,22 @@ export class LiveSessionsInDatabase implements LiveSessions {
     resolve: (beat: Beat) => void;
     reject: (err: unknown) => void;
   }> = [];
-  private reading = false;
+  /** Batches on the wire (at most READS_IN_FLIGHT). */
+  private reads = 0;
   private readScheduled = false;
+  /** The last batch made: settles once it is judged (never rejects). */
+  private lastBatch: Promise<void> = Promise.resolve();
 
   /**
    * The next read goes after this turn of the event loop has taken in every request that arrived (setImmediate runs
    * once I/O callbacks are done): sent at the first heartbeat, or as soon as the last read answered, it carried only
    * the heartbeats read before it in that turn. Each read costs the server about as much as fifteen heartbeats' own
-   * work on PostgreSQL (a round trip), so fuller batches are most of a heartbeat's cost there.
+   * work on PostgreSQL (a round trip), so fuller batches are most of a heartbeat's cost there. A second batch's read
+   * goes while the first's is on the wire: with one, the server sat idle through each round trip (docs/benchmarks.md,
+   * fifteenth session).
    */
   private scheduleRead(): void {
-    if (this.reading || this.readScheduled || this.waiting.length === 0) return;
+    if (this.reads >= READS_IN_FLIGHT || this.readScheduled || this.waiting.length === 0) return;
     this.readScheduled = true;
     setImmediate(() => {
       this.readScheduled = false;
@@ -207,21 +214,24 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   private readBatch(): void {
-    if (this.reading || this.waiting.length === 0) return;
-    this.reading = true;
+    if (this.reads >= READS_IN_FLIGHT || this.waiting.length === 0) return;
+    this.reads++;
     const batch = this.waiting.splice(0, READ_BATCH);
-    this.judgeBatch(batch)
+    this.lastBatch = this.judgeBatch(batch, this.lastBatch)
       .catch((err: unknown) => {
         for (const w of batch) w.reject(err);
       })
       .finally(() => {
-        this.reading = false;
+        this.reads--;
         this.scheduleRead();
       });
   }
 
-  private async judgeBatch(batch: typeof this.waiting): Promise<void> {
-    const unread = this.endings ? batch : await this.answerFromKept(batch);
+  /** Judges the batch once `before` (the batch made before it) is judged: end counters and kept rows change in order. */
+  private async judgeBatch(batch: typeof this.waiting, before: Promise<void>): Promise<void> {
+    let unread = batch;
+    if (this.endings) await before;
+    else unread = await this.answerFromKept(batch, before);
     if (unread.length === 0) return;
     const rows = await repo.findSessions(this.db, this.dialect, [...new Set(unread.map((w) => w.id))]);
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -236,10 +246,15 @@ export class LiveSessionsInDatabase implements LiveSessions {
   }
 
   /** Reads the batch's end counters, drops the kept rows of services whose counter moved, answers the rest from the kept rows; returns the heartbeats left. */
-  private async answerFromKept(batch: typeof this.waiting): Promise<typeof this.waiting> {
+  private async answerFromKept(batch: typeof this.waiting, before: Promise<void>): Promise<typeof this.waiting> {
     const services = [...new Set(batch.map((w) => w.serviceId))];
     const now = batch[0]!.now;
-    const epochs = await repo.readEpochs(this.db, this.dialect, services);
+    // Read at once, applied after the batch before: whatever that batch keeps, it read after its own counters, and
+    // the ends this read shows past the counters it leaves are read (endedSince) after both.
+    const reading = repo.readEpochs(this.db, this.dialect, services);
+    reading.catch(() => {});
+    await before;
+    const epochs = await reading;
     for (const serviceId of services) {
       const epoch = epochs.get(serviceId);
       const known = this.epochs.get(serviceId);
