@@ -4,11 +4,13 @@
  * session found the Redis heartbeat's server idle a sixth of its time, waiting for its one call on the wire).
  *   npx tsx bench/busy.ts <server.js> [target=heartbeat] [runs=4]
  * With DATABASE_URL (an empty database) and REDIS_URL as bench/cpu-toggle.ts takes them; AB_SECONDS (5) per run;
- * AB_FLIP=1 sends the server SIGUSR2 first (a build patched to flip a behaviour, as for cpu-toggle).
+ * AB_FLIP=1 sends the server SIGUSR2 first (a build patched to flip a behaviour, as for cpu-toggle). It pins the server
+ * to CPU 0 and wrk to CPU 1 itself: these scripts count the machine's CPUs, not the ones a `taskset` around them allows
+ * (the fourteenth session's toggles, run under `taskset -c 1`, had left both on CPU 1).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, runsArg] = process.argv.slice(2);
@@ -20,7 +22,7 @@ const target = await startTarget((whatArg ?? 'heartbeat') as What, {
   redemptions: 5000,
   sessions: Number(process.env.AB_SESSIONS ?? 10_000),
 });
-if (availableParallelism() >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
+if (cpus().length >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
 if (process.env.AB_FLIP === '1') process.kill(target.pid, 'SIGUSR2');
 const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '';
 

@@ -17,7 +17,7 @@
  * changes are worth, so one pair cannot tell such a change from the luck of its processes.
  */
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { prepareBuild } from './ab-builds.ts';
@@ -87,7 +87,7 @@ for (let pair = 0; pair < pairs; pair++) {
   const first = await start(pair % 2 === 0 ? 0 : 1);
   const second = await start(pair % 2 === 0 ? 1 : 0);
   const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
-  if (availableParallelism() >= 2) {
+  if (cpus().length >= 2) {
     for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
     execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
   }

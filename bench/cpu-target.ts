@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { Request } from 'autocannon';
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -246,7 +246,7 @@ export const requestsOf = (target: Target) =>
 export async function wrkSlice(target: Target, seconds: number): Promise<{ requests: number; failed: number }> {
   // A target whose requests vary (cold keys, redemptions) needs its own script, or wrk would repeat one url.
   if (target.pathOf && !target.wrkScript) throw new Error('wrk has no script for this target');
-  const cpus = availableParallelism() >= 2 ? '1' : undefined;
-  const result = await wrk(target.url, { connections: 50, seconds, cpus, script: target.wrkScript });
+  const generatorCpus = cpus().length >= 2 ? '1' : undefined;
+  const result = await wrk(target.url, { connections: 50, seconds, cpus: generatorCpus, script: target.wrkScript });
   return { requests: result.requests!, failed: result.failed };
 }

@@ -6,7 +6,7 @@
  * are wrk runs of AB_SECONDS (3) with 50 connections, A B B A …, the server pinned to CPU 0 and wrk to CPU 1.
  */
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, slicesArg] = process.argv.slice(2);
@@ -20,7 +20,7 @@ const target = await startTarget(what, {
   redemptions: 5000,
   sessions: Number(process.env.AB_SESSIONS ?? 5000),
 });
-if (availableParallelism() >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
+if (cpus().length >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
 
 let on = false;
 const flip = () => {

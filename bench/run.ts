@@ -22,7 +22,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -98,10 +98,10 @@ request = function()
 end
 `;
 
-const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && canPin();
+const pin = process.env.BENCH_PIN !== '0' && cpus().length >= 2 && canPin();
 // Servers share CPU 0 (only one is under load at a time); the generator runs on the others.
 const SERVER_CPU = '0';
-const LOAD_CPUS = `1-${availableParallelism() - 1}`;
+const LOAD_CPUS = `1-${cpus().length - 1}`;
 const pinServer = (pid: number | undefined) => {
   if (pin && pid) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { stdio: 'ignore' });
 };
