@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, wrkSlice, type What } from './cpu-target.ts';
+import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, threadCpu, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, runsArg] = process.argv.slice(2);
 if (!serverJs) throw new Error('usage: bench/busy.ts <server.js> [target] [runs]');
@@ -41,6 +41,7 @@ const cpuTicks = () =>
 const reading = () => ({
   at: Date.now(),
   server: cpuOf(target.pid),
+  threads: threadCpu(target.pid),
   database: postgresBackendsCpuMs(database),
   redis: process.env.REDIS_URL ? redisCpuMs() : 0,
   cpus: cpuTicks(),
@@ -60,6 +61,13 @@ for (let run = 0; run < Number(runsArg ?? 4); run++) {
       serverBusy: share(serverMs, elapsed),
       databaseBusy: share(after.database - before.database, elapsed),
       redisBusy: share(after.redis - before.redis, elapsed),
+      // The server's threads by name (the main one is `node`), as a share of the run: a worker or the thread pool on
+      // the server's CPU takes it from the main thread.
+      threads: Object.fromEntries(
+        Object.entries(after.threads)
+          .map(([name, ms]) => [name, share(ms - (before.threads[name] ?? 0), elapsed)] as const)
+          .filter(([, busy]) => busy >= 0.005),
+      ),
       cpuBusy: after.cpus.map((cpu, i) => share(cpu.busy - before.cpus[i]!.busy, cpu.all - before.cpus[i]!.all)),
     }),
   );
