@@ -1,31 +1,13 @@
 import pg from 'pg';
 import { expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { seedService } from '../helpers/seed.ts';
+import { openOnStore } from './session-helpers.ts';
 
 // On PostgreSQL each batch of heartbeats first reads its services' end counters (live-sessions.db.ts). A second
 // batch's read goes while the first's is on the wire, a third waits, and every batch is judged in order, so an end
 // still reaches the next heartbeat. SQLite's server answers heartbeats from its kept rows, with no read to overlap.
-
-async function openSessions(t: TestApp, serviceId: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const session = await t.ctx.liveSessions.open({
-      serviceId,
-      key: null,
-      hwid: `pc-${i}`,
-      scriptId: null,
-      maxSessions: 0,
-      heartbeatSeconds: 30,
-      keyExpiresAt: null,
-      now: t.clock.now,
-    });
-    if (session === 'limit') throw new Error('no limit was set');
-    ids.push(session.sessionId);
-  }
-  return ids;
-}
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -36,7 +18,7 @@ it('sends the second batch’s read while the first is on the wire, holds the th
   await admin.connect();
   try {
     const s = await seedService(t.ctx);
-    const [a, b, c, d] = await openSessions(t, s.id, 4);
+    const [a, b, c, d] = await openOnStore(t, s.id, 4);
     const sessions = t.ctx.liveSessions;
     // Each is kept, and the service's counter known, as under load.
     for (const id of [a, b, c, d]) expect(await sessions.heartbeat(s.id, id!, t.clock.now)).toMatchObject({ alive: true });

@@ -3,26 +3,13 @@ import { expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { seedService } from '../helpers/seed.ts';
+import { openOnStore } from './session-helpers.ts';
 
 /** `count` live sessions opened on the store itself (no key, so no limit), and heartbeated 10 s later. */
 async function heartbeatedSessions(t: TestApp, count: number, beforeBeats: () => Promise<void> = async () => {}) {
   const s = await seedService(t.ctx);
   const sessions = t.ctx.liveSessions;
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const session = await sessions.open({
-      serviceId: s.id,
-      key: null,
-      hwid: `pc-${i}`,
-      scriptId: null,
-      maxSessions: 0,
-      heartbeatSeconds: 30,
-      keyExpiresAt: null,
-      now: t.clock.now,
-    });
-    if (session === 'limit') throw new Error('no limit was set');
-    ids.push(session.sessionId);
-  }
+  const ids = await openOnStore(t, s.id, count);
   await beforeBeats();
   t.clock.advance(10_000);
   for (const id of ids) expect(await sessions.heartbeat(s.id, id, t.clock.now)).toMatchObject({ alive: true });

@@ -1,4 +1,5 @@
 import type { App } from '../../src/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { call, type SeededService } from '../helpers/seed.ts';
 
 /** The client calls of contract §18, as an executor sends them. */
@@ -22,4 +23,24 @@ export async function openSession(app: App, s: SeededService, body: Record<strin
   const res = await sessionsOf(s).open(app, body);
   if (res.status !== 201) throw new Error(`open failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.sessionId as string;
+}
+
+/** `count` live sessions opened on the store itself (no key, so no limit), each with its own HWID; their ids. */
+export async function openOnStore(t: TestApp, serviceId: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = await t.ctx.liveSessions.open({
+      serviceId,
+      key: null,
+      hwid: `pc-${i}`,
+      scriptId: null,
+      maxSessions: 0,
+      heartbeatSeconds: 30,
+      keyExpiresAt: null,
+      now: t.clock.now,
+    });
+    if (session === 'limit') throw new Error('no limit was set');
+    ids.push(session.sessionId);
+  }
+  return ids;
 }

@@ -217,6 +217,8 @@ export class LiveSessionsInDatabase implements LiveSessions {
     if (this.reads >= READS_IN_FLIGHT || this.waiting.length === 0) return;
     this.reads++;
     const batch = this.waiting.splice(0, READ_BATCH);
+    // What did not fit may go as the other batch at once.
+    this.scheduleRead();
     this.lastBatch = this.judgeBatch(batch, this.lastBatch)
       .catch((err: unknown) => {
         for (const w of batch) w.reject(err);
