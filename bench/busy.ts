@@ -9,9 +9,8 @@
  * (the fourteenth session's toggles, run under `taskset -c 1`, had left both on CPU 1).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { cpuOf, postgresBackendsCpuMs, redisCpuMs, startTarget, threadCpu, wrkSlice, type What } from './cpu-target.ts';
+import { cpuOf, cpuTicks, postgresBackendsCpuMs, redisCpuMs, startTarget, threadCpu, wrkSlice, type What } from './cpu-target.ts';
 
 const [serverJs, whatArg, runsArg] = process.argv.slice(2);
 if (!serverJs) throw new Error('usage: bench/busy.ts <server.js> [target] [runs]');
@@ -26,18 +25,6 @@ if (cpus().length >= 2) execFileSync('taskset', ['-a', '-cp', '0', String(target
 if (process.env.AB_FLIP === '1') process.kill(target.pid, 'SIGUSR2');
 const database = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL).pathname.slice(1) : '';
 
-/** Busy and total clock ticks of each CPU (/proc/stat: user nice system idle iowait irq softirq steal). */
-const cpuTicks = () =>
-  readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .filter((line) => /^cpu\d+ /.test(line))
-    .map((line) => {
-      const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number) as number[];
-      return {
-        busy: user! + nice! + system! + irq! + softirq! + steal!,
-        all: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!,
-      };
-    });
 const reading = () => ({
   at: Date.now(),
   server: cpuOf(target.pid),

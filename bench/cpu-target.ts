@@ -40,6 +40,21 @@ export const cpuOf = (pid: number) => {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 };
 
+/** Busy and total clock ticks of each CPU (/proc/stat: user nice system idle iowait irq softirq steal). */
+export const cpuTicks = () =>
+  readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((line) => /^cpu\d+ /.test(line))
+    .map((line) => {
+      const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number) as number[];
+      return {
+        busy: user! + nice! + system! + irq! + softirq! + steal!,
+        // Time the hypervisor gave another guest while this CPU had work: a VM's slow minutes show here.
+        steal: steal!,
+        all: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!,
+      };
+    });
+
 /** The ids of every process running now. */
 export const processIds = () => readdirSync('/proc').filter((name) => /^\d+$/.test(name));
 

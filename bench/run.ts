@@ -30,7 +30,7 @@ import pg from 'pg';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
 import { seedBenchService } from './seed-service.ts';
 import { heartbeatScript, keepSessionsLive, openLiveSessions, pacedHeartbeatScript, SESSIONS } from './heartbeat-target.ts';
-import { cpuOf, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
+import { cpuOf, cpuTicks, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
 import { settle, settled } from './settle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -260,7 +260,13 @@ async function pgDatabase(admin: pg.Client, created: string[]): Promise<Record<s
 }
 
 /** A load run's figures, with the CPU it cost per request when it was counted (wrk runs). */
-type Measured = LoadResult & { cpuUs?: number; databaseCpuUs?: number };
+type Measured = LoadResult & {
+  cpuUs?: number;
+  databaseCpuUs?: number;
+  /** Share of the servers' CPU the other (idle) servers used during the run, and the share the VM stole from it. */
+  othersBusy?: number;
+  steal?: number;
+};
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const cpuText = (server: number | undefined, database: number | undefined) =>
@@ -303,6 +309,10 @@ async function main() {
     await target.prepare?.();
     if (quiet || target.prepare) await settle();
     target.background?.resume();
+    // The other servers share the servers' CPU: what their timers took during this run, and what the VM stole from it.
+    const othersCpu = () => targets.reduce((sum, t) => (t === target || !t.cpu ? sum : sum + t.cpu().server), 0);
+    const othersBefore = othersCpu();
+    const ticksBefore = cpuTicks()[Number(SERVER_CPU)];
     const before = target.cpu?.();
     const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
       ...options,
@@ -313,7 +323,15 @@ async function main() {
     });
     target.ran?.(result.requests ?? 0);
     const after = target.cpu?.();
+    const othersAfter = othersCpu();
+    const ticksAfter = cpuTicks()[Number(SERVER_CPU)];
     target.background?.pause();
+    if (ticksBefore && ticksAfter && ticksAfter.all > ticksBefore.all) {
+      const ticks = ticksAfter.all - ticksBefore.all;
+      // Clock ticks are 10 ms: the others' CPU ms over the CPU's ticks as ms.
+      result.othersBusy = Math.round(((othersAfter - othersBefore) / (ticks * 10)) * 1000) / 1000;
+      result.steal = Math.round(((ticksAfter.steal - ticksBefore.steal) / ticks) * 1000) / 1000;
+    }
     // CPU per request beside req/s: µs of the server process, and of its database (PostgreSQL backends, Redis).
     if (before && after && result.requests) {
       result.cpuUs = Math.round(((after.server - before.server) * 1000) / result.requests);
@@ -487,13 +505,23 @@ async function main() {
         if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
         samples.get(target.name)!.push(r);
         console.log(
-          `  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms${cpuText(r.cpuUs, r.databaseCpuUs)}`,
+          `  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms${cpuText(r.cpuUs, r.databaseCpuUs)}` +
+            (r.othersBusy !== undefined ? `   others ${r.othersBusy}, steal ${r.steal}` : ''),
         );
       }
     }
     const medians: Record<
       string,
-      { rps: number; p50: number; p99: number; cpuUs?: number; databaseCpuUs?: number; ratio?: number; p99AtHalfLoad?: number }
+      {
+        rps: number;
+        p50: number;
+        p99: number;
+        cpuUs?: number;
+        databaseCpuUs?: number;
+        ratio?: number;
+        p99AtHalfLoad?: number;
+        rounds?: Array<Pick<Measured, 'rps' | 'cpuUs' | 'othersBusy' | 'steal'>>;
+      }
     > = {};
     const medianOf = (values: Array<number | undefined>) => {
       const known = values.filter((v) => v !== undefined);
@@ -506,6 +534,8 @@ async function main() {
         p99: median(list.map((r) => r.p99)),
         cpuUs: medianOf(list.map((r) => r.cpuUs)),
         databaseCpuUs: medianOf(list.map((r) => r.databaseCpuUs)),
+        // Each round as measured, so a slow round can be told from a slow target afterwards.
+        rounds: list.map(({ rps, cpuUs, othersBusy, steal }) => ({ rps, cpuUs, othersBusy, steal })),
       };
     const baseline = medians.baseline!;
     for (const [name, m] of Object.entries(medians)) if (name !== 'baseline') m.ratio = ratio(m.rps, baseline.rps);
