@@ -1,6 +1,6 @@
 import { SelectQueryNode, TableNode, type KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { exportKeys, type ExportRecord } from '../../src/modules/keys/keys-export.ts';
+import { EXPORT_BATCH, exportKeys, type ExportRecord } from '../../src/modules/keys/keys-export.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { serviceSeeder } from '../helpers/records.ts';
 import { seedKeys, type SeedKey } from './keys-data.fixtures.ts';
@@ -29,20 +29,24 @@ describe('the key export reads ahead', () => {
     const now = t().clock.now;
     // Two and a half batches of active keys (every third bound), and more than a batch of generated ones.
     const keys: SeedKey[] = [
-      ...Array.from({ length: 2500 }, (_, i) => ({
+      ...Array.from({ length: EXPORT_BATCH * 2.5 }, (_, i) => ({
         key: `RA${String(i).padStart(6, '0')}`,
         type: 'active' as const,
         createdAt: now,
         hwids: i % 3 === 0 ? [`hw-${i}`] : [],
       })),
-      ...Array.from({ length: 1200 }, (_, i) => ({ key: `RG${String(i).padStart(6, '0')}`, type: 'generated' as const, createdAt: now })),
+      ...Array.from({ length: EXPORT_BATCH * 1.2 }, (_, i) => ({
+        key: `RG${String(i).padStart(6, '0')}`,
+        type: 'generated' as const,
+        createdAt: now,
+      })),
     ];
     await seedKeys(t().ctx, s.id, keys);
 
     const { db, reads } = watched();
     const batches = exportKeys(db, s.id, { type: 'all', now });
     const first = await batches.next();
-    expect((first.value as ExportRecord[]).length).toBe(1000);
+    expect((first.value as ExportRecord[]).length).toBe(EXPORT_BATCH);
     // The first batch, its HWIDs, and already the second batch.
     expect(reads.filter((table) => table === 'active_keys')).toHaveLength(2);
 
@@ -63,7 +67,11 @@ describe('the key export reads ahead', () => {
     await seedKeys(
       t().ctx,
       s.id,
-      Array.from({ length: 3500 }, (_, i) => ({ key: `RS${String(i).padStart(6, '0')}`, type: 'generated' as const, createdAt: now })),
+      Array.from({ length: EXPORT_BATCH * 3.5 }, (_, i) => ({
+        key: `RS${String(i).padStart(6, '0')}`,
+        type: 'generated' as const,
+        createdAt: now,
+      })),
     );
     const { db, reads } = watched();
     const batches = exportKeys(db, s.id, { type: 'generated', now });

@@ -19,7 +19,7 @@ export type FromWorker = { text: string } | { done: true } | { error: string };
 
 /**
  * The worker's heap is capped, so what an export leaves behind is collected within that cap instead of filling the
- * server's old generation (README, "Not met: export memory", before). Its live heap is a batch of 1,000 keys and
+ * server's old generation (README, "Not met: export memory", before). Its live heap is two batches of keys (keys-export.ts EXPORT_BATCH) and
  * its modules: ample room, and a run over the cap ends that export (logged), never the server.
  */
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 };
