@@ -309,8 +309,14 @@ async function main() {
     await target.prepare?.();
     if (quiet || target.prepare) await settle();
     target.background?.resume();
-    // The other servers share the servers' CPU: what their timers took during this run, and what the VM stole from it.
-    const othersCpu = () => targets.reduce((sum, t) => (t === target || !t.cpu ? sum : sum + t.cpu().server), 0);
+    // The other servers share the servers' CPU: what their timers took during this run (with their databases' work,
+    // which may run on it too), and what the VM stole from it.
+    const othersCpu = () =>
+      targets.reduce((sum, t) => {
+        if (t === target || !t.cpu) return sum;
+        const { server, database } = t.cpu();
+        return sum + server + database;
+      }, 0);
     const othersBefore = othersCpu();
     const ticksBefore = cpuTicks()[Number(SERVER_CPU)];
     const before = target.cpu?.();
