@@ -109,8 +109,12 @@ describe('the Discord page in a real browser', () => {
     await panel.getByRole('textbox', { name: 'Channel id' }).fill(PANEL_CHANNEL);
     await panel.getByRole('textbox', { name: 'Title' }).fill('Get your script');
     await panel.getByRole('textbox', { name: 'Color' }).fill('#ff8800');
-    // The colour picker opens under the field while typing; Escape closes it, as a click elsewhere does.
-    await panel.getByRole('textbox', { name: 'Color' }).press('Escape');
+    // The colour picker opens under the field while typing and can cover the button below it (it did in a CI run on
+    // a loaded machine, after an Escape): close it as a seller does, with a click elsewhere, and wait until it is gone.
+    const picker = page.locator('.mantine-ColorInput-dropdown');
+    await picker.waitFor({ state: 'visible' });
+    await panel.getByRole('textbox', { name: 'Title' }).click();
+    await picker.waitFor({ state: 'hidden' });
     await panel.getByRole('button', { name: 'Post the buyer panel' }).click();
     await page.getByText('Buyer panel posted').waitFor();
     const posted = discord.calls.find((c) => c.method === 'POST' && c.path.endsWith(`/channels/${PANEL_CHANNEL}/messages`));
