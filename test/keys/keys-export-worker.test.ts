@@ -1,10 +1,12 @@
 import { get, type IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { ExportWorkers, MAX_RUNNING_EXPORTS } from '../../src/modules/keys/export-workers.ts';
 import { anotherInstance, useTestApp } from '../helpers/app.ts';
+import { ADMIN_URL } from '../helpers/postgres-template.ts';
 import { serviceSeeder } from '../helpers/records.ts';
 import { call, type SeededService } from '../helpers/seed.ts';
 
@@ -95,14 +97,41 @@ describe('the export worker', () => {
     expect(await download.complete()).toBe(false);
   });
 
-  it('turns a failing worker into a failed stream and a logged error, never a crash', async () => {
+  it('turns a worker that cannot open its database into UNAVAILABLE and a logged error, never a crash', async () => {
     const errors: unknown[] = [];
     const log = { info: () => {}, warn: () => {}, error: (obj: unknown) => errors.push(obj) };
     const workers = new ExportWorkers({ sqliteFile: '/nonexistent/keyward.db' }, log);
-    const stream = workers.stream('service', { type: 'all', now: t().clock.now }, 'csv');
-    await expect(stream.toArray()).rejects.toThrow(/export worker failed/);
+    await expect(workers.stream('service', { type: 'all', now: t().clock.now }, 'csv')).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/did not give the export a connection/),
+    });
     expect(errors).toHaveLength(1);
     await expect.poll(() => workers.running).toBe(0);
+  });
+
+  it('answers 503 before any byte of the file when PostgreSQL refuses the export a connection', async () => {
+    const { ctx } = t();
+    if (ctx.dialect !== 'postgres') return;
+    const s = await serviceWithManyKeys(1000);
+    // The server's pool keeps the connection it has; only new ones are refused, as at max_connections.
+    const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(ctx.db);
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    const database = admin.escapeIdentifier(rows[0]!.name);
+    await admin.connect();
+    await admin.query(`alter database ${database} allow_connections false`);
+    try {
+      const refused = await call(t().app, 'GET', '/api/v1/keys/api/keys/export', { key: s.serviceKey });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ success: false, code: 'UNAVAILABLE' });
+      expect(refused.headers['content-disposition']).toBeUndefined();
+    } finally {
+      await admin.query(`alter database ${database} allow_connections true`);
+      await admin.end();
+    }
+    await expect.poll(() => ctx.exports.running).toBe(0);
+    const exported = await call(t().app, 'GET', '/api/v1/keys/api/keys/export', { key: s.serviceKey });
+    expect(exported.status).toBe(200);
+    expect(String(exported.body).trim().split('\r\n')).toHaveLength(1001);
   });
 
   it('answers 429 with Retry-After while as many exports as it allows are running, and exports again once one ends', async () => {
@@ -133,6 +162,6 @@ describe('the export worker', () => {
   it('refuses new exports once closed', async () => {
     const workers = new ExportWorkers(t().database.handle.source, { info: () => {}, warn: () => {}, error: () => {} });
     await workers.close();
-    expect(() => workers.stream('service', { type: 'all', now: t().clock.now }, 'csv')).toThrow(/shutting down/);
+    await expect(workers.stream('service', { type: 'all', now: t().clock.now }, 'csv')).rejects.toThrow(/shutting down/);
   });
 });

@@ -1,6 +1,7 @@
 // One key export, run in a worker thread (export-workers.ts starts it): reads with a database connection of its own
 // and sends the file's text to the main thread one chunk per 'pull', so it never runs ahead of the client.
 import { parentPort, workerData } from 'node:worker_threads';
+import { sql } from 'kysely';
 import { openReader, type DbHandle } from '../../db/database.ts';
 import { exportChunks, exportKeys } from './keys-export.ts';
 import type { ExportJob, FromWorker } from './export-workers.ts';
@@ -28,6 +29,10 @@ async function run() {
   let reader: DbHandle | undefined;
   try {
     reader = openReader(job.source);
+    // Connected before the answer starts: a database that refuses the connection (PostgreSQL's max_connections
+    // reached) is then a 503 the client can retry, not a file cut after its first line.
+    await sql`select 1`.execute(reader.db);
+    send({ ready: true });
     // The next chunk is read while the main thread writes this one: at most one sent and one ready.
     for await (const text of exportChunks(exportKeys(reader.db, job.serviceId, job.filter), job.format)) {
       await pulled();

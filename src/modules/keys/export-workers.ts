@@ -14,8 +14,8 @@ export interface ExportJob {
   format: 'csv' | 'json';
 }
 
-/** What export-worker.ts sends: the file's next text, its end, or why it stopped. */
-export type FromWorker = { text: string } | { done: true } | { error: string };
+/** What export-worker.ts sends: that its connection is open, the file's next text, its end, or why it stopped. */
+export type FromWorker = { ready: true } | { text: string } | { done: true } | { error: string };
 
 /**
  * The worker's heap is capped, so what an export leaves behind is collected within that cap instead of filling the
@@ -51,8 +51,12 @@ export class ExportWorkers {
     return this.workers.size;
   }
 
-  /** The export's text: a stream that fails (and is logged) if the worker does, and whose destruction ends it. */
-  stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Readable {
+  /**
+   * The export's text, once the worker holds its database connection: a stream that fails (and is logged) if the
+   * worker does, and whose destruction ends it. A worker that cannot connect rejects with UNAVAILABLE (503) before
+   * anything is answered.
+   */
+  async stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Promise<Readable> {
     if (this.closed) throw new AppError('UNAVAILABLE', 'The server is shutting down');
     if (this.workers.size >= MAX_RUNNING_EXPORTS)
       throw new AppError('RATE_LIMITED', `${MAX_RUNNING_EXPORTS} key exports are running on this server; try again in a few seconds`, {
@@ -64,6 +68,8 @@ export class ExportWorkers {
     this.workers.add(worker);
     let asked = false;
     let ended = false;
+    let ready: { resolve: () => void; reject: (error: Error) => void } | undefined;
+    const connected = new Promise<void>((resolve, reject) => (ready = { resolve, reject }));
     // Strings, passed to the response as they are (object mode: no Buffer made of them here; see exportChunks).
     const stream = new Readable({
       objectMode: true,
@@ -81,6 +87,18 @@ export class ExportWorkers {
     const fail = (error: Error) => {
       if (ended) return;
       ended = true;
+      if (ready) {
+        // Nothing answered yet: the route answers the error instead of a file.
+        void worker.terminate();
+        stream.destroy();
+        if (this.closed) {
+          ready.reject(new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment'));
+          return;
+        }
+        this.log.error({ err: error, serviceId }, 'key export could not start');
+        ready.reject(new AppError('UNAVAILABLE', 'The database did not give the export a connection; try again in a moment'));
+        return;
+      }
       // Whatever the worker says while the server shuts it down, the export ends as UNAVAILABLE (503), not as a
       // failure: a download not started yet is answered 503, one under way is cut short; neither is a 500.
       if (this.closed) {
@@ -92,7 +110,10 @@ export class ExportWorkers {
       stream.destroy(error);
     };
     worker.on('message', (message: FromWorker) => {
-      if ('text' in message) {
+      if ('ready' in message) {
+        ready?.resolve();
+        ready = undefined;
+      } else if ('text' in message) {
         asked = false;
         stream.push(message.text);
       } else if ('done' in message) {
@@ -104,8 +125,9 @@ export class ExportWorkers {
     worker.on('exit', (code) => {
       this.workers.delete(worker);
       // After the client left the stream is destroyed already; after close() it is cut here.
-      if (!stream.destroyed) fail(new Error(`the export worker exited (code ${code}) too early`));
+      if (!stream.destroyed || ready) fail(new Error(`the export worker exited (code ${code}) too early`));
     });
+    await connected;
     return stream;
   }
 

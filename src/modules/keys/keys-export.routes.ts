@@ -20,7 +20,7 @@ export default async function keysExportRoutes(fastify: FastifyInstance) {
       schema: {
         summary: 'Export keys',
         description:
-          'Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged.',
+          'Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged. 429 with `Retry-After` while four exports run on this server; 503 when the database has no connection free for it: try again in a moment.',
         tags,
         querystring: schemas.ExportQuery,
         response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
@@ -30,12 +30,13 @@ export default async function keysExportRoutes(fastify: FastifyInstance) {
       const service = serviceOf(request);
       const format = request.query.format ?? 'csv';
       const filename = exportFileName(service.identifier, format, ctx.clock());
+      const filter = filterOf(request.query, ctx.clock());
+      const stream = await ctx.exports.stream(service.id, filter, format);
       reply
         .header('content-disposition', `attachment; filename="${filename}"`)
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
       // A stream, not an envelope: the response schemas above describe the failures only.
-      const filter = filterOf(request.query, ctx.clock());
-      return reply.send(ctx.exports.stream(service.id, filter, format) as never);
+      return reply.send(stream as never);
     },
   );
 }
