@@ -599,6 +599,12 @@ async function main() {
         : undefined;
     goal('analyticsOnToOff', analytics, '>= 0.95', (v) => v >= 0.95);
 
+    // The rounds are over: their servers stop here, so each script after them has the server CPU and PostgreSQL's
+    // connections to itself (the PostgreSQL targets' pools keep theirs open: with eight of them alive, the export's
+    // worker found max_connections reached and its download was cut after the CSV header).
+    for (const pacer of pacers.values()) await pacer.finish();
+    pacers.clear();
+    for (const stop of stops.splice(0)) await stop();
     if (!only || only.includes('memory')) {
       console.log('\nmemory: 40 MB upload and fetch (bench/memory.ts)');
       const memory = (await runScript('bench/memory.ts')) as Array<{ ratioToScriptSize?: number }>;
@@ -665,8 +671,6 @@ async function main() {
     results.goals = goals;
     // The *Live targets' fewest live sessions at the start of a run (all SESSIONS of them, when the preparation worked).
     for (const [name, live] of liveWhenMeasured) results[`${name}LiveSessionsWhenMeasured`] = live;
-    for (const pacer of pacers.values()) await pacer.finish();
-    pacers.clear();
 
     console.log('\nmedians, ratio to the baseline:');
     for (const [name, m] of Object.entries(medians)) {
