@@ -42,6 +42,8 @@ const SETTINGS = {
   seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 4 : 10)),
   warmupSeconds: quick ? 2 : 3,
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  /** The hello measured just before and just after each target's run (0: none), the ratio's own baseline. */
+  besideSeconds: Number(process.env.BENCH_BESIDE_SECONDS ?? (quick ? 2 : 5)),
 };
 const SCRIPT_BYTES = 220 * 1024;
 // Rate limits stay on (their cost is part of the hot path) with a budget the run cannot exhaust.
@@ -266,12 +268,16 @@ type Measured = LoadResult & {
   /** Share of the servers' CPU the other (idle) servers used during the run, and the share the VM stole from it. */
   othersBusy?: number;
   steal?: number;
+  /** The hello's req/s in the runs just before and just after this one (SETTINGS.besideSeconds). */
+  besideHello?: [number, number];
 };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const cpuText = (server: number | undefined, database: number | undefined) =>
   server === undefined ? '' : `   CPU ${server} µs/req${database ? ` (+ database ${database})` : ''}`;
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+/** A run's req/s over the mean of the hello's just before and just after it. */
+const besideRatio = (r: Measured) => (r.besideHello ? ratio(r.rps, (r.besideHello[0] + r.besideHello[1]) / 2) : undefined);
 
 /** Runs a helper script in its own process and keeps every JSON object it prints on a line of its own. */
 async function runScript(file: string, env: Record<string, string> = {}): Promise<unknown[]> {
@@ -305,9 +311,22 @@ async function main() {
   const useWrk = ensureWrk();
   // A measurement (`quiet`) waits for a quiet machine first, and so does any run after a target's preparation; one
   // wait, after the preparation, so the preparation's own work is not measured.
-  const load = async (target: Target, options: LoadOptions, quiet = false): Promise<Measured> => {
+  const load = async (target: Target, options: LoadOptions, quiet = false, beside?: Target): Promise<Measured> => {
     await target.prepare?.();
     if (quiet || target.prepare) await settle();
+    // The VM slows every process on it together for tens of seconds at a time (docs/benchmarks.md, the seventeenth
+    // session): the hello measured right before and right after this run is the baseline this run is divided by.
+    const helloNow = async () =>
+      beside
+        ? (
+            await (useWrk ? wrk : autocannon)(beside.url, {
+              ...options,
+              seconds: SETTINGS.besideSeconds,
+              cpus: pin ? LOAD_CPUS : undefined,
+            })
+          ).rps
+        : 0;
+    const helloBefore = await helloNow();
     target.background?.resume();
     // The other servers share the servers' CPU: what their timers took during this run (with their databases' work,
     // which may run on it too), and what the VM stole from it.
@@ -332,6 +351,7 @@ async function main() {
     const othersAfter = othersCpu();
     const ticksAfter = cpuTicks()[Number(SERVER_CPU)];
     target.background?.pause();
+    if (beside) result.besideHello = [helloBefore, await helloNow()];
     if (ticksBefore && ticksAfter && ticksAfter.all > ticksBefore.all) {
       const ticks = ticksAfter.all - ticksBefore.all;
       // Clock ticks are 10 ms: the others' CPU ms over the CPU's ticks as ms.
@@ -507,12 +527,14 @@ async function main() {
     for (let round = 1; round <= SETTINGS.rounds; round++) {
       console.log(`round ${round}`);
       for (const target of targets) {
-        const r = await load(target, options, true);
+        const beside = target.name === 'baseline' || SETTINGS.besideSeconds <= 0 ? undefined : targets[0];
+        const r = await load(target, options, true, beside);
         if (r.failed > 0) throw new Error(`${target.label}: ${r.failed} failed requests`);
         samples.get(target.name)!.push(r);
         console.log(
           `  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms${cpuText(r.cpuUs, r.databaseCpuUs)}` +
-            (r.othersBusy !== undefined ? `   others ${r.othersBusy}, steal ${r.steal}` : ''),
+            (r.othersBusy !== undefined ? `   others ${r.othersBusy}, steal ${r.steal}` : '') +
+            (r.besideHello ? `   hello beside ${r.besideHello.join(' / ')}: ratio ${besideRatio(r)}` : ''),
         );
       }
     }
@@ -525,8 +547,10 @@ async function main() {
         cpuUs?: number;
         databaseCpuUs?: number;
         ratio?: number;
+        /** The ratio as measured before the seventeenth session: the median req/s over the rounds' hello's median. */
+        ratioToRoundHello?: number;
         p99AtHalfLoad?: number;
-        rounds?: Array<Pick<Measured, 'rps' | 'cpuUs' | 'othersBusy' | 'steal'>>;
+        rounds?: Array<Pick<Measured, 'rps' | 'cpuUs' | 'othersBusy' | 'steal' | 'besideHello'> & { ratio?: number }>;
       }
     > = {};
     const medianOf = (values: Array<number | undefined>) => {
@@ -541,10 +565,23 @@ async function main() {
         cpuUs: medianOf(list.map((r) => r.cpuUs)),
         databaseCpuUs: medianOf(list.map((r) => r.databaseCpuUs)),
         // Each round as measured, so a slow round can be told from a slow target afterwards.
-        rounds: list.map(({ rps, cpuUs, othersBusy, steal }) => ({ rps, cpuUs, othersBusy, steal })),
+        rounds: list.map((r) => ({
+          rps: r.rps,
+          cpuUs: r.cpuUs,
+          othersBusy: r.othersBusy,
+          steal: r.steal,
+          besideHello: r.besideHello,
+          ratio: besideRatio(r),
+        })),
       };
     const baseline = medians.baseline!;
-    for (const [name, m] of Object.entries(medians)) if (name !== 'baseline') m.ratio = ratio(m.rps, baseline.rps);
+    // Each target's ratio: the median over the rounds of its req/s over the hello's beside it; the ratio to the
+    // rounds' median hello stays beside it, as every run before the seventeenth session computed it.
+    for (const [name, m] of Object.entries(medians)) {
+      if (name === 'baseline') continue;
+      m.ratioToRoundHello = ratio(m.rps, baseline.rps);
+      m.ratio = medianOf(m.rounds!.map((r) => r.ratio)) ?? m.ratioToRoundHello;
+    }
 
     // Latency where a server is not saturated: half of its own median rate, from a paced generator.
     console.log('\np99 at half load');
@@ -594,8 +631,8 @@ async function main() {
     goal('fetchScriptRatio', medians.fetchScriptSqlite?.ratio, '>= 0.25', (v) => v >= 0.25);
     goal('fetchScriptGzipRatio', medians.fetchScriptSqliteGzip?.ratio, '>= 0.25', (v) => v >= 0.25);
     const analytics =
-      medians.validateSqlite && medians.validateSqliteNoAnalytics
-        ? ratio(medians.validateSqlite.rps, medians.validateSqliteNoAnalytics.rps)
+      medians.validateSqlite?.ratio && medians.validateSqliteNoAnalytics?.ratio
+        ? ratio(medians.validateSqlite.ratio, medians.validateSqliteNoAnalytics.ratio)
         : undefined;
     goal('analyticsOnToOff', analytics, '>= 0.95', (v) => v >= 0.95);
 
@@ -675,7 +712,7 @@ async function main() {
     console.log('\nmedians, ratio to the baseline:');
     for (const [name, m] of Object.entries(medians)) {
       console.log(
-        `  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${cpuText(m.cpuUs, m.databaseCpuUs)}${m.ratio ? `   ratio ${m.ratio}` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`,
+        `  ${name.padEnd(26)} ${String(m.rps).padStart(7)} req/s   p99 ${m.p99} ms${cpuText(m.cpuUs, m.databaseCpuUs)}${m.ratio ? `   ratio ${m.ratio} (to the round's hello ${m.ratioToRoundHello})` : ''}${m.p99AtHalfLoad !== undefined ? `   p99 at half load ${m.p99AtHalfLoad} ms` : ''}`,
       );
     }
     console.log('\ngoals:');
