@@ -1,7 +1,11 @@
 import { Kysely, PostgresDialect, sql, type Insertable } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrate, openDatabase, type Db } from '../../src/db/database.ts';
+import { testDialect } from '../helpers/database.ts';
 import type { ActiveKeysTable, Database } from '../../src/db/schema.ts';
 import { writesOf } from '../../src/db/database.ts';
 import { KeyTouches } from '../../src/modules/validation/key-touches.ts';
@@ -242,6 +246,55 @@ describe('lastUsedAt of validated keys', () => {
       [hour + HOUR_MS - 999, hour / HOUR_MS],
       [hour + HOUR_MS + 5, hour / HOUR_MS + 1],
     ]);
+  });
+
+  // SQLite rewrites the entry of every index on a column computed from an updated one, changed or not: with the hour a
+  // generated column, each flushed key still rewrote its entry of the sort's index (migration 0035). What a flush
+  // writes is counted in WAL frames, one per page, on a database of its own (no job or checkpoint writes beside it).
+  it('on SQLite, writes no page of the last-used index while the hour stays', async () => {
+    if (testDialect() !== 'sqlite') return; // PostgreSQL's side is the in-place count of the test above.
+    const dir = mkdtempSync(join(tmpdir(), 'keyward-last-used-'));
+    const handle = openDatabase({ databaseUrl: null, dataDir: dir });
+    try {
+      await migrate(handle.db);
+      await sql`PRAGMA foreign_keys = OFF`.execute(handle.db);
+      const hour = Math.floor(t().clock.now / HOUR_MS) * HOUR_MS;
+      const keys = ['walk-a', 'walk-b', 'walk-c'];
+      await sql`INSERT INTO active_keys (key, service_id, is_premium, no_hwid_validation, status, created_at, activated_at, last_used_at)
+        SELECT value, 'svc', 0, 0, 'active', ${hour}, ${hour}, ${hour + 1000} FROM json_each(${JSON.stringify(keys)})`.execute(handle.db);
+      const framesOf = async (touched: [string, number][]) => {
+        await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(handle.db);
+        const touches = new KeyTouches();
+        for (const [key, at] of touched) touches.touch('svc', key, at);
+        await touches.flush(handle.db, 'sqlite');
+        const { rows } = await sql<{ log: number }>`PRAGMA wal_checkpoint(PASSIVE)`.execute(handle.db);
+        return rows[0]!.log;
+      };
+      // Later in the same hour: the table's one page. Into the next hour: the index's page too.
+      expect(await framesOf(keys.map((key, i) => [key, hour + HOUR_MS - 1000 + i]))).toBe(1);
+      expect(await framesOf([['walk-a', hour + HOUR_MS + 5]])).toBe(2);
+      const stored = await sql<{ key: string; hour: number }>`SELECT key, last_used_hour AS hour FROM active_keys ORDER BY key`.execute(
+        handle.db,
+      );
+      expect(stored.rows).toEqual([
+        { key: 'walk-a', hour: hour / HOUR_MS + 1 },
+        { key: 'walk-b', hour: hour / HOUR_MS },
+        { key: 'walk-c', hour: hour / HOUR_MS },
+      ]);
+      // A key inserted with a last use (a redemption, an import) has its hour; one set back to none loses it.
+      await sql`INSERT INTO active_keys (key, service_id, is_premium, no_hwid_validation, status, created_at, activated_at, last_used_at)
+        VALUES ('walk-d', 'svc', 0, 0, 'active', ${hour}, ${hour}, ${hour + 2 * HOUR_MS})`.execute(handle.db);
+      await sql`UPDATE active_keys SET last_used_at = NULL WHERE key = 'walk-b'`.execute(handle.db);
+      const after = await sql<{ key: string; hour: number | null }>`SELECT key, last_used_hour AS hour FROM active_keys
+        WHERE key IN ('walk-b', 'walk-d') ORDER BY key`.execute(handle.db);
+      expect(after.rows).toEqual([
+        { key: 'walk-b', hour: null },
+        { key: 'walk-d', hour: hour / HOUR_MS + 2 },
+      ]);
+    } finally {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps what a failed flush could not write, for the next flush', async () => {
