@@ -29,6 +29,7 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 
  * on the export route must not be able to spend the server's memory; a seller exports now and then.
  */
 export const MAX_RUNNING_EXPORTS = 4;
+const shuttingDown = () => new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment');
 const EXPORT_RETRY_AFTER_SECONDS = 10;
 
 /**
@@ -57,7 +58,7 @@ export class ExportWorkers {
    * anything is answered.
    */
   async stream(serviceId: string, filter: KeyFilter, format: 'csv' | 'json'): Promise<Readable> {
-    if (this.closed) throw new AppError('UNAVAILABLE', 'The server is shutting down');
+    if (this.closed) throw shuttingDown();
     if (this.workers.size >= MAX_RUNNING_EXPORTS)
       throw new AppError('RATE_LIMITED', `${MAX_RUNNING_EXPORTS} key exports are running on this server; try again in a few seconds`, {
         retryAfter: EXPORT_RETRY_AFTER_SECONDS,
@@ -92,7 +93,7 @@ export class ExportWorkers {
         void worker.terminate();
         stream.destroy();
         if (this.closed) {
-          ready.reject(new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment'));
+          ready.reject(shuttingDown());
           return;
         }
         this.log.error({ err: error, serviceId }, 'key export could not start');
@@ -103,7 +104,7 @@ export class ExportWorkers {
       // failure: a download not started yet is answered 503, one under way is cut short; neither is a 500.
       if (this.closed) {
         this.log.warn({ serviceId }, 'key export ended by the shutdown');
-        stream.destroy(new AppError('UNAVAILABLE', 'The server is shutting down; export again in a moment'));
+        stream.destroy(shuttingDown());
         return;
       }
       this.log.error({ err: error, serviceId }, 'key export failed');

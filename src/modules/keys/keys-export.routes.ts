@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { serviceOf } from '../../plugins/auth.ts';
 import { ErrorEnvelope } from '../../schemas.ts';
 import { exportFileName } from './keys-export.ts';
+import { MAX_RUNNING_EXPORTS } from './export-workers.ts';
 import * as schemas from './keys-list.schemas.ts';
 import { filterOf } from './keys-list.service.ts';
 
@@ -19,8 +20,7 @@ export default async function keysExportRoutes(fastify: FastifyInstance) {
       config: { ...read, action: 'keys.manage' },
       schema: {
         summary: 'Export keys',
-        description:
-          'Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged. 429 with `Retry-After` while four exports run on this server; 503 when the database has no connection free for it: try again in a moment.',
+        description: `Every key of the service matching the list filters, as CSV or JSON (\`format\`), streamed as a download; the file imports back unchanged. 429 with \`Retry-After\` while ${MAX_RUNNING_EXPORTS} exports run on this server; 503 when the database has no connection free for it: try again in a moment.`,
         tags,
         querystring: schemas.ExportQuery,
         response: { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },

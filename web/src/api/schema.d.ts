@@ -2449,7 +2449,7 @@ export interface paths {
         };
         /**
          * Export keys
-         * @description Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged. 429 with `Retry-After` while four exports run on this server; 503 when the database has no connection free for it: try again in a moment.
+         * @description Every key of the service matching the list filters, as CSV or JSON (`format`), streamed as a download; the file imports back unchanged. 429 with `Retry-After` while 4 exports run on this server; 503 when the database has no connection free for it: try again in a moment.
          */
         get: {
             parameters: {
