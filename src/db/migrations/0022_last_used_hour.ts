@@ -10,7 +10,8 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely';
 // leave the two apart.
 // - PostgreSQL: a stored column (15 has no virtual ones). An update that leaves the hour as it was changes no
 //   indexed column, so it can be HOT; the fill factor leaves pages room for those new row versions.
-// - SQLite: a virtual column (SQLite cannot add a stored one), indexed like any other.
+// - SQLite: a virtual column (SQLite cannot add a stored one), indexed like any other. SQLite still rewrote the
+//   entry on every update of last_used_at, hour changed or not; migration 0035 keeps the hour by trigger instead.
 const HOUR_MS = 3_600_000;
 const isSqlite = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof SqliteAdapter;
 

@@ -115,7 +115,10 @@ export interface ActiveKeysTable {
   createdAt: number;
   activatedAt: number;
   lastUsedAt: number | null;
-  /** lastUsedAt's hour, kept by the database (migrations 0022, 0035), never written by the code: what the "last used" sort's index holds. */
+  /**
+   * lastUsedAt's hour, kept by the database (migrations 0022, 0035), never written by the code: what the "last used"
+   * sort's index holds.
+   */
   lastUsedHour: GeneratedAlways<number | null>;
   hwidResetAt: number | null;
   hwidResetCount: number;
