@@ -14,6 +14,7 @@
  * length. It prints each round, their median and their mean. SERVER_JS=<another build>/server.js
  * compares two builds, as in bench/cpu-cost.ts; DATABASE_URL and REDIS_URL as there. `heartbeat` holds SESSIONS (500)
  * live sessions: opening the 5,000 of bench/cpu-cost.ts under callgrind took longer than a session lives unbeaten.
+ * KEEP_DUMPS=1 keeps callgrind's dumps (one a round) and prints where.
  */
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
@@ -106,6 +107,8 @@ try {
   );
 } finally {
   await server.kill();
-  rmSync(dumps, { recursive: true, force: true });
+  // KEEP_DUMPS=1 leaves them for callgrind_annotate (--inclusive=yes --tree=calling: where a request's count goes).
+  if (process.env.KEEP_DUMPS) console.error(`callgrind's dumps are in ${dumps}`);
+  else rmSync(dumps, { recursive: true, force: true });
 }
 process.exit(0);
