@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
+import { pipeline, Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -32,13 +33,37 @@ export interface HotRoute<Params = Record<string, string>, Query = Record<string
   querystring?: TSchema;
   /** The Fastify route's `response` schemas: the lane serializes with the same ones. */
   response: Record<string, TSchema>;
-  /** The route's handler: the payload it answers with (or a promise of it); what it throws is answered as an error. */
+  /**
+   * The route's handler: the payload it answers with (or a promise of it), serialized by the response schemas, or a
+   * RawAnswer sent as it stands; what it throws is answered as an error.
+   */
   handle(request: HotRequest<Params, Query>): unknown;
   /**
    * The handler may start before the client budget's count answers (ClientBudget.spendThen): true only where its sole
    * effect before its first await is items of the Redis batch, which then wait behind the count in one call.
    */
   startsWithBudget?: boolean;
+}
+
+/**
+ * An answer sent as it stands rather than serialized as JSON (the fetch's Lua and code): its status, its headers and
+ * a body of text, bytes, a stream or nothing. The lane writes it; the route's Fastify handler sends the same through
+ * `sendRaw`, so both give the same bytes.
+ */
+export class RawAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string | Buffer | Readable | null,
+  ) {}
+}
+
+/** A RawAnswer through Fastify's reply (what the lane writes itself when it takes the request). */
+export function sendRaw(reply: FastifyReply, answer: RawAnswer): FastifyReply {
+  return reply
+    .code(answer.status)
+    .headers(answer.headers)
+    .send(answer.body ?? undefined);
 }
 
 interface Compiled {
@@ -56,8 +81,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 type Window = { count: number; resetAt: number };
 
 /**
- * The executor's hottest calls (a heartbeat, a validation) answered in front of Fastify's request pipeline, which
- * costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU (docs/benchmarks.md, thirteenth
+ * The executor's hottest calls (a heartbeat, a validation, a script's fetch) answered in front of Fastify's request
+ * pipeline, which costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU (docs/benchmarks.md, thirteenth
  * session).
  * The lane does what Fastify's route would, through the same pieces: the route's schemas (compiled as Fastify compiles
  * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
@@ -231,6 +256,7 @@ export class HotLane {
 
   /** As Fastify's reply: the schema for the status (exact, then `4xx`, then `default`), else JSON. */
   private send(compiled: Compiled, status: number, payload: unknown, headers: OutgoingHttpHeaders, response: ServerResponse): void {
+    if (payload instanceof RawAnswer) return this.writeRaw(payload, headers, response);
     const code = String(status);
     const serialize = compiled.serializers.get(code) ?? compiled.serializers.get(`${code[0]}xx`) ?? compiled.serializers.get('default');
     let body: string;
@@ -243,6 +269,23 @@ export class HotLane {
       return this.write(failed.status, JSON.stringify(failed.body), headers, response);
     }
     this.write(status, body, headers, response);
+  }
+
+  /** As Fastify's reply sends text, bytes or a stream: a length for the first two, a stream piped (chunked unless given). */
+  private writeRaw(answer: RawAnswer, headers: OutgoingHttpHeaders, response: ServerResponse): void {
+    Object.assign(headers, answer.headers);
+    const { body } = answer;
+    if (body instanceof Readable) {
+      response.writeHead(answer.status, headers);
+      pipeline(body, response, (err) => {
+        // The client has had the status and part of the body: the connection is cut (pipeline destroyed it).
+        if (err) this.deps.log.warn({ err, reqId: headers['x-request-id'] }, 'streaming an answer failed');
+      });
+      return;
+    }
+    if (body !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    response.writeHead(answer.status, headers);
+    response.end(body ?? undefined);
   }
 
   private write(status: number, body: string, headers: OutgoingHttpHeaders, response: ServerResponse): void {

@@ -9,7 +9,7 @@ import { RedisBatch } from '../lib/redis-batch.ts';
 import { presentedKey, presentedLuarmorKey } from './auth.ts';
 import { sharedOrLocalStore } from './rate-limit-store.ts';
 import { serviceForClient } from '../modules/services/services.service.ts';
-import { deliverableScript } from '../modules/loader/loader.service.ts';
+import { cachedScript, deliverableScript } from '../modules/loader/loader.service.ts';
 
 /** Which budget a route spends (contract §5). Routes name one in `config.limit`. */
 export type LimitKind = 'client' | 'api' | 'login';
@@ -39,6 +39,8 @@ export function clientTarget(ctx: AppContext, request: { params?: unknown; query
       );
     }
     if (typeof source.scriptId === 'string') {
+      const cached = cachedScript(ctx, source.scriptId);
+      if (cached) return cached.serviceId;
       return deliverableScript(ctx, source.scriptId).then(
         (script) => (script ? script.serviceId : UNKNOWN_TARGET),
         () => UNKNOWN_TARGET,

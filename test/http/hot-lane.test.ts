@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import injectRequest, { type InjectOptions, type Response } from 'light-my-request';
 import { buildApp } from '../../src/app.ts';
@@ -8,6 +9,7 @@ import { TEST_SECRET, useTestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { call, generateKeys, seedService, type SeededService } from '../helpers/seed.ts';
 import { openSession, sessionsOf } from '../sessions/session-helpers.ts';
+import { uploadScript } from '../scripts/script-helpers.ts';
 
 // The hot lane (plugins/hot-lane.ts) answers heartbeats and validations in front of Fastify. Whatever it answers,
 // Fastify's route alone must answer the same; whatever it leaves, it must not have touched.
@@ -178,6 +180,123 @@ describe('validations', () => {
     }
     const row = await t.ctx.db.selectFrom('activeKeys').select('hwid').where('key', '=', key!).executeTakeFirst();
     expect(row?.hwid ?? null).toBe(null);
+  });
+});
+
+describe('fetches', () => {
+  const CODE = 'print("the protected code") -- ' + 'x'.repeat(2000);
+  const fetchUrl = (scriptId: string, query: Record<string, string>) => `/api/v1/vss/fetch/${scriptId}?${new URLSearchParams(query)}`;
+  /** Status, headers (but the per-request ones) and the exact bytes: the fetch answers text, code and gzip. */
+  const rawComparable = (response: Response) => {
+    const headers = Object.entries(response.headers).filter(([name]) => !PER_REQUEST.has(name));
+    return {
+      status: response.statusCode,
+      headers: Object.fromEntries(headers.sort(([a], [b]) => a.localeCompare(b))),
+      body: response.rawPayload.toString('base64'),
+    };
+  };
+  /** A ready script with one key, fetched once by the route: from then on it is cached and the lane takes its calls. */
+  const cachedScript = async (extra: Record<string, unknown> = {}) => {
+    const t = app();
+    const s = await seedService(t.ctx);
+    const [key] = await generateKeys(t.app, s.serviceKey);
+    const script = await uploadScript(t.app, s, { name: 'lane', code: CODE, ...extra });
+    await t.app.inject({ method: 'GET', url: fetchUrl(script.id, { key: 'nope', hwid: 'pc-1' }) });
+    return { t, s, key: key!, script };
+  };
+
+  it('the code, gzip, a 304 and a refusal: the lane answers the same bytes and headers as the route', async () => {
+    const { t, key, script } = await cachedScript();
+    const plain = await both({ method: 'GET', url: fetchUrl(script.id, { key, hwid: 'pc-1' }) });
+    expect(plain.took).toBe(1);
+    expect(plain.lane.statusCode).toBe(200);
+    expect(plain.lane.body).toBe(CODE);
+    expect(plain.lane.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(rawComparable(plain.lane)).toEqual(rawComparable(plain.fastify));
+    const etag = String(plain.lane.headers.etag);
+
+    const cases: Array<{ query: Record<string, string>; headers?: Record<string, string>; status: number }> = [
+      { query: { key, hwid: 'pc-1' }, headers: { 'accept-encoding': 'gzip, br' }, status: 200 },
+      { query: { key, hwid: 'pc-1' }, headers: { 'if-none-match': etag }, status: 304 },
+      { query: { key, hwid: 'pc-1', executor: 'Wave', v: '2' }, status: 200 },
+      { query: { key, hwid: 'pc-other' }, status: 200 }, // HWID locked: Lua that raises the code
+      { query: { key: 'KEY-NOT-THERE', hwid: 'pc-1' }, status: 200 },
+      { query: { key }, headers: { 'syn-fingerprint': 'pc-1' }, status: 200 },
+    ];
+    for (const { query, headers, status } of cases) {
+      const { lane, fastify, took } = await both({ method: 'GET', url: fetchUrl(script.id, query), ...(headers && { headers }) });
+      const label = JSON.stringify({ query, headers });
+      expect(took, label).toBe(1);
+      expect(lane.statusCode, label).toBe(status);
+      expect(rawComparable(lane), label).toEqual(rawComparable(fastify));
+    }
+    const gzipped = await both({ method: 'GET', url: fetchUrl(script.id, { key, hwid: 'pc-1' }), headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.lane.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.lane.rawPayload).toString()).toBe(CODE);
+    const locked = await both({ method: 'GET', url: fetchUrl(script.id, { key, hwid: 'pc-other' }) });
+    expect(locked.lane.body).toContain('KEY_HWID_LOCKED');
+    expect(locked.lane.headers['cache-control']).toBe('no-store');
+    const row = await t.ctx.db.selectFrom('activeKeys').select(['hwid', 'executions']).where('key', '=', key).executeTakeFirstOrThrow();
+    expect(row.hwid).toBe('pc-1');
+  });
+
+  it('globals=1: the same LRM_ prefix before the code, never cached', async () => {
+    const { key, script } = await cachedScript();
+    const { lane, fastify, took } = await both({ method: 'GET', url: fetchUrl(script.id, { key, hwid: 'pc-1', globals: '1' }) });
+    expect(took).toBe(1);
+    expect(lane.statusCode).toBe(200);
+    expect(lane.body).toContain('LRM_IsUserPremium');
+    expect(lane.body.endsWith(CODE)).toBe(true);
+    expect(lane.headers['cache-control']).toBe('no-store');
+    // The run counts differ by one (the lane's fetch counted first); the rest is the same.
+    const strip = (text: string) => text.replace(/LRM_TotalExecutions\s*=\s*\d+/, '');
+    expect(strip(lane.body)).toBe(strip(fastify.body));
+    expect(lane.headers['content-length']).toBe(String(lane.rawPayload.length));
+  });
+
+  it('leaves an unknown script, a script not yet cached and a refused query to the route', async () => {
+    const t = app();
+    const s = await seedService(t.ctx);
+    const script = await uploadScript(t.app, s, { name: 'not-yet', code: CODE });
+    const cases = [
+      fetchUrl('3f2504e0-4f89-11d3-9a0c-0305e82c3301', { key: 'k', hwid: 'h' }),
+      fetchUrl('not-a-uuid', { key: 'k', hwid: 'h' }),
+      fetchUrl(script.id, { key: 'k', hwid: 'x'.repeat(300) }),
+    ];
+    for (const url of cases) {
+      const { lane, fastify, took } = await both({ method: 'GET', url });
+      expect(took, url).toBe(0);
+      expect(lane.statusCode, url).toBe(fastify.statusCode);
+    }
+  });
+
+  it('a script too large to keep in memory: streamed whole by the lane as by the route', async () => {
+    const database = await createTestDatabase();
+    const config = loadConfig({ KEYWARD_SECRET: TEST_SECRET, BASE_URL: 'http://keyward.test', SCRIPT_CACHE_MB: '0', ...database.env });
+    const streaming = await buildApp({ config, database: database.handle, logger: false });
+    try {
+      await streaming.ready();
+      const s = await seedService(streaming.ctx);
+      const [key] = await generateKeys(streaming, s.serviceKey);
+      const code = '-- ' + 'ü日'.repeat(200_000) + '\nprint("end")';
+      const script = await uploadScript(streaming, s, { name: 'large', code });
+      await streaming.inject({ method: 'GET', url: fetchUrl(script.id, { key: 'nope', hwid: 'h' }) });
+      const queries: Array<Record<string, string>> = [
+        { key: key!, hwid: 'h' },
+        { key: key!, hwid: 'h', globals: '1' },
+      ];
+      for (const query of queries) {
+        const before = streaming.hotLane.answered;
+        const lane = await injectRequest(streaming.hotLane.dispatch, { method: 'GET', url: fetchUrl(script.id, query) });
+        expect(streaming.hotLane.answered - before).toBe(1);
+        expect(lane.statusCode).toBe(200);
+        expect(lane.body.endsWith(code)).toBe(true);
+        expect(Number(lane.headers['content-length'])).toBe(lane.rawPayload.length);
+      }
+    } finally {
+      await streaming.close();
+      await database.drop();
+    }
   });
 });
 

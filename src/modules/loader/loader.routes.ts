@@ -1,7 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { RawAnswer, sendRaw } from '../../plugins/hot-lane.ts';
 import { loaderSource } from '../../lua/loader.ts';
 import { luaError } from '../../lua/quote.ts';
 import { ClientCredentialsQuery, hwidFrom, ScriptIdParams } from '../validation/validation.schemas.ts';
@@ -17,51 +20,72 @@ const FetchQuery = Type.Object(
 const LUA = 'text/plain; charset=utf-8';
 
 /** Whether the client already holds this code: If-None-Match lists ETags, or is `*`. */
-function alreadyHeld(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
+function alreadyHeld(headers: IncomingHttpHeaders, etag: string): boolean {
+  const header = headers['if-none-match'];
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '').replace(/"/g, '').replace(/-gz$/, '') === etag);
 }
 
-const acceptsGzip = (request: FastifyRequest) => /\bgzip\b/i.test(request.headers['accept-encoding'] ?? '');
+const acceptsGzip = (headers: IncomingHttpHeaders) => /\bgzip\b/i.test(headers['accept-encoding'] ?? '');
+
+type Code = Extract<Delivery, { kind: 'code' }>;
+
+/** The version headers of contract §13.2. */
+function versionHeaders(code: Code, headers: Record<string, string>) {
+  headers['x-script-version'] = String(code.version);
+  if (code.sha256) headers['x-script-sha256'] = code.sha256;
+  return headers;
+}
 
 /**
  * The code behind the LRM_ globals of this run (contract §16.3): never cached or compressed, as it names the key's own
  * values. X-Script-SHA256 stays the hash of the stored code.
  */
-function sendWithGlobals(reply: FastifyReply, code: Extract<Delivery, { kind: 'code' }> & { globals: string }) {
-  reply.header('cache-control', 'no-store').header('x-script-version', String(code.version));
-  if (code.sha256) reply.header('x-script-sha256', code.sha256);
-  const prefix = Buffer.from(code.globals, 'utf8');
-  reply.header('content-length', String(prefix.length + code.size));
-  if (code.cached) return reply.send(Buffer.concat([prefix, code.cached.body]));
+function withGlobals(code: Code, globals: string): RawAnswer {
+  const prefix = Buffer.from(globals, 'utf8');
+  const headers = versionHeaders(code, { 'content-type': LUA, 'cache-control': 'no-store' });
+  headers['content-length'] = String(prefix.length + code.size);
+  if (code.cached) return new RawAnswer(200, headers, Buffer.concat([prefix, code.cached.body]));
   const body = code.stream();
-  return reply.send(
-    Readable.from(
-      (async function* () {
-        yield prefix;
-        yield* body;
-      })(),
-      { objectMode: false },
-    ),
+  const joined = Readable.from(
+    (async function* () {
+      yield prefix;
+      yield* body;
+    })(),
+    { objectMode: false },
   );
+  return new RawAnswer(200, headers, joined);
 }
 
-async function sendCode(request: FastifyRequest, reply: FastifyReply, code: Extract<Delivery, { kind: 'code' }>) {
-  if (code.globals !== undefined) return sendWithGlobals(reply, { ...code, globals: code.globals });
+async function codeAnswer(ctx: AppContext, request: IncomingHttpHeaders, code: Code): Promise<RawAnswer> {
+  if (code.globals !== undefined) return withGlobals(code, code.globals);
   // Stored copies must be checked with us each time (the key may have been revoked); the ETag makes
   // that check cheap. Each encoding has its own tag, as HTTP asks of strong validators.
-  reply.header('cache-control', 'private, no-cache').header('vary', 'accept-encoding');
-  reply.header('x-script-version', String(code.version));
-  if (code.sha256) reply.header('x-script-sha256', code.sha256);
+  const headers = versionHeaders(code, { 'content-type': LUA, 'cache-control': 'private, no-cache', vary: 'accept-encoding' });
   const gzip = code.cached !== null && acceptsGzip(request);
-  reply.header('etag', `"${code.etag}${gzip ? '-gz' : ''}"`);
-  if (alreadyHeld(request, code.etag)) return reply.status(304).send();
-  if (!code.cached) return reply.header('content-length', String(code.size)).send(code.stream());
-  if (!gzip) return reply.header('content-length', String(code.size)).send(code.cached.body);
-  const body = await request.server.ctx.delivery.gzipped(code.cached);
-  return reply.header('content-encoding', 'gzip').header('content-length', String(body.length)).send(body);
+  headers.etag = `"${code.etag}${gzip ? '-gz' : ''}"`;
+  if (alreadyHeld(request, code.etag)) return new RawAnswer(304, headers, null);
+  headers['content-length'] = String(code.size);
+  if (!code.cached) return new RawAnswer(200, headers, code.stream());
+  if (!gzip) return new RawAnswer(200, headers, code.cached.body);
+  const body = await ctx.delivery.gzipped(code.cached);
+  headers['content-encoding'] = 'gzip';
+  headers['content-length'] = String(body.length);
+  return new RawAnswer(200, headers, body);
+}
+
+/** The fetch's whole answer, the same whether the hot lane or Fastify's route sends it. */
+async function fetchAnswer(ctx: AppContext, scriptId: string, query: Static<typeof FetchQuery>, headers: IncomingHttpHeaders) {
+  const { key, hwid, globals, executor } = query;
+  const result = await deliver(
+    ctx,
+    scriptId,
+    { key: key || undefined, hwid: hwidFrom({ headers }, hwid, ctx.config.hwidHeaders), executor: executorOf(executor) },
+    { globals: globals === '1' },
+  );
+  if (result.kind === 'refused') return new RawAnswer(result.status, { 'content-type': LUA, 'cache-control': 'no-store' }, result.lua);
+  return codeAnswer(ctx, headers, result);
 }
 
 export default async function loaderRoutes(fastify: FastifyInstance) {
@@ -89,6 +113,15 @@ export default async function loaderRoutes(fastify: FastifyInstance) {
     },
   );
 
+  const fetchSchema = { params: ScriptIdParams, querystring: FetchQuery };
+  // Every script run fetches its code: the hot lane answers the GET when it can (plugins/hot-lane.ts).
+  app.hotLane.add<Static<typeof ScriptIdParams>, Static<typeof FetchQuery>>({
+    method: 'GET',
+    url: `${app.prefix}/vss/fetch/:scriptId`,
+    ...fetchSchema,
+    response: {},
+    handle: (request) => fetchAnswer(ctx, request.params.scriptId, request.query, request.headers),
+  });
   app.get(
     '/vss/fetch/:scriptId',
     {
@@ -98,21 +131,9 @@ export default async function loaderRoutes(fastify: FastifyInstance) {
         description:
           'The stored (obfuscated) code for a valid key and HWID (anyone, for a free-for-all script), counting one execution; otherwise Lua that raises the refusal code. ETag/304 and gzip supported. With globals=1 the code is preceded by Lua that sets the LRM_ globals (never cached).',
         tags,
-        params: ScriptIdParams,
-        querystring: FetchQuery,
+        ...fetchSchema,
       },
     },
-    async (request, reply) => {
-      const { key, hwid, globals, executor } = request.query;
-      const result = await deliver(
-        ctx,
-        request.params.scriptId,
-        { key: key || undefined, hwid: hwidFrom(request, hwid, ctx.config.hwidHeaders), executor: executorOf(executor) },
-        { globals: globals === '1' },
-      );
-      reply.type(LUA);
-      if (result.kind === 'refused') return reply.header('cache-control', 'no-store').status(result.status).send(result.lua);
-      return sendCode(request, reply, result);
-    },
+    async (request, reply) => sendRaw(reply, await fetchAnswer(ctx, request.params.scriptId, request.query, request.headers)),
   );
 }

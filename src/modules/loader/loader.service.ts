@@ -34,6 +34,11 @@ export async function deliverableScript(ctx: AppContext, scriptId: string) {
   return UUID_PATTERN.test(scriptId) ? ctx.delivery.script(scriptId.toLowerCase()) : undefined;
 }
 
+/** The script when it is cached now, or undefined (then `deliverableScript` looks it up). */
+export function cachedScript(ctx: AppContext, scriptId: string) {
+  return UUID_PATTERN.test(scriptId) ? ctx.delivery.peekScript(scriptId.toLowerCase()) : undefined;
+}
+
 /**
  * The verdict for a script's service, or null when the script does not exist. A run on an executor the script's rule
  * excludes is refused before the key is looked at (contract §29).
