@@ -84,31 +84,38 @@ for (let pair = 0; pair < pairs; pair++) {
       seedTree: builds[side].tree,
       databaseUrl: urlOf(databases[side] || undefined),
     });
-  const first = await start(pair % 2 === 0 ? 0 : 1);
-  const second = await start(pair % 2 === 0 ? 1 : 0);
-  const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
-  if (cpus().length >= 2) {
-    for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
-    execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
-  }
-  await send(a, 5000);
-  await send(b, 5000);
-  const count = Math.max(1, Math.round(slices / pairs));
-  for (let i = 0; i < count; i++) {
-    // A B, then B A: neither build always follows the other.
-    if (i % 2 === 0) {
-      usA.push(await slice(a, databases[0]!, 'a'));
-      usB.push(await slice(b, databases[1]!, 'b'));
-    } else {
-      usB.push(await slice(b, databases[1]!, 'b'));
-      usA.push(await slice(a, databases[0]!, 'a'));
+  // Whatever throws (a target wrk has no script for, a failed answer), the servers started so far stop with it.
+  const started: Target[] = [];
+  try {
+    const first = await start(pair % 2 === 0 ? 0 : 1);
+    started.push(first);
+    const second = await start(pair % 2 === 0 ? 1 : 0);
+    started.push(second);
+    const [a, b] = pair % 2 === 0 ? [first, second] : [second, first];
+    if (cpus().length >= 2) {
+      for (const target of [a, b]) execFileSync('taskset', ['-a', '-cp', '0', String(target.pid)], { stdio: 'ignore' });
+      execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
     }
+    await send(a, 5000);
+    await send(b, 5000);
+    const count = Math.max(1, Math.round(slices / pairs));
+    for (let i = 0; i < count; i++) {
+      // A B, then B A: neither build always follows the other.
+      if (i % 2 === 0) {
+        usA.push(await slice(a, databases[0]!, 'a'));
+        usB.push(await slice(b, databases[1]!, 'b'));
+      } else {
+        usB.push(await slice(b, databases[1]!, 'b'));
+        usA.push(await slice(a, databases[0]!, 'a'));
+      }
+    }
+    // Each pair's own figures: a process keeps its luck for its whole life, so a pair far from the others says so.
+    const mean = (values: number[]) => round(sum(values.slice(-count)) / count);
+    console.log(`pair ${pair + 1}: A ${mean(usA)} µs, B ${mean(usB)} µs a request`);
+  } finally {
+    await Promise.all(started.map((target) => target.kill()));
+    if (admin) for (const name of databases) await admin.query(`drop database ${name} with (force)`);
   }
-  // Each pair's own figures: a process keeps its luck for its whole life, so a pair far from the others says so.
-  const mean = (values: number[]) => round(sum(values.slice(-count)) / count);
-  console.log(`pair ${pair + 1}: A ${mean(usA)} µs, B ${mean(usB)} µs a request`);
-  await Promise.all([a.kill(), b.kill()]);
-  if (admin) for (const name of databases) await admin.query(`drop database ${name} with (force)`);
 }
 await admin?.end();
 
