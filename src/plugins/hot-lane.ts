@@ -278,8 +278,10 @@ export class HotLane {
     if (body instanceof Readable) {
       response.writeHead(answer.status, headers);
       pipeline(body, response, (err) => {
-        // The client has had the status and part of the body: the connection is cut (pipeline destroyed it).
-        if (err) this.deps.log.warn({ err, reqId: headers['x-request-id'] }, 'streaming an answer failed');
+        // Either way pipeline has destroyed both: the source stops reading, and the client, which had the status and
+        // part of the body, sees its connection cut. A client that left first is no failure of ours.
+        if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+          this.deps.log.warn({ err, reqId: headers['x-request-id'] }, 'streaming an answer failed');
       });
       return;
     }
