@@ -82,8 +82,8 @@ type Window = { count: number; resetAt: number };
 
 /**
  * The executor's hottest calls (a heartbeat, a validation, a script's fetch) answered in front of Fastify's request
- * pipeline, which costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU (docs/benchmarks.md, thirteenth
- * session).
+ * pipeline, which costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU and a fetch
+ * of a 220 KB script with 15 % less (docs/benchmarks.md, thirteenth and twentieth sessions).
  * The lane does what Fastify's route would, through the same pieces: the route's schemas (compiled as Fastify compiles
  * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
  * Whatever is not the common case goes to Fastify untouched, before the lane has counted or done anything: an unknown

@@ -213,6 +213,9 @@ describe('fetches', () => {
     expect(plain.lane.body).toBe(CODE);
     expect(plain.lane.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(rawComparable(plain.lane)).toEqual(rawComparable(plain.fastify));
+    // One budget: the lane spent from it first, then the route.
+    expect(plain.lane.headers['ratelimit-limit']).toBe(String(BUDGET));
+    expect(Number(plain.fastify.headers['ratelimit-remaining'])).toBe(Number(plain.lane.headers['ratelimit-remaining']) - 1);
     const etag = String(plain.lane.headers.etag);
 
     const cases: Array<{ query: Record<string, string>; headers?: Record<string, string>; status: number }> = [

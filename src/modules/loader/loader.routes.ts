@@ -58,14 +58,14 @@ function withGlobals(code: Code, globals: string): RawAnswer {
   return new RawAnswer(200, headers, joined);
 }
 
-async function codeAnswer(ctx: AppContext, request: IncomingHttpHeaders, code: Code): Promise<RawAnswer> {
+async function codeAnswer(ctx: AppContext, requestHeaders: IncomingHttpHeaders, code: Code): Promise<RawAnswer> {
   if (code.globals !== undefined) return withGlobals(code, code.globals);
   // Stored copies must be checked with us each time (the key may have been revoked); the ETag makes
   // that check cheap. Each encoding has its own tag, as HTTP asks of strong validators.
   const headers = versionHeaders(code, { 'content-type': LUA, 'cache-control': 'private, no-cache', vary: 'accept-encoding' });
-  const gzip = code.cached !== null && acceptsGzip(request);
+  const gzip = code.cached !== null && acceptsGzip(requestHeaders);
   headers.etag = `"${code.etag}${gzip ? '-gz' : ''}"`;
-  if (alreadyHeld(request, code.etag)) return new RawAnswer(304, headers, null);
+  if (alreadyHeld(requestHeaders, code.etag)) return new RawAnswer(304, headers, null);
   headers['content-length'] = String(code.size);
   if (!code.cached) return new RawAnswer(200, headers, code.stream());
   if (!gzip) return new RawAnswer(200, headers, code.cached.body);
