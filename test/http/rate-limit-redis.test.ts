@@ -104,7 +104,10 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
           expect(lane.answered - answered).toBe(1);
           expect(batch.calls - calls).toBe(1);
         }
-        // Set the deadline back (still ahead of the server's clock), so that a beat that ran would show.
+        // The beats' deadlines are written by the flush (the session-flush job); then set the deadline back (still
+        // ahead of the server's clock), so that a beat that ran would show once flushed.
+        const flush = () => t().ctx.liveSessions.flush(Date.now());
+        await flush();
         const earlier = (await deadline()) - 10_000;
         await redis.zadd(`kw:ls:v:${s.id}`, earlier, sessionId);
         const answered = lane.answered;
@@ -113,9 +116,11 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
         expect(refused.body.code).toBe('RATE_LIMITED');
         expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
         expect(lane.answered - answered).toBe(1);
+        await flush();
         expect(await deadline()).toBe(earlier);
         // Another address, within its budget, moves it.
         expect((await call(t().app, 'POST', url, { remoteAddress: `${address}1`.slice(0, 14) })).status).toBe(200);
+        await flush();
         expect(await deadline()).toBeGreaterThan(earlier);
       } finally {
         redis.disconnect();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ENDED_KEPT_MS, type Beat } from '../../src/modules/sessions/live-sessions.ts';
 import { LiveSessionsInRedis } from '../../src/modules/sessions/live-sessions.redis.ts';
 
@@ -90,4 +90,50 @@ it('answers TIMED_OUT for a session whose deadline passed, or whose hash is gone
   const lost = await open('K-lost', t0);
   await redis.del(lost.hash);
   expect(await one.heartbeat(serviceId, lost.sessionId, t0 + 1000)).toMatchObject({ alive: false, reason: 'TIMED_OUT' });
+});
+
+// A heartbeat of a session this instance heard lately reads only whether it ended, and the session-flush job writes
+// its deadline to the service's set (the list, the count and the key's limit read that set); a later one goes the
+// whole way at once. Each of these fails where that split is undone or the flush's ZADD loses XX or GT.
+describe('the deadlines the flush writes', () => {
+  const deadline = async (sessionId: string) => Number(await redis.zscore(`kw:ls:v:${serviceId}`, sessionId));
+  const period = 2 * HEARTBEAT_SECONDS * 1000;
+
+  it('moves a lately heard session in the service’s set at the flush, and lists its last beat before', async () => {
+    const t0 = Date.now();
+    const { sessionId } = await open('K-flush', t0);
+    alive(await one.heartbeat(serviceId, sessionId, t0 + 5_000));
+    expect(await deadline(sessionId)).toBe(t0 + period);
+    const listed = await one.list(serviceId, { key: 'K-flush' }, { offset: 0, limit: 10 }, t0 + 6_000);
+    expect(listed.items.map((s) => s.lastSeenAt)).toEqual([t0 + 5_000]);
+    await one.flush();
+    expect(await deadline(sessionId)).toBe(t0 + 5_000 + period);
+    expect(await other.count(serviceId, t0 + period + 1)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('writes a beat later than one and a half periods at once', async () => {
+    const t0 = Date.now();
+    const { sessionId } = await open('K-late-beat', t0);
+    const late = t0 + 1.5 * HEARTBEAT_SECONDS * 1000 + 1;
+    alive(await one.heartbeat(serviceId, sessionId, late));
+    expect(await deadline(sessionId)).toBe(late + period);
+  });
+
+  it('never puts an ended session back, nor moves another instance’s later deadline back', async () => {
+    const t0 = Date.now();
+    const ended = await open('K-ended-flush', t0);
+    alive(await one.heartbeat(serviceId, ended.sessionId, t0 + 1_000));
+    expect(await other.end(serviceId, { sessionId: ended.sessionId }, 'KILLED', t0 + 2_000)).toBe(1);
+    await one.flush();
+    expect(await redis.zscore(`kw:ls:v:${serviceId}`, ended.sessionId)).toBeNull();
+    expect(await one.heartbeat(serviceId, ended.sessionId, t0 + 3_000)).toMatchObject({ alive: false, reason: 'KILLED' });
+
+    const shared = await open('K-two-flushes', t0);
+    alive(await other.heartbeat(serviceId, shared.sessionId, t0 + 1_000)); // the other instance learns it
+    alive(await one.heartbeat(serviceId, shared.sessionId, t0 + 5_000));
+    alive(await other.heartbeat(serviceId, shared.sessionId, t0 + 6_000));
+    await other.flush();
+    await one.flush();
+    expect(await deadline(shared.sessionId)).toBe(t0 + 6_000 + period);
+  });
 });

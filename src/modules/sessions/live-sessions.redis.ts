@@ -70,14 +70,30 @@ ${RESCORE('KEYS[1]', 'KEYS[2]', 'ARGV[1]')}
 return redis.call('ZCARD', KEYS[1])
 `;
 
-// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts). The service's set holds each live
-// session's deadline, so it alone says whether the session lives: an end takes the session out of it, and a session
-// past its deadline is out of time. A session this instance knows (`period` given: its fields never change) costs a
-// ZSCORE, a ZADD and an HGET of the one field that can change (its key's expiry), answered as that string; the hash's
-// time to live moves only when the instance asks (`refresh`, see REFRESH_EVERY_MS). One it does not know reads its
-// fields too, and a session not live answers its end reason or TIMED_OUT in a table.
+// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts). `fast`: this instance heard the session
+// beat lately, so it has not timed out and lives unless it ended (an end marks the hash, a close deletes it): one
+// HMGET answers with the one field that can change (its key's expiry), and the instance writes the deadline with its
+// next flush. Otherwise the service's set, which holds each live session's deadline, says whether the session lives:
+// an end takes the session out of it, and a session past its deadline is out of time. A session this instance knows
+// (`period` given: its fields never change) then costs a ZSCORE, a ZADD and an HGET, answered as the expiry's string;
+// one it does not know reads its fields too, and a session not live answers its end reason or TIMED_OUT in a table.
+// The hash's time to live moves only when the instance asks (`refresh`, see REFRESH_EVERY_MS).
 const HEARTBEAT = `
     local vs = '${PREFIX}v:' .. service
+    if fast == '1' then
+      local hk = '${PREFIX}s:' .. id
+      local h = redis.call('HMGET', hk, 'service', 'ended', 'kexp')
+      if h[1] == service and not h[2] then
+        if refresh == '1' then
+          -- XX: a session the set no longer holds is not put back.
+          redis.call('ZADD', vs, 'XX', 'GT', tonumber(now) + tonumber(period), id)
+          local ttl = tonumber(period) + ${ENDED_KEPT_MS}
+          redis.call('PEXPIRE', hk, ttl)
+          if key ~= '' then redis.call('PEXPIRE', '${PREFIX}k:' .. service .. ':' .. key, ttl) end
+        end
+        return h[3] or ''
+      end
+    end
     local hk = '${PREFIX}s:' .. id
     local deadline = redis.call('ZSCORE', vs, id)
     if not deadline or tonumber(deadline) < tonumber(now) then
@@ -163,6 +179,9 @@ type Scripted = Redis & {
  * the key's set, at least ENDED_KEPT_MS / 2 past the session's deadline: an end, or a list, always finds them.
  */
 interface KnownSession {
+  serviceId: string;
+  /** This instance's last heartbeat of it (or its open): while its deadline holds, the session cannot have timed out. */
+  lastSeenAt: number;
   key: string;
   hwid: string;
   scriptId: string;
@@ -171,19 +190,29 @@ interface KnownSession {
   refreshedAt: number;
 }
 const REFRESH_EVERY_MS = ENDED_KEPT_MS / 2;
+// Sessions written by one ZADD of the flush.
+const FLUSH_CHUNK = 500;
 // About 200 bytes each; past it they are all let go, and each is read once more at its next heartbeat.
 const KNOWN_LIMIT = 200_000;
 
 const orNull = (value: string | null | undefined) => (value === '' || value === null || value === undefined ? null : value);
 const numberOrNull = (value: string | null | undefined) => (orNull(value) === null ? null : Number(value));
 
-/** Live sessions in Redis (REDIS_URL set): every instance sees the same state, and a heartbeat touches no database. */
+/**
+ * Live sessions in Redis (REDIS_URL set): every instance sees the same state, and a heartbeat touches no database. A
+ * session's deadline in the service's set may lag its last heartbeat by one flush (SESSION_FLUSH_MS), as a row does
+ * on the database stores; a heartbeat later than one and a half periods writes its own at once, so the set never
+ * shows a live session out of time.
+ */
 export class LiveSessionsInRedis implements LiveSessions {
   private readonly redis: Scripted;
   // Heartbeats are the hot path: those that arrive while one batch is on the wire go to Redis together.
-  private readonly beat: (args: [string, string, number, number | '', '1' | '', string]) => Promise<string | string[]>;
+  private readonly beat: (args: [string, string, number, number | '', '1' | '', string, '1' | '']) => Promise<string | string[]>;
   /** The fields of the sessions this instance opened or heard a heartbeat of: the hot heartbeat reads none of them. */
   private readonly known = new Map<string, KnownSession>();
+  /** Deadlines the fast heartbeat moved here, by session, for the next flush to write to the service's set. */
+  private pending = new Map<string, { serviceId: string; deadline: number }>();
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(redis: Redis) {
     redis.defineCommand('sessionOpen', { numberOfKeys: 4, lua: OPEN });
@@ -194,7 +223,7 @@ export class LiveSessionsInRedis implements LiveSessions {
     this.redis = redis as Scripted;
     this.beat = RedisBatch.of(redis).define<string | string[]>({
       name: 'heartbeat',
-      params: ['service', 'id', 'now', 'period', 'refresh', 'key'],
+      params: ['service', 'id', 'now', 'period', 'refresh', 'key', 'fast'],
       lua: HEARTBEAT,
     });
   }
@@ -225,6 +254,8 @@ export class LiveSessionsInRedis implements LiveSessions {
     );
     if (opened !== 1) return 'limit';
     this.remember(sessionId, {
+      serviceId: request.serviceId,
+      lastSeenAt: request.now,
       key: request.key ?? '',
       hwid: request.hwid,
       scriptId: request.scriptId ?? '',
@@ -238,6 +269,10 @@ export class LiveSessionsInRedis implements LiveSessions {
   async heartbeat(serviceId: string, sessionId: string, now: number): Promise<Beat> {
     const known = this.known.get(sessionId);
     const refresh = known !== undefined && now - known.refreshedAt >= REFRESH_EVERY_MS;
+    // Only this instance's own beats make it sure the session has not timed out (another may have moved the deadline
+    // since). A beat later than one and a half periods after the last goes the whole way: the service's set, which
+    // the list, the count and the key's limit read, then still holds the session until the next flush writes it.
+    const fast = known !== undefined && known.serviceId === serviceId && now <= known.lastSeenAt + 1.5 * known.heartbeatSeconds * 1000;
     const answer = await this.beat([
       serviceId,
       sessionId,
@@ -245,14 +280,19 @@ export class LiveSessionsInRedis implements LiveSessions {
       known ? 2 * known.heartbeatSeconds * 1000 : '',
       refresh ? '1' : '',
       refresh ? known.key : '',
+      fast ? '1' : '',
     ]);
     if (Array.isArray(answer) && answer[0] !== '') {
       this.known.delete(sessionId);
+      this.pending.delete(sessionId);
       return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
     }
     // A bare string is the key's expiry of a session this instance knew; a table brings its fields too.
-    const [kexp, fields] = typeof answer === 'string' ? [answer, known!] : [answer[1], this.learn(sessionId, answer, now)];
+    const [kexp, fields] = typeof answer === 'string' ? [answer, known!] : [answer[1], this.learn(sessionId, serviceId, answer, now)];
     if (refresh) fields.refreshedAt = now;
+    if (fields.lastSeenAt < now) fields.lastSeenAt = now;
+    // A fast beat's deadline waits for the flush (where the full script ran instead, writing it again is harmless).
+    if (fast) this.pending.set(sessionId, { serviceId, deadline: deadlineOf(now, fields.heartbeatSeconds) });
     const session: LiveSession = {
       sessionId,
       serviceId,
@@ -268,8 +308,10 @@ export class LiveSessionsInRedis implements LiveSessions {
   }
 
   /** The fields a heartbeat read for a session this instance did not know (['', kexp, hb, key, hwid, script, started]). */
-  private learn(sessionId: string, [, , hb, key, hwid, script, started]: string[], now: number): KnownSession {
+  private learn(sessionId: string, serviceId: string, [, , hb, key, hwid, script, started]: string[], now: number): KnownSession {
     const fields = {
+      serviceId,
+      lastSeenAt: now,
       key: key ?? '',
       hwid: hwid ?? '',
       scriptId: script ?? '',
@@ -310,6 +352,7 @@ export class LiveSessionsInRedis implements LiveSessions {
 
   async close(serviceId: string, sessionId: string, now: number): Promise<boolean> {
     this.known.delete(sessionId);
+    this.pending.delete(sessionId);
     return (await this.redis.sessionEnd(PREFIX, serviceId, 'id', sessionId, '', now, ENDED_KEPT_MS, '1')) > 0;
   }
 
@@ -333,7 +376,8 @@ export class LiveSessionsInRedis implements LiveSessions {
         scriptId: orNull(h[2]),
         heartbeatSeconds,
         startedAt: Number(h[4]),
-        lastSeenAt: Number(scored[2 * i + 1]) - 2 * heartbeatSeconds * 1000,
+        // This instance's beats not yet flushed are later than the set says.
+        lastSeenAt: Math.max(Number(scored[2 * i + 1]), this.pending.get(scored[2 * i]!)?.deadline ?? 0) - 2 * heartbeatSeconds * 1000,
         keyExpiresAt: numberOrNull(h[5]),
       };
       if (
@@ -357,5 +401,43 @@ export class LiveSessionsInRedis implements LiveSessions {
     return this.redis.sessionExecutorCount(executorSet(serviceId, executor), serviceSet(serviceId), now);
   }
 
-  async flush(): Promise<void> {}
+  /**
+   * Writes the deadlines of the fast heartbeats since the last flush (session-flush.job.ts, every SESSION_FLUSH_MS,
+   * far inside the shortest period), one ZADD per service and chunk: XX, so an ended or closed session (taken out of
+   * the set) is not put back; GT, so an instance never moves another's later deadline back. Flushes run one after
+   * another, and a failed one keeps its deadlines for the next.
+   */
+  flush(): Promise<void> {
+    const next = this.flushing.then(() => this.write());
+    this.flushing = next.catch(() => {});
+    return next;
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const byService = new Map<string, (string | number)[]>();
+    for (const [sessionId, { serviceId, deadline }] of batch) {
+      let members = byService.get(serviceId);
+      if (!members) byService.set(serviceId, (members = []));
+      members.push(deadline, sessionId);
+    }
+    const pipeline = this.redis.pipeline();
+    for (const [serviceId, members] of byService)
+      for (let i = 0; i < members.length; i += 2 * FLUSH_CHUNK)
+        pipeline.zadd(serviceSet(serviceId), 'XX', 'GT', ...members.slice(i, i + 2 * FLUSH_CHUNK));
+    let failure: unknown = null;
+    try {
+      failure = ((await pipeline.exec()) ?? []).find(([err]) => err !== null)?.[0] ?? null;
+    } catch (err) {
+      failure = err;
+    }
+    if (failure === null) return;
+    for (const [sessionId, entry] of batch) {
+      const newer = this.pending.get(sessionId);
+      if (!newer || newer.deadline < entry.deadline) this.pending.set(sessionId, entry);
+    }
+    throw failure;
+  }
 }
