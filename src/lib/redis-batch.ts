@@ -11,6 +11,10 @@ interface Waiting {
   gate: Waiting | null;
   /** Its place in the call it travels in (1-based), set as the call is built. */
   position: number;
+  /** A shared op's item: what its callers found it by while it waited (RedisBatch.define). */
+  shareId?: string;
+  /** A gate's answer, where asked for (RedisBatch.admission), and what settles it: null where the gate opened. */
+  admission?: { promise: Promise<void>; settle: (shutBy: unknown) => void };
 }
 
 /** One kind of item of the shared batch: a Lua function of the item's arguments, answering that item's reply. */
@@ -26,6 +30,11 @@ export interface BatchedOp {
    * held behind the item may run.
    */
   opens?: string;
+  /**
+   * A read that changes nothing: while an item of it waits, an item with the same arguments is that item, its reply
+   * read after every one of its callers asked. Never held behind a gate.
+   */
+  shared?: boolean;
 }
 
 /** What an item held behind a gate that stayed shut is rejected with: its op never ran. */
@@ -55,7 +64,9 @@ const IN_FLIGHT = 2;
  *
  * One queue per Redis connection, shared by every op. A gate (behind()) lets an item start in the same call as the
  * item it depends on: a heartbeat's beat travels behind its client budget's count and runs only if the count allows
- * it. Like the rest of Keyward it assumes one Redis node (no KEYS: names come in ARGV). An item answered with
+ * it; work whose effect is kept in memory instead waits for the gate's answer (admission()). A shared op's waiting
+ * item serves every caller with the same arguments: a heartbeat of a session the instance knows reads only its
+ * service's end counter, once for all the heartbeats of a call. Like the rest of Keyward it assumes one Redis node (no KEYS: names come in ARGV). An item answered with
  * `redis.error_reply` fails alone; a script that stops with an error fails every item that travelled in its call; the
  * next call goes on either way.
  */
@@ -80,6 +91,8 @@ export class RedisBatch {
   calls = 0;
   /** The command that runs the current set of ops (defined again when an op is added). */
   private command = '';
+  /** The waiting items of shared ops, by op and arguments. */
+  private readonly shared = new Map<string, Promise<unknown>>();
 
   private constructor(
     private readonly redis: Redis,
@@ -93,11 +106,19 @@ export class RedisBatch {
     this.redis.defineCommand(this.command, { numberOfKeys: 0, lua: script(this.ops) });
     return (args) => {
       if (args.length !== op.params.length) throw new Error(`${op.name} takes ${op.params.length} arguments per item`);
-      return new Promise<Reply>((resolve, reject) => {
-        this.waiting.push({ op: index, args, resolve: resolve as (reply: never) => void, reject, gate: this.gate, position: 0 });
-        this.schedule();
-      });
+      if (!op.shared) return this.add<Reply>(index, args, this.gate);
+      const shareId = `${index}\0${args.join('\0')}`;
+      let waiting = this.shared.get(shareId) as Promise<Reply> | undefined;
+      if (!waiting) this.shared.set(shareId, (waiting = this.add<Reply>(index, args, null, shareId)));
+      return waiting;
     };
+  }
+
+  private add<Reply>(op: number, args: Arg[], gate: Waiting | null, shareId?: string): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      this.waiting.push({ op, args, resolve: resolve as (reply: never) => void, reject, gate, position: 0, shareId });
+      this.schedule();
+    });
   }
 
   /**
@@ -116,6 +137,21 @@ export class RedisBatch {
     } finally {
       this.gate = outer;
     }
+  }
+
+  /**
+   * Inside behind()'s work: a promise of its gate's answer, fulfilled where the gate opened and rejected (GateShut)
+   * where it stayed shut; null outside. For work whose effect waits in memory rather than in items behind the gate.
+   */
+  admission(): Promise<void> | null {
+    const gate = this.gate;
+    if (!gate) return null;
+    if (!gate.admission) {
+      let settle!: (shutBy: unknown) => void;
+      const promise = new Promise<void>((resolve, reject) => (settle = (shutBy) => (shutBy === null ? resolve() : reject(shutBy))));
+      gate.admission = { promise, settle };
+    }
+    return gate.admission.promise;
   }
 
   private schedule(): void {
@@ -138,6 +174,7 @@ export class RedisBatch {
     while (end < this.waiting.length && this.waiting[end]!.gate !== null && this.waiting[end]!.gate!.position === 0) end++;
     const batch = end === this.waiting.length ? this.waiting : this.waiting.slice(0, end);
     this.waiting = end === this.waiting.length ? [] : this.waiting.slice(end);
+    for (const item of batch) if (item.shareId !== undefined) this.shared.delete(item.shareId);
     const args: Arg[] = [];
     batch.forEach((item, i) => {
       item.position = i + 1;
@@ -150,14 +187,23 @@ export class RedisBatch {
     call
       .apply(this.redis, args)
       .then(
-        (replies) =>
+        (replies) => {
+          // After the items' replies, the places of those that stayed shut (their gate, or they themselves as gates).
+          const shut = replies[batch.length] as number[];
           batch.forEach((item, i) => {
             const reply = replies[i];
-            if (!(reply instanceof Error)) item.resolve(reply as never);
             // Redis puts its own code before the message (ERR).
-            else item.reject(item.gate && reply.message.endsWith(SHUT) ? new GateShut() : reply);
+            const failure = reply instanceof Error ? (reply.message.endsWith(SHUT) ? new GateShut() : reply) : null;
+            if (!failure) item.resolve(reply as never);
+            else item.reject(item.gate ? failure : reply);
+            item.admission?.settle(failure ?? (shut.length > 0 && shut.includes(i + 1) ? new GateShut() : null));
+          });
+        },
+        (err: unknown) =>
+          batch.forEach((item) => {
+            item.reject(err);
+            item.admission?.settle(err);
           }),
-        (err: unknown) => batch.forEach((item) => item.reject(err)),
       )
       .finally(() => {
         this.inFlight--;
@@ -167,7 +213,8 @@ export class RedisBatch {
 }
 
 // ARGV: for each item its op's number (1-based), the place of the gate it waits behind in this call (0: none), then its
-// arguments; one reply per item, in order. An item behind a shut gate is shut too, so what waits behind it stays out.
+// arguments; one reply per item, in order, then the places of the items that stayed shut. An item behind a shut gate is
+// shut too, so what waits behind it stays out.
 const script = (ops: BatchedOp[]) => `
 local ops = {
 ${ops
@@ -179,7 +226,7 @@ ${ops
   )
   .join('\n')}
 }
-local replies, open = {}, {}
+local replies, open, shut = {}, {}, {}
 local i, n, k = 1, #ARGV, 0
 while i <= n do
   local op = ops[tonumber(ARGV[i])]
@@ -192,7 +239,9 @@ while i <= n do
     replies[k] = redis.error_reply('${SHUT}')
     open[k] = false
   end
+  if not open[k] then shut[#shut + 1] = k end
   i = i + 2 + op[1]
 end
+replies[k + 1] = shut
 return replies
 `;

@@ -154,6 +154,43 @@ describe('gates', () => {
     expect(batch.calls - before).toBe(1);
   });
 
+  it('answers admission() once the gate answers: fulfilled where it opened, GateShut where it stayed shut, null outside', async () => {
+    expect(batch.admission()).toBeNull();
+    const [open, shut] = [key('open'), key('shut')];
+    await redis.set(shut, '3');
+    const opened = gate([open, 1]);
+    const admitted = batch.behind(() => batch.admission());
+    const refused = gate([shut, 3]);
+    const held = batch.behind(() => [batch.admission(), batch.admission()]);
+    expect(held[0]).toBe(held[1]);
+    await expect(admitted).resolves.toBeUndefined();
+    await expect(held[0]).rejects.toBeInstanceOf(GateShut);
+    expect([await opened, await refused]).toEqual([1, 4]);
+  });
+
+  it('shares a waiting read among its callers, never behind a gate, and reads again once it went', async () => {
+    const read = batch.define<string>({ name: 'read', params: ['key'], lua: `    return redis.call('GET', key) or ''`, shared: true });
+    const [counter, value] = [key('counter'), key('value')];
+    await redis.set(counter, '7');
+    await redis.set(value, 'first');
+    const before = batch.calls;
+    const first = read([value]);
+    const shutGate = gate([counter, 7]);
+    // Asked behind a gate that stays shut, the read is still the one waiting, and is answered.
+    const behind = batch.behind(() => read([value]));
+    const other = read([key('none')]);
+    expect(behind).toBe(first);
+    expect(other).not.toBe(first);
+    expect(await first).toBe('first');
+    expect(await other).toBe('');
+    await expect(shutGate).resolves.toBe(8);
+    expect(batch.calls - before).toBe(1);
+    await redis.set(value, 'second');
+    const again = read([value]);
+    expect(again).not.toBe(first);
+    expect(await again).toBe('second');
+  });
+
   it('refuses behind() when the last item added cannot be a gate', () => {
     void mark([key('ran')]);
     expect(() => batch.behind(() => undefined)).toThrow('behind() needs the gate');
