@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENDED_KEPT_MS, type Beat } from '../../src/modules/sessions/live-sessions.ts';
@@ -21,9 +22,9 @@ afterAll(async () => {
 });
 
 const HEARTBEAT_SECONDS = 10;
-const open = async (key: string, now: number) => {
+const open = async (key: string, now: number, service = serviceId) => {
   const opened = await one.open({
-    serviceId,
+    serviceId: service,
     key,
     hwid: `hwid-${key}`,
     scriptId: 'script-1',
@@ -33,8 +34,48 @@ const open = async (key: string, now: number) => {
     now,
   });
   if (opened === 'limit') throw new Error('opened nothing');
-  return { sessionId: opened.sessionId, hash: `kw:ls:s:${opened.sessionId}`, keySet: `kw:ls:k:${serviceId}:${key}` };
+  return { sessionId: opened.sessionId, hash: `kw:ls:s:${opened.sessionId}`, keySet: `kw:ls:k:${service}:${key}` };
 };
+/**
+ * Redis's MONITOR on a socket of its own (ioredis's monitor mode can take the first lines as replies): every command
+ * Redis ran, those of scripts too, until a marker command sent through `redis` once it is on.
+ */
+async function monitorRedis() {
+  const { hostname, port } = new URL(REDIS_URL);
+  const socket = connect(Number(port || 6379), hostname);
+  const lines: string[][] = [];
+  let text = '';
+  let ready!: () => void;
+  let marked!: () => void;
+  const on = new Promise<void>((resolve) => (ready = resolve));
+  const seen = new Promise<void>((resolve) => (marked = resolve));
+  const marker = `kw:test:marker:${randomUUID()}`;
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+    let end;
+    while ((end = text.indexOf('\r\n')) >= 0) {
+      const line = text.slice(0, end);
+      text = text.slice(end + 2);
+      if (line === '+OK') ready();
+      // +1700000000.123456 [0 lua] "GET" "key"
+      const args = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+      if (args[1] === marker) marked();
+      else if (args.length > 0) lines.push([args[0]!.toUpperCase(), ...args.slice(1)]);
+    }
+  });
+  socket.write('MONITOR\r\n');
+  await on;
+  return {
+    async upTo(client: Redis) {
+      await client.get(marker);
+      await seen;
+      return lines;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
 const alive = (beat: Beat) => {
   if (!beat.alive) throw new Error(`ended: ${beat.reason}`);
   return beat.session;
@@ -78,18 +119,50 @@ it('answers with the fields an instance that never saw the session reads, and it
   // The key's expiry is read at every heartbeat: a change reaches the instance that holds the other fields.
   await other.keyExpiryChanged(serviceId, 'K-fields', t0 + 10_000);
   expect(alive(await one.heartbeat(serviceId, sessionId, t0 + 8_000)).keyExpiresAt).toBe(t0 + 10_000);
+  // So does an expiry another instance's heartbeat found moved on the key's row.
+  await other.keyExpiryMoved(alive(await other.heartbeat(serviceId, sessionId, t0 + 8_500)), t0 + 20_000);
+  expect(alive(await one.heartbeat(serviceId, sessionId, t0 + 9_000)).keyExpiresAt).toBe(t0 + 20_000);
 });
 
-it('answers TIMED_OUT for a session whose deadline passed, or whose hash is gone, on an instance that knows it', async () => {
+it('answers TIMED_OUT for a session whose deadline passed, or that a Redis which lost its data no longer holds, on an instance that knows it', async () => {
   const t0 = Date.now();
   const late = await open('K-late', t0);
   expect(await one.heartbeat(serviceId, late.sessionId, t0 + 2 * HEARTBEAT_SECONDS * 1000 + 1)).toMatchObject({
     alive: false,
     reason: 'TIMED_OUT',
   });
-  const lost = await open('K-lost', t0);
-  await redis.del(lost.hash);
-  expect(await one.heartbeat(serviceId, lost.sessionId, t0 + 1000)).toMatchObject({ alive: false, reason: 'TIMED_OUT' });
+  // As after a restart of a Redis that keeps nothing on disk: the hashes and the service's end counter are gone (a
+  // service where nothing ended yet, so the counter stands where it started).
+  const fresh = `${serviceId}-restarted`;
+  const [lost, gone] = [await open('K-lost', t0, fresh), await open('K-gone', t0, fresh)];
+  await redis.del(lost.hash, gone.hash, `kw:ls:n:${fresh}`);
+  expect(await one.heartbeat(fresh, lost.sessionId, t0 + 1000)).toMatchObject({ alive: false, reason: 'TIMED_OUT' });
+  // An open since then started a new counter, which is not the one the instance knew.
+  await open('K-after', t0 + 1000, fresh);
+  expect(await one.heartbeat(fresh, gone.sessionId, t0 + 2000)).toMatchObject({ alive: false, reason: 'TIMED_OUT' });
+});
+
+it('beats the sessions it heard lately with one read of their service’s end counter for all the heartbeats of a call', async () => {
+  const t0 = Date.now();
+  const opened = await Promise.all(Array.from({ length: 20 }, (_, i) => open(`K-counter-${i}`, t0)));
+  // What names this service's counter or these sessions' hashes (the batch's own call names neither).
+  const ours = new Set([`kw:ls:n:${serviceId}`, ...opened.map((s) => s.hash)]);
+  const monitor = await monitorRedis();
+  try {
+    const beats = await Promise.all(opened.map((s) => one.heartbeat(serviceId, s.sessionId, t0 + 1000)));
+    expect(beats.map((beat) => alive(beat).lastSeenAt)).toEqual(opened.map(() => t0 + 1000));
+    const commands = await monitor.upTo(redis);
+    expect(commands.filter((args) => args.slice(1).some((arg) => ours.has(arg))).map((args) => `${args[0]} ${args[1]}`)).toEqual([
+      `GET kw:ls:n:${serviceId}`,
+    ]);
+  } finally {
+    monitor.close();
+  }
+  // An end moves the counter: each session is then looked at once in Redis, and answers as it stands.
+  expect(await other.end(serviceId, { sessionId: opened[0]!.sessionId }, 'KILLED', t0 + 1500)).toBe(1);
+  const after = await Promise.all(opened.slice(0, 2).map((s) => one.heartbeat(serviceId, s.sessionId, t0 + 2000)));
+  expect(after[0]).toMatchObject({ alive: false, reason: 'KILLED' });
+  expect(alive(after[1]!).lastSeenAt).toBe(t0 + 2000);
 });
 
 // A heartbeat of a session this instance heard lately reads only whether it ended, and the session-flush job writes

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RedisBatch } from '../../lib/redis-batch.ts';
 import {
@@ -14,6 +15,8 @@ import {
   type SessionSelector,
 } from './live-sessions.ts';
 import {
+  counterKey,
+  END_COUNTER,
   executorSet,
   EXECUTOR_SET_TTL_MS,
   hashKey,
@@ -26,15 +29,20 @@ import {
 } from './redis-session-scripts.ts';
 
 /**
- * A session's fields as its open wrote them (they never change; its key's expiry can, so every heartbeat reads that),
- * and when this instance last moved its hash's time to live. That time to live is its period plus ENDED_KEPT_MS from
- * the last move by any instance, so moving it once every REFRESH_EVERY_MS (half of ENDED_KEPT_MS) keeps the hash, and
- * the key's set, at least ENDED_KEPT_MS / 2 past the session's deadline: an end, or a list, always finds them.
+ * A session's fields as its open wrote them (they never change; its key's expiry can), its key's expiry and the
+ * service's end counter as this instance last read them, and when this instance last moved its hash's time to live.
+ * That time to live is its period plus ENDED_KEPT_MS from the last move by any instance, so moving it once every
+ * REFRESH_EVERY_MS (half of ENDED_KEPT_MS) keeps the hash, and the key's set, at least ENDED_KEPT_MS / 2 past the
+ * session's deadline: an end, or a list, always finds them.
  */
 interface KnownSession {
   serviceId: string;
   /** This instance's last heartbeat of it (or its open): while its deadline holds, the session cannot have timed out. */
   lastSeenAt: number;
+  /** Its key's expiry ('' none) as of `counter`. */
+  kexp: string;
+  /** The service's end counter read before the session was last found live in Redis; undefined: not read. */
+  counter?: string;
   key: string;
   hwid: string;
   scriptId: string;
@@ -60,7 +68,9 @@ const numberOrNull = (value: string | null | undefined) => (orNull(value) === nu
 export class LiveSessionsInRedis implements LiveSessions {
   private readonly redis: Scripted;
   // Heartbeats are the hot path: those that arrive while one batch is on the wire go to Redis together.
+  private readonly batch: RedisBatch;
   private readonly beat: (args: [string, string, number, number | '', '1' | '', string, '1' | '']) => Promise<string | string[]>;
+  private readonly endCounter: (args: [string]) => Promise<string>;
   /** The fields of the sessions this instance opened or heard a heartbeat of: the hot heartbeat reads none of them. */
   private readonly known = new Map<string, KnownSession>();
   /** Deadlines the fast heartbeat moved here, by session, for the next flush to write to the service's set. */
@@ -69,11 +79,13 @@ export class LiveSessionsInRedis implements LiveSessions {
 
   constructor(redis: Redis) {
     this.redis = withSessionScripts(redis);
-    this.beat = RedisBatch.of(redis).define<string | string[]>({
+    this.batch = RedisBatch.of(redis);
+    this.beat = this.batch.define<string | string[]>({
       name: 'heartbeat',
       params: ['service', 'id', 'now', 'period', 'refresh', 'key', 'fast'],
       lua: HEARTBEAT,
     });
+    this.endCounter = this.batch.define<string>({ name: 'end counter', params: ['service'], lua: END_COUNTER, shared: true });
   }
 
   async open(request: OpenRequest): Promise<Opened> {
@@ -85,6 +97,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       keySet(request.serviceId, request.key ?? ''),
       serviceSet(request.serviceId),
       executorSet(request.serviceId, request.executor ?? ''),
+      counterKey(request.serviceId),
       request.now,
       request.key === null ? 0 : request.maxSessions,
       expiresAt,
@@ -99,8 +112,9 @@ export class LiveSessionsInRedis implements LiveSessions {
       request.executor ?? '',
       request.keyCreatedBy ?? '',
       EXECUTOR_SET_TTL_MS,
+      randomInt(2 ** 32, 2 ** 47),
     );
-    if (opened !== 1) return 'limit';
+    if (typeof opened !== 'string') return 'limit';
     this.remember(sessionId, {
       serviceId: request.serviceId,
       lastSeenAt: request.now,
@@ -110,6 +124,8 @@ export class LiveSessionsInRedis implements LiveSessions {
       heartbeatSeconds: request.heartbeatSeconds,
       startedAt: request.now,
       refreshedAt: request.now,
+      kexp: String(request.keyExpiresAt ?? ''),
+      counter: opened,
     });
     return { sessionId, expiresAt };
   }
@@ -121,13 +137,36 @@ export class LiveSessionsInRedis implements LiveSessions {
     // since). A beat later than one and a half periods after the last goes the whole way: the service's set, which
     // the list, the count and the key's limit read, then still holds the session until the next flush writes it.
     const fast = known !== undefined && known.serviceId === serviceId && now <= known.lastSeenAt + 1.5 * known.heartbeatSeconds * 1000;
+    if (!fast || refresh) return this.beatInRedis(serviceId, sessionId, now, known, fast, refresh);
+    // Lately heard, so only an end, a close or a change of its key's expiry can have changed it, and each moves the
+    // service's end counter: while the counter stands as it stood when the session was last found live, the
+    // session is as known. Its beat is kept in memory, so it waits for the client budget's answer (a refused beat
+    // records nothing), and the counter's one read serves every heartbeat of the service in its call.
+    const [counter] = await Promise.all([this.endCounter([serviceId]), this.batch.admission()]);
+    if (counter === '' || counter !== known.counter || this.known.get(sessionId) !== known) {
+      const beat = await this.beatInRedis(serviceId, sessionId, now, known, true, false);
+      if (beat.alive) known.counter = counter;
+      return beat;
+    }
+    known.lastSeenAt = Math.max(known.lastSeenAt, now);
+    return this.alive(sessionId, serviceId, known, known.kexp, now);
+  }
+
+  private async beatInRedis(
+    serviceId: string,
+    sessionId: string,
+    now: number,
+    known: KnownSession | undefined,
+    fast: boolean,
+    refresh: boolean,
+  ): Promise<Beat> {
     const answer = await this.beat([
       serviceId,
       sessionId,
       now,
       known ? 2 * known.heartbeatSeconds * 1000 : '',
       refresh ? '1' : '',
-      refresh ? known.key : '',
+      refresh && known ? known.key : '',
       fast ? '1' : '',
     ]);
     if (Array.isArray(answer) && answer[0] !== '') {
@@ -136,11 +175,18 @@ export class LiveSessionsInRedis implements LiveSessions {
       return { alive: false, reason: answer[0] as EndReason, key: orNull(answer[1]), hwid: answer[2] };
     }
     // A bare string is the key's expiry of a session this instance knew; a table brings its fields too.
-    const [kexp, fields] = typeof answer === 'string' ? [answer, known!] : [answer[1], this.learn(sessionId, serviceId, answer, now)];
+    const [kexp, fields] = typeof answer === 'string' ? [answer, known!] : [answer[1] ?? '', this.learn(sessionId, serviceId, answer, now)];
     if (refresh) fields.refreshedAt = now;
     if (fields.lastSeenAt < now) fields.lastSeenAt = now;
-    // A fast beat's deadline waits for the flush (where the full script ran instead, writing it again is harmless).
-    if (fast) this.pending.set(sessionId, { serviceId, deadline: deadlineOf(now, fields.heartbeatSeconds) });
+    fields.kexp = kexp;
+    // Where the script wrote the deadline itself, the flush's write of it is harmless.
+    return this.alive(sessionId, serviceId, fields, kexp, now);
+  }
+
+  /** A live session's answer; its deadline waits for the flush. */
+  private alive(sessionId: string, serviceId: string, fields: KnownSession, kexp: string, now: number): Beat {
+    const expiresAt = deadlineOf(now, fields.heartbeatSeconds);
+    this.pending.set(sessionId, { serviceId, deadline: expiresAt });
     const session: LiveSession = {
       sessionId,
       serviceId,
@@ -152,7 +198,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       lastSeenAt: now,
       keyExpiresAt: numberOrNull(kexp),
     };
-    return { alive: true, session, expiresAt: deadlineOf(now, fields.heartbeatSeconds) };
+    return { alive: true, session, expiresAt };
   }
 
   /** The fields a heartbeat read for a session this instance did not know (['', kexp, hb, key, hwid, script, started]). */
@@ -166,6 +212,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       heartbeatSeconds: Number(hb),
       startedAt: Number(started),
       refreshedAt: now,
+      kexp: '',
     };
     this.remember(sessionId, fields);
     return fields;
@@ -177,11 +224,11 @@ export class LiveSessionsInRedis implements LiveSessions {
   }
 
   async keyExpiryMoved(session: LiveSession, keyExpiresAt: number | null): Promise<void> {
-    await this.redis.sessionMoveExpiry(hashKey(session.sessionId), keyExpiresAt ?? '');
+    await this.redis.sessionMoveExpiry(hashKey(session.sessionId), keyExpiresAt ?? '', PREFIX);
   }
 
   async keyExpiryChanged(serviceId: string, key: string, keyExpiresAt: number | null): Promise<void> {
-    await this.redis.sessionChangeExpiry(keySet(serviceId, key), PREFIX, keyExpiresAt ?? '');
+    await this.redis.sessionChangeExpiry(keySet(serviceId, key), counterKey(serviceId), PREFIX, keyExpiresAt ?? '');
   }
 
   async end(serviceId: string, selector: SessionSelector, reason: EndReason, now: number): Promise<number> {

@@ -15,6 +15,10 @@ export const hashKey = (sessionId: string) => `${PREFIX}s:${sessionId}`;
 export const keySet = (serviceId: string, key: string) => `${PREFIX}k:${serviceId}:${key}`;
 export const serviceSet = (serviceId: string) => `${PREFIX}v:${serviceId}`;
 export const executorSet = (serviceId: string, executor: string) => `${PREFIX}e:${serviceId}:${executor}`;
+// A service's end counter: every end, close and change of a key's expiry moves it, so an instance that heard a session
+// lately knows it unchanged while the counter stands. It starts at a random number, so a Redis that lost its data
+// (and the sessions with it) never shows an instance the number it knew.
+export const counterKey = (serviceId: string) => `${PREFIX}n:${serviceId}`;
 // An executor's set outlives its last open by a day: its sessions' peak is counted when one opens.
 export const EXECUTOR_SET_TTL_MS = 24 * 3600_000;
 
@@ -31,8 +35,9 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', ${set}, '-inf', '(' .. ${now})) 
   end
 end`;
 
-// Open: bring the key's set up to date, refuse at the limit, else store the session. One script, so no other open
-// (on any instance) runs between the count and the insert.
+// Open: bring the key's set up to date, refuse at the limit (0), else store the session and answer the service's end
+// counter (started at ARGV[15] where there is none). One script, so no other open (on any instance) runs between the
+// count and the insert.
 const OPEN = `
 local max = tonumber(ARGV[2])
 if max > 0 then
@@ -51,7 +56,8 @@ if ARGV[12] ~= '' then
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[11])
   redis.call('PEXPIRE', KEYS[4], ARGV[14])
 end
-return 1
+redis.call('SET', KEYS[5], ARGV[15], 'NX')
+return redis.call('GET', KEYS[5])
 `;
 
 // How many of an executor's sessions live (contract §29's peak). KEYS: the executor's set, the service's set; ARGV: now.
@@ -60,8 +66,10 @@ ${RESCORE('KEYS[1]', 'KEYS[2]', 'ARGV[1]')}
 return redis.call('ZCARD', KEYS[1])
 `;
 
-// A heartbeat, in the shared batch of hot-path scripts (lib/redis-batch.ts). `fast`: this instance heard the session
-// beat lately, so it has not timed out and lives unless it ended (an end marks the hash, a close deletes it): one
+// A heartbeat that needs Redis, in the shared batch of hot-path scripts (lib/redis-batch.ts): most are answered in
+// memory after a read of END_COUNTER. `fast`: this instance heard the session beat lately, but its service's end
+// counter moved or its time to live is due, so it has not timed out and lives unless it ended (an end marks the
+// hash, a close deletes it): one
 // HMGET answers with the one field that can change (its key's expiry), and the instance writes the deadline with its
 // next flush. Otherwise the service's set, which holds each live session's deadline, says whether the session lives:
 // an end takes the session out of it, and a session past its deadline is out of time. A session this instance knows
@@ -103,9 +111,9 @@ export const HEARTBEAT = `
     if fields then return {'', fields[1], fields[2], fields[3], fields[4], fields[5], fields[6]} end
     return kexp or redis.call('HGET', hk, 'kexp') or {'TIMED_OUT'}`;
 
-// End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat) and frees
-// their places. ARGV: prefix, service, mode (id | key | hwid | script), value, reason, now, kept ms; close = 1 deletes
-// the session instead (the client ended it itself).
+// End: marks the selected sessions ended with the reason (kept ENDED_KEPT_MS for their next heartbeat), frees their
+// places and moves the service's end counter. ARGV: prefix, service, mode (id | key | hwid | script), value, reason,
+// now, kept ms; close = 1 deletes the session instead (the client ended it itself).
 const END = `
 local prefix, service, mode, value, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local function finish(id)
@@ -136,23 +144,42 @@ else
     if redis.call('HGET', prefix .. 's:' .. id, field) == value then n = n + finish(id) end
   end
 end
+if n > 0 then redis.call('INCR', prefix .. 'n:' .. service) end
 return n
 `;
 
-const MOVE_EXPIRY = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'kexp', ARGV[1]) end return 1`;
-
-// A seller changed the key's expiry: each of the key's sessions judges its heartbeats against the new one.
-// KEYS[1]: the key's set; ARGV: prefix, new expiry ('' none).
-const CHANGE_EXPIRY = `
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local hk = ARGV[1] .. 's:' .. id
-  if redis.call('EXISTS', hk) == 1 then redis.call('HSET', hk, 'kexp', ARGV[2]) end
+// A heartbeat found the key's expiry moved (its first use started it). KEYS[1]: the session's hash; ARGV: new expiry
+// ('' none), prefix.
+const MOVE_EXPIRY = `
+local service = redis.call('HGET', KEYS[1], 'service')
+if service then
+  redis.call('HSET', KEYS[1], 'kexp', ARGV[1])
+  redis.call('INCR', ARGV[2] .. 'n:' .. service)
 end
 return 1
 `;
 
+// A seller changed the key's expiry: each of the key's sessions judges its heartbeats against the new one.
+// KEYS: the key's set, the service's end counter; ARGV: prefix, new expiry ('' none).
+const CHANGE_EXPIRY = `
+local changed = false
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local hk = ARGV[1] .. 's:' .. id
+  if redis.call('EXISTS', hk) == 1 then
+    redis.call('HSET', hk, 'kexp', ARGV[2])
+    changed = true
+  end
+end
+if changed then redis.call('INCR', KEYS[2]) end
+return 1
+`;
+
+// A service's end counter ('' where there is none), in the shared batch: one read serves every heartbeat of the
+// service that waits for the same call.
+export const END_COUNTER = `    return redis.call('GET', '${PREFIX}n:' .. service) or ''`;
+
 export type Scripted = Redis & {
-  sessionOpen(...args: (string | number)[]): Promise<number>;
+  sessionOpen(...args: (string | number)[]): Promise<number | string>;
   sessionExecutorCount(...args: (string | number)[]): Promise<number>;
   sessionEnd(...args: (string | number)[]): Promise<number>;
   sessionMoveExpiry(...args: (string | number)[]): Promise<number>;
@@ -161,10 +188,10 @@ export type Scripted = Redis & {
 
 /** The connection with the session scripts defined on it (the heartbeat's goes in the shared batch instead). */
 export function withSessionScripts(redis: Redis): Scripted {
-  redis.defineCommand('sessionOpen', { numberOfKeys: 4, lua: OPEN });
+  redis.defineCommand('sessionOpen', { numberOfKeys: 5, lua: OPEN });
   redis.defineCommand('sessionExecutorCount', { numberOfKeys: 2, lua: EXECUTOR_COUNT });
   redis.defineCommand('sessionEnd', { numberOfKeys: 0, lua: END });
   redis.defineCommand('sessionMoveExpiry', { numberOfKeys: 1, lua: MOVE_EXPIRY });
-  redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 1, lua: CHANGE_EXPIRY });
+  redis.defineCommand('sessionChangeExpiry', { numberOfKeys: 2, lua: CHANGE_EXPIRY });
   return redis as Scripted;
 }
