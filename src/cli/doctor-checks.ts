@@ -34,12 +34,32 @@ export async function checkRedis(config: Config, add: AddFinding): Promise<void>
     await redis.connect();
     await redis.ping();
     add('ok', `${where} answers: rate limits and caches are shared by every instance`);
+    const policy = await evictionPolicy(redis);
+    if (policy)
+      add(
+        'warn',
+        `${where} may evict keys when full (maxmemory-policy ${policy}): live sessions and rate-limit counts are kept there; set maxmemory-policy noeviction (docs/operations.md)`,
+      );
   } catch (error) {
     const cause = firstError ?? (error as Error & { code?: string });
     const code = cause.code ?? cause.message;
     add('error', `${where} does not answer (${code}): the server serves anyway, but rate limits and caches are per instance until it does`);
   } finally {
     redis.disconnect();
+  }
+}
+
+/**
+ * The policy of a Redis that may drop keys when its memory is full (null where it never does, or where CONFIG is not
+ * allowed, as on some hosted Redis): a dropped live session would still be answered from an instance's memory.
+ */
+async function evictionPolicy(redis: Redis): Promise<string | null> {
+  try {
+    const [, policy] = (await redis.config('GET', 'maxmemory-policy')) as string[];
+    const [, maxmemory] = (await redis.config('GET', 'maxmemory')) as string[];
+    return policy && policy !== 'noeviction' && Number(maxmemory) > 0 ? policy : null;
+  } catch {
+    return null;
   }
 }
 

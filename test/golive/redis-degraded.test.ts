@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { freePort } from '../helpers/free-port.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -16,6 +18,7 @@ let database: TestDatabase;
 let ctx: AppContext;
 let server: ServerProcess;
 let deadRedis = '';
+const REDIS_URL = process.env.KEYWARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const doctor = (env: Record<string, string>) => runDoctor({ ...database.env, BASE_URL: server.url, ...env });
 
@@ -81,6 +84,55 @@ describe('REDIS_URL where nothing answers', () => {
     expect(code).toBe(1);
     expect(
       lines.some((line) => /^error {2}REDIS_URL \(127\.0\.0\.1:\d+\) does not answer \(ECONNREFUSED\)/.test(line)),
+      lines.join('\n'),
+    ).toBe(true);
+  });
+});
+
+describe('a Redis that may evict keys', () => {
+  it('is a warning for keyward doctor, naming the policy; the default policy is not', async () => {
+    const port = await freePort();
+    // A Redis of its own, full at 64 MB and dropping the least used keys then, as a hosted cache often is.
+    const evicting = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory',
+        '64mb',
+        '--maxmemory-policy',
+        'allkeys-lru',
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      // It takes a moment to listen: the probe retries until it answers.
+      const probe = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: (times) => (times > 50 ? null : 100) });
+      probe.on('error', () => {});
+      await probe.ping();
+      probe.disconnect();
+      const { lines } = await doctor({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      const warning = lines.find((line) => line.startsWith('warn ') && line.includes('maxmemory-policy'));
+      expect(warning, lines.join('\n')).toMatch(
+        /may evict keys when full \(maxmemory-policy allkeys-lru\).*set maxmemory-policy noeviction/,
+      );
+    } finally {
+      evicting.kill();
+    }
+    // The test Redis keeps Redis's default (noeviction).
+    const { lines } = await doctor({ REDIS_URL: REDIS_URL });
+    expect(
+      lines.some((line) => line.includes('maxmemory-policy')),
+      lines.join('\n'),
+    ).toBe(false);
+    expect(
+      lines.some((line) => /^ok +REDIS_URL .* answers/.test(line)),
       lines.join('\n'),
     ).toBe(true);
   });
