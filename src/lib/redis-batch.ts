@@ -66,9 +66,9 @@ const IN_FLIGHT = 2;
  * item it depends on: a heartbeat's beat travels behind its client budget's count and runs only if the count allows
  * it; work whose effect is kept in memory instead waits for the gate's answer (admission()). A shared op's waiting
  * item serves every caller with the same arguments: a heartbeat of a session the instance knows reads only its
- * service's end counter, once for all the heartbeats of a call. Like the rest of Keyward it assumes one Redis node (no KEYS: names come in ARGV). An item answered with
- * `redis.error_reply` fails alone; a script that stops with an error fails every item that travelled in its call; the
- * next call goes on either way.
+ * service's end counter, once for all the heartbeats of a call. Like the rest of Keyward it assumes one Redis node (no
+ * KEYS: names come in ARGV). An item answered with `redis.error_reply` fails alone; a script that stops with an
+ * error fails every item that travelled in its call; the next call goes on either way.
  */
 export class RedisBatch {
   private static readonly byConnection = new WeakMap<Redis, RedisBatch>();
