@@ -149,7 +149,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       return beat;
     }
     known.lastSeenAt = Math.max(known.lastSeenAt, now);
-    return this.alive(sessionId, serviceId, known, known.kexp, now);
+    return this.alive(sessionId, serviceId, known, now, true);
   }
 
   private async beatInRedis(
@@ -179,14 +179,14 @@ export class LiveSessionsInRedis implements LiveSessions {
     if (refresh) fields.refreshedAt = now;
     if (fields.lastSeenAt < now) fields.lastSeenAt = now;
     fields.kexp = kexp;
-    // Where the script wrote the deadline itself, the flush's write of it is harmless.
-    return this.alive(sessionId, serviceId, fields, kexp, now);
+    // Only the fast script leaves the deadline to the flush; the whole way wrote it.
+    return this.alive(sessionId, serviceId, fields, now, fast);
   }
 
-  /** A live session's answer; its deadline waits for the flush. */
-  private alive(sessionId: string, serviceId: string, fields: KnownSession, kexp: string, now: number): Beat {
+  /** A live session's answer; `forFlush`: its deadline is written by the next flush. */
+  private alive(sessionId: string, serviceId: string, fields: KnownSession, now: number, forFlush: boolean): Beat {
     const expiresAt = deadlineOf(now, fields.heartbeatSeconds);
-    this.pending.set(sessionId, { serviceId, deadline: expiresAt });
+    if (forFlush) this.pending.set(sessionId, { serviceId, deadline: expiresAt });
     const session: LiveSession = {
       sessionId,
       serviceId,
@@ -196,7 +196,7 @@ export class LiveSessionsInRedis implements LiveSessions {
       heartbeatSeconds: fields.heartbeatSeconds,
       startedAt: fields.startedAt,
       lastSeenAt: now,
-      keyExpiresAt: numberOrNull(kexp),
+      keyExpiresAt: numberOrNull(fields.kexp),
     };
     return { alive: true, session, expiresAt };
   }
