@@ -18,13 +18,23 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; sampl
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfMicros = new Map<number, number>();
 // PROFILE_LAST_SECONDS=n: only the last n seconds of the profile (the load, without the seeding before it).
+// PROFILE_WINDOW=from-to: only seconds from..to of it (a bench/run.ts server's profile holds every round of its target,
+// and idles after the last; PROFILE_TIMELINE=1 prints its busy share second by second, to find them).
 const lastMicros = Number(process.env.PROFILE_LAST_SECONDS ?? Infinity) * 1e6;
+const [fromSeconds, toSeconds] = (process.env.PROFILE_WINDOW ?? '0-Infinity').split('-').map(Number);
 const endMicros = profile.timeDeltas.reduce((a, b) => a + b, 0);
+const idleIds = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+const busyBySecond: number[] = [];
 let atMicros = 0;
 profile.samples.forEach((id, i) => {
   atMicros += profile.timeDeltas[i] ?? 0;
-  if (endMicros - atMicros <= lastMicros) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  const second = Math.floor(atMicros / 1e6);
+  if (!idleIds.has(id)) busyBySecond[second] = (busyBySecond[second] ?? 0) + (profile.timeDeltas[i] ?? 0);
+  if (endMicros - atMicros > lastMicros || second < fromSeconds! || second >= toSeconds!) return;
+  selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
+if (process.env.PROFILE_TIMELINE)
+  console.log(Array.from(busyBySecond, (micros, s) => `${s}:${Math.round((micros ?? 0) / 1e4)}%`).join(' '));
 // Percentages are of the busy time: idle samples (waiting for requests or for the database) are left out.
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
 for (const id of idle) selfMicros.delete(id);

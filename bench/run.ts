@@ -16,12 +16,13 @@
  *
  * Settings: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ONLY (comma-separated target names), BENCH_REDIS_URL (the
  * heartbeatPostgresRedis target's Redis, default redis://127.0.0.1:6379/9; off to leave it out),
- * BENCH_PIN=0 to leave CPUs unpinned, BENCH_PROFILE_DIR=dir to write a CPU profile of each Keyward server
+ * BENCH_PIN=0 to leave CPUs unpinned, BENCH_NODE_ARGS and BENCH_SERVER_STDOUT_DIR (Node flags such as --trace-gc-nvp for
+ * the servers, and a folder for what they print), BENCH_PROFILE_DIR=dir to write a CPU profile of each Keyward server
  * (node --cpu-prof; open it in Chrome's DevTools or summarise it with bench/profile-summary.ts). --quick: 2 rounds of 4 s (about two minutes).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,7 +112,9 @@ const pinServer = (pid: number | undefined) => {
 /** The compiled server as `npm start` runs it (built by main()), with a CPU profile when asked (node refuses --cpu-prof in NODE_OPTIONS). */
 function startKeywardProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR] : [];
-  const child = spawn(process.execPath, [...profile, '--enable-source-maps', 'dist/server.js'], {
+  // BENCH_NODE_ARGS: the servers' own Node flags, such as --trace-gc-nvp (NODE_OPTIONS cannot carry V8's).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...nodeArgs, '--enable-source-maps', 'dist/server.js'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -122,6 +125,9 @@ function startKeywardProcess(env: Record<string, string>): Promise<{ url: string
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
+  // BENCH_SERVER_STDOUT_DIR: each server's standard output (a GC trace, say) kept in <dir>/<pid>.log.
+  const kept = process.env.BENCH_SERVER_STDOUT_DIR;
+  if (kept) child.stdout!.pipe(createWriteStream(join(kept, `${child.pid}.log`)));
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /^Keyward listening on (http:\/\/\S+)/.exec(line);
