@@ -28,16 +28,15 @@ const busyBySecond: number[] = [];
 let atMicros = 0;
 profile.samples.forEach((id, i) => {
   atMicros += profile.timeDeltas[i] ?? 0;
+  // Percentages are of the busy time: idle samples (waiting for requests or for the database) are left out.
+  if (idleIds.has(id)) return;
   const second = Math.floor(atMicros / 1e6);
-  if (!idleIds.has(id)) busyBySecond[second] = (busyBySecond[second] ?? 0) + (profile.timeDeltas[i] ?? 0);
+  busyBySecond[second] = (busyBySecond[second] ?? 0) + (profile.timeDeltas[i] ?? 0);
   if (endMicros - atMicros > lastMicros || second < fromSeconds! || second >= toSeconds!) return;
   selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
 if (process.env.PROFILE_TIMELINE)
   console.log(Array.from(busyBySecond, (micros, s) => `${s}:${Math.round((micros ?? 0) / 1e4)}%`).join(' '));
-// Percentages are of the busy time: idle samples (waiting for requests or for the database) are left out.
-const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
-for (const id of idle) selfMicros.delete(id);
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
 
 const shortUrl = (url: string) => url.replace(/^.*\/node_modules\//, '~/').replace(/^file:\/\/.*\/main\//, '');
