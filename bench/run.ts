@@ -39,12 +39,16 @@ const SECRET = 'bench-secret-0123456789abcdef';
 const PG_ADMIN = process.env.KEYWARD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const quick = process.argv.includes('--quick');
 const SETTINGS = {
-  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
-  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 4 : 10)),
+  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5)),
+  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 4 : 6)),
   warmupSeconds: quick ? 2 : 3,
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
-  /** The hello measured just before and just after each target's run (0: none), the ratio's own baseline. */
-  besideSeconds: Number(process.env.BENCH_BESIDE_SECONDS ?? (quick ? 2 : 5)),
+  /** The hello measured before, between and after the slices of each target's run (0: none), the ratio's own baseline. */
+  besideSeconds: Number(process.env.BENCH_BESIDE_SECONDS ?? 2),
+  /** Each target's run as this many slices, the hello measured between them (1: one run between two hellos). */
+  slices: Math.max(1, Number(process.env.BENCH_SLICES ?? (quick ? 2 : 3))),
+  /** Each round on fresh server processes (the hello's too), so a goal is the median over processes, not one's luck. */
+  freshProcesses: process.env.BENCH_FRESH_PROCESSES !== '0',
 };
 const SCRIPT_BYTES = 220 * 1024;
 // Rate limits stay on (their cost is part of the hot path) with a budget the run cannot exhaust.
@@ -74,12 +78,14 @@ interface Target {
   prepare?: () => Promise<void>;
   /** Load of its own that runs only while this target is measured (the live sessions' heartbeats). */
   background?: { resume(): void; pause(): void };
+  /** Replaces its server process with a fresh one on the same database (SETTINGS.freshProcesses); `url` follows. */
+  restart?: () => Promise<void>;
 }
 
 const COLD_KEYS = Number(process.env.BENCH_COLD_KEYS ?? 50_000);
 // Enough fresh keys for every run of a redeem target at up to 4,000 redemptions a second.
 const REDEEM_KEYS = Number(
-  process.env.BENCH_REDEEM_KEYS ?? Math.max(20_000, (SETTINGS.rounds * SETTINGS.seconds + SETTINGS.warmupSeconds) * 4000),
+  process.env.BENCH_REDEEM_KEYS ?? Math.max(20_000, SETTINGS.rounds * (SETTINGS.seconds + SETTINGS.warmupSeconds) * 4000),
 );
 const validatePath = (identifier: string) => `/api/v1/keys/validate?service=${identifier}`;
 
@@ -137,21 +143,45 @@ function startKeywardProcess(env: Record<string, string>): Promise<{ url: string
   });
 }
 
-function startHello(): Promise<{ url: string; pid: number; stop: () => void }> {
+function startHelloProcess(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/hello-server.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },
   });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /"address":"([^"]+)"/.exec(line);
       if (match) {
         pinServer(child.pid);
-        resolve({ url: match[1]!, pid: child.pid!, stop: () => child.kill('SIGTERM') });
+        resolve({ url: match[1]!, pid: child.pid!, stop });
       }
     });
     child.once('exit', (code) => reject(new Error(`hello server exited with ${code}`)));
   });
+}
+
+/** The hello, whose process `restart` replaces with a fresh one (its url and pid follow). */
+async function startHello() {
+  let current = await startHelloProcess();
+  return {
+    get url() {
+      return current.url;
+    },
+    get pid() {
+      return current.pid;
+    },
+    stop: () => current.stop(),
+    restart: async () => {
+      await current.stop();
+      current = await startHelloProcess();
+    },
+  };
 }
 
 /** Lua that looks like an obfuscator's output (escaped bytes), so gzip gains what it would in practice. */
@@ -184,17 +214,40 @@ type What = 'validate' | 'fetch' | 'cold' | 'redeem' | 'heartbeat';
 async function startKeyward(env: Record<string, string>, what: What, withSessions = false) {
   const service = await seedBenchService({ ...env, KEYWARD_SECRET: SECRET }, what, { coldKeys: COLD_KEYS, redemptions: REDEEM_KEYS });
   const serviceKey = service.serviceKey;
-
-  const server = await startKeywardProcess({ ...SERVER_ENV, ...env });
-  pinServer(server.child.pid);
-  const base = server.url;
-  const pid = server.child.pid!;
-  // Validation while SESSIONS sessions live (contract §20): they are opened first, and heartbeat while it is measured.
-  const liveIds = withSessions ? await openLiveSessions(base, serviceKey, service.identifier, SESSIONS) : undefined;
-  const withLive = <T extends object>(target: T) => ({ ...target, liveIds, base, serviceKey });
+  const serverEnv = { ...SERVER_ENV, ...env };
+  let current = await startKeywardProcess(serverEnv);
+  pinServer(current.child.pid);
+  // What each request asks for, after the server's address (which a fresh process changes).
+  let path = '/';
+  const server = {
+    identifier: service.identifier,
+    serviceKey,
+    get base() {
+      return current.url;
+    },
+    get pid() {
+      return current.child.pid!;
+    },
+    get url() {
+      return `${current.url}${path}`;
+    },
+    stop: () => current.stop(),
+    /** A fresh process on the same database: everything seeded below lives there (sessions too), so nothing is redone. */
+    restart: async () => {
+      await current.stop();
+      current = await startKeywardProcess(serverEnv);
+      pinServer(current.child.pid);
+    },
+    /** Validation while SESSIONS sessions live (contract §20): they are opened first, and heartbeat while it is measured. */
+    liveIds: undefined as string[] | undefined,
+    /** The heartbeat target's sessions. */
+    sessionIds: undefined as string[] | undefined,
+  };
+  const base = server.base;
+  if (withSessions) server.liveIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
   if (what === 'heartbeat') {
-    const sessionIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
-    return withLive({ url: `${base}/`, stop: server.stop, identifier: service.identifier, sessionIds, pid });
+    server.sessionIds = await openLiveSessions(base, serviceKey, service.identifier, SESSIONS);
+    return server;
   }
   if (what === 'cold' || what === 'redeem') {
     // Key 1 answers valid (redeem: it is redeemed here, so the runs start at key 2).
@@ -204,35 +257,36 @@ async function startKeyward(env: Record<string, string>, what: What, withSession
     const text = await first.text();
     if (first.status !== 200 || !text.includes('"KEY_VALID"'))
       throw new Error(`seeded ${what} target does not answer as expected: ${text}`);
-    return withLive({ url: `${base}/`, stop: server.stop, identifier: service.identifier, pid });
+    return server;
   }
   const generated = await api(`${base}/api/v1/keys/api/generate`, serviceKey, 'POST', { expirationType: 'byDays', days: 30 });
   const key = (generated.keys as Array<{ key: string }>)[0]!.key;
-  let url = `${base}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid&executor=Wave%201.2.3`;
+  path = `/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid&executor=Wave%201.2.3`;
   if (what === 'fetch') {
     const script = await api(`${base}/api/v1/vss/api/scripts`, serviceKey, 'POST', {
       name: 'bench',
       code: obfuscatedLookingScript(SCRIPT_BYTES),
     });
-    url = `${base}/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
+    path = `/api/v1/vss/fetch/${String(script.id)}?key=${key}&hwid=bench-hwid`;
   }
   // The first request binds the HWID; every measured request is then the steady-state "valid" answer.
-  const first = await fetch(url);
+  const first = await fetch(server.url);
   const text = await first.text();
   if (first.status !== 200 || (what === 'validate' ? !text.includes('"KEY_VALID"') : text.length !== SCRIPT_BYTES)) {
     throw new Error(`seeded ${what} target does not answer as expected: ${first.status} ${text.slice(0, 200)}`);
   }
-  return withLive({ url, stop: server.stop, identifier: service.identifier, pid });
+  return server;
 }
 
 /**
  * The heartbeats of a *Live target's sessions while it is measured, from a wrk process on the generator's CPUs
  * (bench/heartbeat-target.ts pacedHeartbeatScript) at a 30 s period's rate (the default, contract §18), started with
- * the current `ids` at each run (the target's preparation may have replaced ended ones) and stopped after it. Nothing
+ * the current `ids` and server address at each slice (the target's preparation may have replaced ended ones, a round
+ * starts a fresh process) and stopped after it. Nothing
  * beats between runs: a slow pass that kept every session live all run long cost each of the four idle servers 3-6% of
  * the servers' core, which every other target's measurement shared and the quiet-machine wait never saw end.
  */
-function startPacer(base: string, service: string, ids: string[], dir: string) {
+function startPacer(base: () => string, service: string, ids: string[], dir: string) {
   let scripts = 0;
   let running: ChildProcess | undefined;
   const ended = (child: ChildProcess) =>
@@ -245,7 +299,7 @@ function startPacer(base: string, service: string, ids: string[], dir: string) {
     resume: () => {
       const file = join(dir, `pacer-${service}-${++scripts}.lua`);
       writeFileSync(file, pacedHeartbeatScript(service, ids, delayMs));
-      const args = ['-t1', '-c10', '-d24h', '--timeout', '10s', '-s', file, base];
+      const args = ['-t1', '-c10', '-d24h', '--timeout', '10s', '-s', file, base()];
       running = pin ? spawn('taskset', ['-c', LOAD_CPUS, 'wrk', ...args], { stdio: 'ignore' }) : spawn('wrk', args, { stdio: 'ignore' });
     },
     pause: () => {
@@ -274,16 +328,29 @@ type Measured = LoadResult & {
   /** Share of the servers' CPU the other (idle) servers used during the run, and the share the VM stole from it. */
   othersBusy?: number;
   steal?: number;
-  /** The hello's req/s in the runs just before and just after this one (SETTINGS.besideSeconds). */
-  besideHello?: [number, number];
+  /** The hello's req/s in its runs before, between and after the run's slices (SETTINGS.besideSeconds each). */
+  besideHello?: number[];
+  /** Each slice's req/s over the mean of the hello's just before and just after it. */
+  sliceRatios?: number[];
+  /**
+   * The target's own CPU while the hello was measured after its slices, as a share of that time: work it left for
+   * later (a flush of its lastUsedAt times, say). sliceRatios charge it to the target and take it off the hello.
+   */
+  laterShare?: number;
 };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The middle value; of an even count, the mean of the middle two (of two rounds, not simply the faster). */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+};
 const cpuText = (server: number | undefined, database: number | undefined) =>
   server === undefined ? '' : `   CPU ${server} µs/req${database ? ` (+ database ${database})` : ''}`;
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
-/** A run's req/s over the mean of the hello's just before and just after it. */
-const besideRatio = (r: Measured) => (r.besideHello ? ratio(r.rps, (r.besideHello[0] + r.besideHello[1]) / 2) : undefined);
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+/** A run's ratio: the mean over its slices of each one's req/s over the mean of the hello's just before and after it. */
+const besideRatio = (r: Measured) => (r.sliceRatios?.length ? Math.round(mean(r.sliceRatios) * 1000) / 1000 : undefined);
 
 /** Runs a helper script in its own process and keeps every JSON object it prints on a line of its own. */
 async function runScript(file: string, env: Record<string, string> = {}): Promise<unknown[]> {
@@ -320,20 +387,12 @@ async function main() {
   const load = async (target: Target, options: LoadOptions, quiet = false, beside?: Target): Promise<Measured> => {
     await target.prepare?.();
     if (quiet || target.prepare) await settle();
-    // The VM slows every process on it together for tens of seconds at a time (docs/benchmarks.md, the seventeenth
-    // session): the hello measured right before and right after this run is the baseline this run is divided by.
+    // The VM slows every process on it together, by up to 1.6x within seconds (docs/benchmarks.md, the seventeenth and
+    // twenty-third sessions): a measured run is cut in slices with the hello measured before, between and after them,
+    // and each slice is divided by the hello's just beside it.
     const helloNow = async () =>
-      beside
-        ? (
-            await (useWrk ? wrk : autocannon)(beside.url, {
-              ...options,
-              seconds: SETTINGS.besideSeconds,
-              cpus: pin ? LOAD_CPUS : undefined,
-            })
-          ).rps
-        : 0;
-    const helloBefore = await helloNow();
-    target.background?.resume();
+      (await (useWrk ? wrk : autocannon)(beside!.url, { ...options, seconds: SETTINGS.besideSeconds, cpus: pin ? LOAD_CPUS : undefined }))
+        .rps;
     // The other servers share the servers' CPU: what their timers took during this run (with their databases' work,
     // which may run on it too), and what the VM stole from it.
     const othersCpu = () =>
@@ -342,32 +401,89 @@ async function main() {
         const { server, database } = t.cpu();
         return sum + server + database;
       }, 0);
-    const othersBefore = othersCpu();
-    const ticksBefore = cpuTicks()[Number(SERVER_CPU)];
-    const before = target.cpu?.();
-    const result: Measured = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
-      ...options,
-      connections: options.rate ? options.connections : (target.connections ?? options.connections),
-      headers: target.headers,
-      script: target.script?.(),
-      cpus: pin ? LOAD_CPUS : undefined,
-    });
-    target.ran?.(result.requests ?? 0);
-    const after = target.cpu?.();
-    const othersAfter = othersCpu();
-    const ticksAfter = cpuTicks()[Number(SERVER_CPU)];
-    target.background?.pause();
-    if (beside) result.besideHello = [helloBefore, await helloNow()];
-    if (ticksBefore && ticksAfter && ticksAfter.all > ticksBefore.all) {
-      const ticks = ticksAfter.all - ticksBefore.all;
-      // Clock ticks are 10 ms: the others' CPU ms over the CPU's ticks as ms.
-      result.othersBusy = Math.round(((othersAfter - othersBefore) / (ticks * 10)) * 1000) / 1000;
-      result.steal = Math.round(((ticksAfter.steal - ticksBefore.steal) / ticks) * 1000) / 1000;
+    const serverTicks = () => cpuTicks()[Number(SERVER_CPU)];
+    const slices = beside ? SETTINGS.slices : 1;
+    const sliceSeconds = Math.max(1, Math.round(options.seconds / slices));
+    const parts: LoadResult[] = [];
+    const hellos: number[] = [];
+    const spent = { server: 0, database: 0, others: 0, ticks: 0, steal: 0 };
+    // The target's own CPU ms during each hello run, and that run's ms of the servers' CPU (index as `hellos`).
+    const later: Array<{ ms: number; of: number }> = [];
+    const helloBeside = async () => {
+      const cpuBefore = target.cpu?.();
+      const ticksBefore = serverTicks();
+      hellos.push(await helloNow());
+      const cpuAfter = target.cpu?.();
+      const ticksAfter = serverTicks();
+      // Clock ticks are 10 ms.
+      later.push({
+        ms: cpuBefore && cpuAfter ? cpuAfter.server - cpuBefore.server : 0,
+        of: ticksBefore && ticksAfter ? (ticksAfter.all - ticksBefore.all) * 10 : 0,
+      });
+    };
+    if (beside) await helloBeside();
+    for (let slice = 0; slice < slices; slice++) {
+      target.background?.resume();
+      const othersBefore = othersCpu();
+      const ticksBefore = serverTicks();
+      const before = target.cpu?.();
+      const part = await (useWrk && !options.rate ? wrk : autocannon)(target.url, {
+        ...options,
+        seconds: beside ? sliceSeconds : options.seconds,
+        connections: options.rate ? options.connections : (target.connections ?? options.connections),
+        headers: target.headers,
+        script: target.script?.(),
+        cpus: pin ? LOAD_CPUS : undefined,
+      });
+      target.ran?.(part.requests ?? 0);
+      const after = target.cpu?.();
+      const othersAfter = othersCpu();
+      const ticksAfter = serverTicks();
+      target.background?.pause();
+      parts.push(part);
+      if (ticksBefore && ticksAfter) {
+        spent.ticks += ticksAfter.all - ticksBefore.all;
+        spent.steal += ticksAfter.steal - ticksBefore.steal;
+        spent.others += othersAfter - othersBefore;
+      }
+      if (before && after) {
+        spent.server += after.server - before.server;
+        spent.database += after.database - before.database;
+      }
+      if (beside) await helloBeside();
+    }
+    const requests = parts.every((p) => p.requests !== undefined) ? parts.reduce((sum, p) => sum + p.requests!, 0) : undefined;
+    const result: Measured = {
+      rps: Math.round(mean(parts.map((p) => p.rps))),
+      p50: Math.round(median(parts.map((p) => p.p50)) * 1000) / 1000,
+      p99: Math.round(median(parts.map((p) => p.p99)) * 1000) / 1000,
+      failed: parts.reduce((sum, p) => sum + p.failed, 0),
+      requests,
+    };
+    if (beside) {
+      result.besideHello = hellos;
+      // Work a slice left for later (a flush of lastUsedAt times, of session deadlines) ran on the servers' CPU while the
+      // hello after it was measured: that hello is taken as it would have run without it, and the slice is charged the
+      // time, as if it had done the work inline on its saturated CPU.
+      const share = (j: number) => (later[j]!.of > 0 ? Math.min(later[j]!.ms / later[j]!.of, 0.5) : 0);
+      const hello = (j: number) => hellos[j]! / (1 - share(j));
+      result.sliceRatios = parts.map((p, i) => {
+        const charged = p.requests ? p.requests / (p.requests / p.rps + later[i + 1]!.ms / 1000) : p.rps;
+        return ratio(charged, (hello(i) + hello(i + 1)) / 2);
+      });
+      const laterMs = later.slice(1).reduce((sum, l) => sum + l.ms, 0);
+      const helloMs = later.slice(1).reduce((sum, l) => sum + l.of, 0);
+      if (helloMs > 0) result.laterShare = Math.round((laterMs / helloMs) * 1000) / 1000;
+    }
+    if (spent.ticks > 0) {
+      // The others' CPU ms over the CPU's ticks as ms.
+      result.othersBusy = Math.round((spent.others / (spent.ticks * 10)) * 1000) / 1000;
+      result.steal = Math.round((spent.steal / spent.ticks) * 1000) / 1000;
     }
     // CPU per request beside req/s: µs of the server process, and of its database (PostgreSQL backends, Redis).
-    if (before && after && result.requests) {
-      result.cpuUs = Math.round(((after.server - before.server) * 1000) / result.requests);
-      result.databaseCpuUs = Math.round(((after.database - before.database) * 1000) / result.requests);
+    if (target.cpu && requests) {
+      result.cpuUs = Math.round((spent.server * 1000) / requests);
+      result.databaseCpuUs = Math.round((spent.database * 1000) / requests);
     }
     return result;
   };
@@ -401,7 +517,7 @@ async function main() {
   try {
     const hello = await startHello();
     stops.push(hello.stop);
-    targets.push({
+    const helloTarget: Target = {
       name: 'baseline',
       label: 'baseline (hello)',
       url: `${hello.url}/hello`,
@@ -410,7 +526,12 @@ async function main() {
         const { user, system } = cpuOf(hello.pid);
         return { server: user + system, database: 0 };
       },
-    });
+      restart: async () => {
+        await hello.restart();
+        helloTarget.url = `${hello.url}/hello`;
+      },
+    };
+    targets.push(helloTarget);
 
     const add = async (
       name: string,
@@ -423,18 +544,18 @@ async function main() {
       if (!wanted(name)) return undefined;
       const serverEnv = await env();
       const server = await startKeyward(serverEnv, what, withSessions);
-      stops.push(server.stop);
+      stops.push(() => server.stop());
       if (server.liveIds) {
-        const { base, serviceKey, identifier, liveIds } = server;
+        const { serviceKey, identifier, liveIds } = server;
         const ownPrepare = extra.prepare;
-        const pacer = startPacer(base, identifier, liveIds, sqlite().DATA_DIR);
+        const pacer = startPacer(() => server.base, identifier, liveIds, sqlite().DATA_DIR);
         pacers.set(name, pacer);
-        const liveNow = async () => Number((await api(`${base}/api/v1/keys/api/service/status`, serviceKey, 'GET')).liveSessions);
+        const liveNow = async () => Number((await api(`${server.base}/api/v1/keys/api/service/status`, serviceKey, 'GET')).liveSessions);
         // Sessions left alone since the last run (longer than two periods) have ended: beat them all and open new ones
         // in place of the ended, then count what the run is measured beside (all SESSIONS of them, when it worked).
         const prepare = async () => {
           await ownPrepare?.();
-          const reopened = await keepSessionsLive(base, serviceKey, identifier, liveIds);
+          const reopened = await keepSessionsLive(server.base, serviceKey, identifier, liveIds);
           if (reopened) console.log(`  (${label}: ${reopened} sessions had ended since its last run and were opened again)`);
           const live = await liveNow();
           liveWhenMeasured.set(name, Math.min(live, liveWhenMeasured.get(name) ?? live));
@@ -446,7 +567,18 @@ async function main() {
         const { user, system } = cpuOf(server.pid);
         return { server: user + system, database: postgresBackendsCpuMs(database) + (serverEnv.REDIS_URL ? redisCpuMs() : 0) };
       };
-      targets.push({ name, label, url: server.url, cpu, ...extra });
+      const target: Target = {
+        name,
+        label,
+        url: server.url,
+        cpu,
+        ...extra,
+        restart: async () => {
+          await server.restart();
+          target.url = server.url;
+        },
+      };
+      targets.push(target);
       return server;
     };
     /** A target of fresh generated keys: each run starts after the keys the runs before it used. */
@@ -504,16 +636,15 @@ async function main() {
       }
       // Contract §20: SESSIONS live sessions heartbeating at random, on each database.
       const addHeartbeat = async (name: string, label: string, env: () => Promise<Record<string, string>> | Record<string, string>) => {
-        let live: { base: string; serviceKey: string; identifier: string; ids: string[] } | undefined;
+        let live: { server: { base: string }; serviceKey: string; identifier: string; ids: string[] } | undefined;
         const server = await add(name, label, env, 'heartbeat', {
           script: () => heartbeatScript(live!.identifier, live!.ids),
           prepare: async () => {
-            const reopened = await keepSessionsLive(live!.base, live!.serviceKey, live!.identifier, live!.ids);
+            const reopened = await keepSessionsLive(live!.server.base, live!.serviceKey, live!.identifier, live!.ids);
             if (reopened) console.log(`  (${label}: ${reopened} sessions had ended since its last run and were opened again)`);
           },
         });
-        if (server && 'sessionIds' in server)
-          live = { base: server.base, serviceKey: server.serviceKey, identifier: server.identifier, ids: server.sessionIds as string[] };
+        if (server?.sessionIds) live = { server, serviceKey: server.serviceKey, identifier: server.identifier, ids: server.sessionIds };
       };
       await addHeartbeat('heartbeatSqlite', 'heartbeat sqlite', sqlite);
       if (pgUp) await addHeartbeat('heartbeatPostgres', 'heartbeat postgres', () => pgDatabase(admin, pgCreated));
@@ -528,10 +659,13 @@ async function main() {
     } else console.log('cold, redeem and heartbeat targets skipped: they need wrk');
 
     const options = { connections: SETTINGS.connections, seconds: SETTINGS.seconds };
-    for (const target of targets) await load(target, { ...options, seconds: SETTINGS.warmupSeconds });
     const samples = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
     for (let round = 1; round <= SETTINGS.rounds; round++) {
-      console.log(`round ${round}`);
+      // Two processes of one build can differ by half for their whole life (docs/benchmarks.md, the eleventh and
+      // twenty-third sessions): each round runs on fresh ones, so the median over the rounds is one over processes.
+      if (round > 1 && SETTINGS.freshProcesses) for (const target of targets) await target.restart?.();
+      for (const target of targets) await load(target, { ...options, seconds: SETTINGS.warmupSeconds });
+      console.log(`round ${round}${SETTINGS.freshProcesses ? ' (fresh server processes)' : ''}`);
       for (const target of targets) {
         const beside = target.name === 'baseline' || SETTINGS.besideSeconds <= 0 ? undefined : targets[0];
         const r = await load(target, options, true, beside);
@@ -540,7 +674,10 @@ async function main() {
         console.log(
           `  ${target.label.padEnd(24)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50} ms   p99 ${r.p99} ms${cpuText(r.cpuUs, r.databaseCpuUs)}` +
             (r.othersBusy !== undefined ? `   others ${r.othersBusy}, steal ${r.steal}` : '') +
-            (r.besideHello ? `   hello beside ${r.besideHello.join(' / ')}: ratio ${besideRatio(r)}` : ''),
+            (r.besideHello
+              ? `   hello beside ${Math.round(mean(r.besideHello))} (${Math.min(...r.besideHello)}–${Math.max(...r.besideHello)}):` +
+                ` ratio ${besideRatio(r)} (slices ${Math.min(...r.sliceRatios!)}–${Math.max(...r.sliceRatios!)}), later ${r.laterShare}`
+              : ''),
         );
       }
     }
@@ -556,18 +693,20 @@ async function main() {
         /** The ratio as measured before the seventeenth session: the median req/s over the rounds' hello's median. */
         ratioToRoundHello?: number;
         p99AtHalfLoad?: number;
-        rounds?: Array<Pick<Measured, 'rps' | 'cpuUs' | 'othersBusy' | 'steal' | 'besideHello'> & { ratio?: number }>;
+        rounds?: Array<
+          Pick<Measured, 'rps' | 'cpuUs' | 'othersBusy' | 'steal' | 'besideHello' | 'sliceRatios' | 'laterShare'> & { ratio?: number }
+        >;
       }
     > = {};
     const medianOf = (values: Array<number | undefined>) => {
       const known = values.filter((v) => v !== undefined);
-      return known.length ? median(known) : undefined;
+      return known.length ? Math.round(median(known) * 1000) / 1000 : undefined;
     };
     for (const [name, list] of samples)
       medians[name] = {
-        rps: median(list.map((r) => r.rps)),
-        p50: median(list.map((r) => r.p50)),
-        p99: median(list.map((r) => r.p99)),
+        rps: Math.round(median(list.map((r) => r.rps))),
+        p50: medianOf(list.map((r) => r.p50))!,
+        p99: medianOf(list.map((r) => r.p99))!,
         cpuUs: medianOf(list.map((r) => r.cpuUs)),
         databaseCpuUs: medianOf(list.map((r) => r.databaseCpuUs)),
         // Each round as measured, so a slow round can be told from a slow target afterwards.
@@ -577,6 +716,8 @@ async function main() {
           othersBusy: r.othersBusy,
           steal: r.steal,
           besideHello: r.besideHello,
+          sliceRatios: r.sliceRatios,
+          laterShare: r.laterShare,
           ratio: besideRatio(r),
         })),
       };
