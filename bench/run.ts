@@ -115,6 +115,28 @@ const pinServer = (pid: number | undefined) => {
   if (pin && pid) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { stdio: 'ignore' });
 };
 
+/** Stops a child process and waits until it is gone (at once when it already is). */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** A process that `restart` replaces with a fresh one, started the same way; `current` follows it. */
+async function restartable<T extends { stop: () => Promise<void> }>(start: () => Promise<T>) {
+  const handle = {
+    current: await start(),
+    stop: () => handle.current.stop(),
+    restart: async () => {
+      await handle.current.stop();
+      handle.current = await start();
+    },
+  };
+  return handle;
+}
+
 /** The compiled server as `npm start` runs it (built by main()), with a CPU profile when asked (node refuses --cpu-prof in NODE_OPTIONS). */
 function startKeywardProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE_DIR] : [];
@@ -125,12 +147,7 @@ function startKeywardProcess(env: Record<string, string>): Promise<{ url: string
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://keyward.test', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child);
   // BENCH_SERVER_STDOUT_DIR: each server's standard output (a GC trace, say) kept in <dir>/<pid>.log.
   const kept = process.env.BENCH_SERVER_STDOUT_DIR;
   if (kept) child.stdout!.pipe(createWriteStream(join(kept, `${child.pid}.log`)));
@@ -148,12 +165,7 @@ function startHelloProcess(): Promise<{ url: string; pid: number; stop: () => Pr
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /"address":"([^"]+)"/.exec(line);
@@ -168,19 +180,16 @@ function startHelloProcess(): Promise<{ url: string; pid: number; stop: () => Pr
 
 /** The hello, whose process `restart` replaces with a fresh one (its url and pid follow). */
 async function startHello() {
-  let current = await startHelloProcess();
+  const hello = await restartable(startHelloProcess);
   return {
     get url() {
-      return current.url;
+      return hello.current.url;
     },
     get pid() {
-      return current.pid;
+      return hello.current.pid;
     },
-    stop: () => current.stop(),
-    restart: async () => {
-      await current.stop();
-      current = await startHelloProcess();
-    },
+    stop: hello.stop,
+    restart: hello.restart,
   };
 }
 
@@ -215,29 +224,28 @@ async function startKeyward(env: Record<string, string>, what: What, withSession
   const service = await seedBenchService({ ...env, KEYWARD_SECRET: SECRET }, what, { coldKeys: COLD_KEYS, redemptions: REDEEM_KEYS });
   const serviceKey = service.serviceKey;
   const serverEnv = { ...SERVER_ENV, ...env };
-  let current = await startKeywardProcess(serverEnv);
-  pinServer(current.child.pid);
+  /** A fresh process on the same database: everything seeded below lives there (sessions too), so nothing is redone. */
+  const serverProcess = await restartable(async () => {
+    const started = await startKeywardProcess(serverEnv);
+    pinServer(started.child.pid);
+    return started;
+  });
   // What each request asks for, after the server's address (which a fresh process changes).
   let path = '/';
   const server = {
     identifier: service.identifier,
     serviceKey,
     get base() {
-      return current.url;
+      return serverProcess.current.url;
     },
     get pid() {
-      return current.child.pid!;
+      return serverProcess.current.child.pid!;
     },
     get url() {
-      return `${current.url}${path}`;
+      return `${serverProcess.current.url}${path}`;
     },
-    stop: () => current.stop(),
-    /** A fresh process on the same database: everything seeded below lives there (sessions too), so nothing is redone. */
-    restart: async () => {
-      await current.stop();
-      current = await startKeywardProcess(serverEnv);
-      pinServer(current.child.pid);
-    },
+    stop: serverProcess.stop,
+    restart: serverProcess.restart,
     /** Validation while SESSIONS sessions live (contract §20): they are opened first, and heartbeat while it is measured. */
     liveIds: undefined as string[] | undefined,
     /** The heartbeat target's sessions. */
