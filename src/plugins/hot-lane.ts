@@ -11,6 +11,7 @@ import { lazyChild } from '../lib/lazy-child-logger.ts';
 import type { AppContext } from '../context.ts';
 import { clientTarget, type ClientBudget } from './rate-limit.ts';
 import { ajvOptions, unstorableAt } from './validation.ts';
+import { TurnWrites } from '../lib/turn-writes.ts';
 
 /** What a hot route is given, as its Fastify route would see it once validated. */
 export interface HotRequest<Params = Record<string, string>, Query = Record<string, unknown>> {
@@ -96,6 +97,8 @@ export class HotLane {
   private readonly compileValidator = AjvCompiler()({}, ajvOptions as never);
   private readonly compileSerializer = SerializerSelector()({}, {});
   private readonly ipOf: (request: IncomingMessage) => string | undefined;
+  /** Every answer the lane decides, written at the end of its turn with the others. */
+  private readonly writes: TurnWrites;
   /** How many requests the lane answered itself: what shows the tests it took the calls it should. */
   answered = 0;
 
@@ -115,6 +118,7 @@ export class HotLane {
       enabled: boolean;
     },
   ) {
+    this.writes = new TurnWrites((err) => deps.log.error({ err }, 'writing an answer failed'));
     const trust = deps.trustProxy;
     // As Fastify's request.ip reads it (fastify/lib/request.js).
     if (trust === false) this.ipOf = (request) => request.socket.remoteAddress;
@@ -286,15 +290,13 @@ export class HotLane {
       return;
     }
     if (body !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    response.writeHead(answer.status, headers);
-    response.end(body ?? undefined);
+    this.writes.add(response, answer.status, headers, body ?? undefined);
   }
 
   private write(status: number, body: string, headers: OutgoingHttpHeaders, response: ServerResponse): void {
     headers['content-type'] = JSON_TYPE;
     headers['content-length'] = String(Buffer.byteLength(body));
-    response.writeHead(status, headers);
-    response.end(body);
+    this.writes.add(response, status, headers, body);
   }
 }
 
