@@ -234,9 +234,21 @@ export async function startTarget(
     };
     const probe = await (await fetch(`${server.url}${pathOf()}`)).text();
     if (!probe.includes('"KEY_VALID"')) throw new Error(`${what} target does not answer KEY_VALID: ${probe}`);
+    // The same traffic from wrk (AB_GENERATOR=wrk): keys at random, as `npm run bench` sends them.
+    const wrkScript = what === 'cold' ? coldWrkScript(validate, options.coldKeys) : undefined;
+    return { ...server, url, pathOf, wrkScript };
   } else await (await fetch(url)).text();
   return { ...server, url, pathOf };
 }
+
+/** wrk Lua: key i (1…count) at random, with its own HWID (seed-traffic.ts coldKey, coldHwid). */
+export const coldWrkScript = (validatePath: string, count: number) => `
+math.randomseed(os.time())
+request = function()
+  local i = math.random(${count})
+  return wrk.format("GET", string.format("${validatePath}&key=C%09d&hwid=HW-%09d", i, i))
+end
+`;
 
 /** autocannon's `requests` option for a target that builds a path per request. */
 export const requestsOf = (target: Target) =>

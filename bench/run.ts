@@ -31,7 +31,7 @@ import pg from 'pg';
 import { autocannon, canPin, ensureWrk, wrk, type LoadOptions, type LoadResult } from './load.ts';
 import { seedBenchService } from './seed-service.ts';
 import { heartbeatScript, keepSessionsLive, openLiveSessions, pacedHeartbeatScript, SESSIONS } from './heartbeat-target.ts';
-import { cpuOf, cpuTicks, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
+import { coldWrkScript, cpuOf, cpuTicks, postgresBackendsCpuMs, redisCpuMs } from './cpu-target.ts';
 import { settle, settled } from './settle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -89,14 +89,7 @@ const REDEEM_KEYS = Number(
 );
 const validatePath = (identifier: string) => `/api/v1/keys/validate?service=${identifier}`;
 
-/** wrk Lua: key i (1…count) at random, with its own HWID (bench/seed-traffic.ts coldKey, coldHwid). */
-const coldScript = (identifier: string, count: number) => `
-math.randomseed(os.time())
-request = function()
-  local i = math.random(${count})
-  return wrk.format("GET", string.format("${validatePath(identifier)}&key=C%09d&hwid=HW-%09d", i, i))
-end
-`;
+const coldScript = (identifier: string, count: number) => coldWrkScript(validatePath(identifier), count);
 
 /** wrk Lua: the generated keys from `first` on, one per request (bench/seed-traffic.ts redeemKey, redeemHwid). */
 const redeemScript = (identifier: string, first: number) => `
