@@ -86,7 +86,8 @@ type Window = { count: number; resetAt: number };
  * pipeline, which costs more than the calls' own work: the lane answers a heartbeat with a fifth less CPU and a fetch
  * of a 220 KB script with 15 % less (docs/benchmarks.md, thirteenth and twentieth sessions).
  * The lane does what Fastify's route would, through the same pieces: the route's schemas (compiled as Fastify compiles
- * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id.
+ * them), the client budget (ClientBudget), the route's handler, the error envelope (errorAnswer), the request id. It
+ * writes its answers together at the end of each turn of the event loop (TurnWrites), where Fastify writes each at once.
  * Whatever is not the common case goes to Fastify untouched, before the lane has counted or done anything: an unknown
  * method or path, a percent-encoded path, a query the schema refuses or that holds text the databases cannot store, a
  * service not yet cached (with a budget to spend), a server shutting down, request lines being logged (LOG_LEVEL info
