@@ -218,6 +218,7 @@ export async function startTarget(
   const key = (gen.keys as Array<{ key: string }>)[0]!.key;
   let url = `${server.url}/api/v1/keys/validate?service=${service.identifier}&key=${key}&hwid=bench-hwid`;
   let pathOf: (() => string) | undefined;
+  let wrkScript: string | undefined;
   if (what === 'fetch') {
     let code = '';
     while (code.length < 220 * 1024) code += `local v${code.length} = "${Array.from(randomBytes(48), (b) => `\\${b % 200}`).join('')}"\n`;
@@ -235,10 +236,9 @@ export async function startTarget(
     const probe = await (await fetch(`${server.url}${pathOf()}`)).text();
     if (!probe.includes('"KEY_VALID"')) throw new Error(`${what} target does not answer KEY_VALID: ${probe}`);
     // The same traffic from wrk (AB_GENERATOR=wrk): keys at random, as `npm run bench` sends them.
-    const wrkScript = what === 'cold' ? coldWrkScript(validate, options.coldKeys) : undefined;
-    return { ...server, url, pathOf, wrkScript };
+    if (what === 'cold') wrkScript = coldWrkScript(validate, options.coldKeys);
   } else await (await fetch(url)).text();
-  return { ...server, url, pathOf };
+  return { ...server, url, pathOf, wrkScript };
 }
 
 /** wrk Lua: key i (1…count) at random, with its own HWID (seed-traffic.ts coldKey, coldHwid). */
