@@ -43,10 +43,15 @@ function sampleMemory(pid: number) {
   };
   read();
   const timer = setInterval(read, 100);
-  return () => {
-    clearInterval(timer);
-    read();
-    return peak;
+  return {
+    /** The peaks, with one last read: the run's own end. */
+    finish: () => {
+      clearInterval(timer);
+      read();
+      return peak;
+    },
+    // Without a read: an export that threw may have taken the server with it, and /proc would no longer answer.
+    stop: () => clearInterval(timer),
   };
 }
 const seconds = (since: number) => (performance.now() - since) / 1000;
@@ -131,6 +136,7 @@ async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, strin
     { ...env, KEYWARD_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_API_PER_MINUTE: '0' },
     { command: compiled() },
   );
+  let sampled: ReturnType<typeof sampleMemory> | undefined;
   try {
     const pid = server.child.pid!;
     const api = (path: string, init: RequestInit = {}) =>
@@ -160,7 +166,7 @@ async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, strin
     await small.arrayBuffer();
     const before = peakRss(pid);
     const settled = statusOf(pid);
-    const sampled = sampleMemory(pid);
+    sampled = sampleMemory(pid);
     started = performance.now();
     const response = await api('/keys/api/keys/export?format=csv');
     if (!response.ok) throw new Error(`export: ${response.status}`);
@@ -175,7 +181,7 @@ async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, strin
     const exportSeconds = seconds(started);
     const peak = peakRss(pid);
     const growth = peak - before;
-    const sampledPeak = sampled();
+    const sampledPeak = sampled.finish();
     if (lines - 1 !== KEYS) throw new Error(`export: ${lines - 1} rows, expected ${KEYS}`);
 
     // Import against generate (above), on a service of its own.
@@ -229,6 +235,7 @@ async function measure(dialect: 'sqlite' | 'postgres', env: Record<string, strin
     console.error(server.lines.filter((line) => !line.includes('"level":30')).join('\n'), server.stderr());
     throw error;
   } finally {
+    sampled?.stop();
     await server.stop();
   }
 }
