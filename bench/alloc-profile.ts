@@ -3,7 +3,8 @@
  * by the function that allocates them, from V8's sampling heap profiler in the server (bench/alloc-sampler.mjs). Freed
  * objects count too: what a request allocates is what the young generation must collect, whether it lives or not.
  * The server is warmed up first (10,000 requests), so start-up and compilation are not in it. SERVER_JS as in
- * bench/cpu-cost.ts.
+ * bench/cpu-cost.ts. ALLOC_SURVIVORS=1 counts only what outlived two scavenges (promoted to the old generation):
+ * garbage there waits for a full collection, and the scavenges that copy it are the event loop's stalls.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,8 @@ const walk = (node: ProfileNode) => {
   node.children.forEach(walk);
 };
 walk(profile.head);
-console.log(`${what}: ${Math.round(total / requests)} bytes allocated per request\n`);
+console.log(
+  `${what}: ${Math.round(total / requests)} bytes ${process.env.ALLOC_SURVIVORS === '1' ? 'promoted' : 'allocated'} per request\n`,
+);
 for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top))
   console.log(`${String(Math.round(bytes / requests)).padStart(7)}  ${site}`);

@@ -1,6 +1,8 @@
 // Loaded into the server by bench/alloc-profile.ts (node --import): V8's sampling heap profiler, counting every sampled
 // allocation, the ones the collector has freed too. SIGUSR1 starts it (then writes ALLOC_PROFILE_OUT.started), SIGUSR2
-// writes the profile to ALLOC_PROFILE_OUT.
+// writes the profile to ALLOC_PROFILE_OUT. With ALLOC_SURVIVORS=1, only what outlived the young generation's
+// collections (promoted to the old one, whether a later full collection freed it or not): what makes the old
+// generation grow between full collections.
 import { Session } from 'node:inspector';
 import { renameSync, writeFileSync } from 'node:fs';
 
@@ -13,7 +15,7 @@ process.on('SIGUSR1', async () => {
   await post('HeapProfiler.startSampling', {
     samplingInterval: 256,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.ALLOC_SURVIVORS !== '1',
   });
   writeFileSync(`${process.env.ALLOC_PROFILE_OUT}.started`, '');
 });
