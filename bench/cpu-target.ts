@@ -131,7 +131,7 @@ export function serverEnv(databaseUrl = process.env.DATABASE_URL): Record<string
     RATE_LIMIT_API_PER_MINUTE: '1000000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: mkdtempSync(join(tmpdir(), 'kw-cpu-')) }),
   };
-  for (const name of ['ANALYTICS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
+  for (const name of ['ANALYTICS', 'ANALYTICS_FLUSH_MS', 'REDIS_URL']) if (process.env[name]) env[name] = process.env[name]!;
   return env;
 }
 
