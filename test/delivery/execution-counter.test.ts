@@ -62,4 +62,26 @@ describe('fetch executions', () => {
     await second.close();
     expect(await stored(s.id, key!)).toMatchObject({ service: 1, key: 1 });
   });
+
+  it('keeps a batch it is writing in the count a fetch reads, until the write has ended', async () => {
+    const s = await seedService(t().ctx);
+    const script = await uploadScript(t().app, s, { name: 'game', code: 'print("x")' });
+    const [key] = await generateKeys(t().app, s.serviceKey);
+    const second = await anotherInstance(t(), { ...t().config, analyticsFlushMs: 3_600_000 });
+    try {
+      for (let i = 0; i < 2; i++) expect((await fetchScript(second, script.id, { key: key!, hwid: 'pc-1' })).status).toBe(200);
+      const counter = second.ctx.executions;
+      const flushed = counter.flush(second.ctx.db);
+      // The flush has taken its batch (its first step was queued before this one) and its transaction has not ended:
+      // the stored count may still lack the two, so the count a fetch adds to it holds them with the new one.
+      await null;
+      counter.count(s.id, key!, t().clock.now);
+      expect(counter.pendingFor(s.id, key!)).toBe(3);
+      await flushed;
+      expect((await stored(s.id, key!)).key).toBe(2);
+      expect(counter.pendingFor(s.id, key!)).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -9,6 +9,11 @@ import { addExecutions, type PendingExecutions } from './loader.repository.ts';
  */
 export class ExecutionCounter {
   private pending = new Map<string, PendingExecutions>();
+  /**
+   * The batch a flush is writing: until its transaction ends the stored counters lack it, so a fetch that reads the
+   * row meanwhile must still add it (a second run during a flush read LRM_TotalExecutions 1 where it was 2).
+   */
+  private writing: Map<string, PendingExecutions> | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
   count(serviceId: string, key: string | undefined, at: number): void {
@@ -26,7 +31,8 @@ export class ExecutionCounter {
 
   /** A key's executions counted here and not yet written (the fetch's LRM_TotalExecutions, contract §16.3). */
   pendingFor(serviceId: string, key: string): number {
-    return this.pending.get(serviceId)?.keys.get(key)?.count ?? 0;
+    const of = (batch: Map<string, PendingExecutions> | null) => batch?.get(serviceId)?.keys.get(key)?.count ?? 0;
+    return of(this.pending) + of(this.writing);
   }
 
   /** Writes everything counted so far; flushes run one after another. */
@@ -40,11 +46,14 @@ export class ExecutionCounter {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.writing = batch;
     try {
       await addExecutions(db, batch);
     } catch (err) {
       for (const [serviceId, counts] of batch) this.restore(serviceId, counts);
       throw err;
+    } finally {
+      this.writing = null;
     }
   }
 
