@@ -29,7 +29,7 @@ export class ExecutionCounter {
     } else service.keys.set(key, { count: 1, lastAt: at });
   }
 
-  /** A key's executions counted here and not yet written (the fetch's LRM_TotalExecutions, contract §16.3). */
+  /** A key's executions counted here and not yet stored, a batch being written included (LRM_TotalExecutions, §16.3). */
   pendingFor(serviceId: string, key: string): number {
     const of = (batch: Map<string, PendingExecutions> | null) => batch?.get(serviceId)?.keys.get(key)?.count ?? 0;
     return of(this.pending) + of(this.writing);
