@@ -31,6 +31,7 @@ import * as pendingDays from './0033_pending_days.ts';
 import * as deletedServices from './0029_deleted_services.ts';
 import * as resellerPolicy from './0034_reseller_policy.ts';
 import * as lastUsedHourKeptByTrigger from './0035_last_used_hour_kept_by_trigger.ts';
+import * as shortSearchIndex from './0036_short_search_index.ts';
 
 /**
  * Every migration, in order. Names sort lexically; add a new file and one line here.
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0033_pending_days': pendingDays,
   '0034_reseller_policy': resellerPolicy,
   '0035_last_used_hour_kept_by_trigger': lastUsedHourKeptByTrigger,
+  '0036_short_search_index': shortSearchIndex,
 };

@@ -105,9 +105,25 @@ function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, ser
   return eb.or([...textMatches('activeKeys', search), sql<SqlBool>`${sql.ref('activeKeys.key')} = any(array(${byHwid}))`]);
 }
 
-function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
+/**
+ * Where a page or a count of a short search reads the service's keys. On SQLite, the index of migration 0036: the
+ * term is tested on its entries and a key's row read only when it matches (a million keys: 75 ms against 175 through
+ * the rows). SQLite does not choose it by itself: on `service_id` every index of the service ties, and it took one
+ * that reads each row. A reseller's own keys (`createdBy`, the scope) are fewer, found through their own index.
+ * Walks (export, the Luarmor list) keep the table: they read in key order and stop after a batch.
+ */
+function readFrom<T extends KeyTable>(db: Db, table: T, filter: KeyFilter, read: 'page' | 'walk'): T {
+  const wholeService =
+    filter.search !== undefined && searchTextSearchable(filter.search) && filter.scope === undefined && filter.createdBy === undefined;
+  if (read === 'walk' || !wholeService || !isSqlite(db)) return table;
+  const name = table === 'activeKeys' ? 'active_keys' : 'generated_keys';
+  // Kysely has no INDEXED BY: the FROM item is written out, named as the table so that its columns keep their names.
+  return sql`${sql.table(name)} indexed by ${sql.raw(`${name}_service_search_text_idx`)}` as unknown as T;
+}
+
+function activeKeys(db: Db, serviceId: string, filter: KeyFilter, read: 'page' | 'walk' = 'walk') {
   return db
-    .selectFrom('activeKeys')
+    .selectFrom(readFrom(db, 'activeKeys', filter, read))
     .where('activeKeys.serviceId', '=', serviceId)
     .where((eb) => {
       const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
@@ -117,9 +133,9 @@ function activeKeys(db: Db, serviceId: string, filter: KeyFilter) {
     });
 }
 
-function generatedKeys(db: Db, serviceId: string, filter: KeyFilter) {
+function generatedKeys(db: Db, serviceId: string, filter: KeyFilter, read: 'page' | 'walk' = 'walk') {
   return db
-    .selectFrom('generatedKeys')
+    .selectFrom(readFrom(db, 'generatedKeys', filter, read))
     .where('generatedKeys.serviceId', '=', serviceId)
     .where((eb) => {
       const where = sharedConditions(eb as unknown as ExpressionBuilder<Database, KeyTable>, filter);
@@ -131,12 +147,12 @@ function generatedKeys(db: Db, serviceId: string, filter: KeyFilter) {
 export async function countKeys(db: Db, serviceId: string, filter: KeyFilter): Promise<number> {
   const [active, generated] = await Promise.all([
     includesActive(filter)
-      ? activeKeys(db, serviceId, filter)
+      ? activeKeys(db, serviceId, filter, 'page')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow()
       : { n: 0 },
     includesGenerated(filter)
-      ? generatedKeys(db, serviceId, filter)
+      ? generatedKeys(db, serviceId, filter, 'page')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow()
       : { n: 0 },
@@ -182,7 +198,7 @@ export async function pageOfKeys(
   // every key's row when few match (seconds on a million keys), so a search reads the matches and sorts them
   // instead (`+column` keeps both databases off the index).
   const sortColumn = (ref: string) => (filter.search === undefined ? sql.ref(ref) : sql`+${sql.ref(ref)}`);
-  const active = activeKeys(db, serviceId, filter)
+  const active = activeKeys(db, serviceId, filter, 'page')
     .select([
       sql<'active' | 'generated'>`'active'`.as('type'),
       'activeKeys.key',
@@ -196,7 +212,7 @@ export async function pageOfKeys(
     .limit(needed);
   const generatedColumn = sort.sort === 'createdAt' || sort.sort === 'expiresAt' ? sort.sort : null;
   // A generated key has no lastUsedAt (null) and no executions (0): within its half only the key orders it.
-  const generated = generatedKeys(db, serviceId, filter)
+  const generated = generatedKeys(db, serviceId, filter, 'page')
     .select([
       sql<'active' | 'generated'>`'generated'`.as('type'),
       'generatedKeys.key',
