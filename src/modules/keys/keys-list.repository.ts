@@ -113,8 +113,7 @@ function activeSearch(db: Db, eb: ExpressionBuilder<Database, 'activeKeys'>, ser
  * Walks (export, the Luarmor list) keep the table: they read in key order and stop after a batch.
  */
 function readFrom<T extends KeyTable>(db: Db, table: T, filter: KeyFilter, read: 'page' | 'walk'): T {
-  const wholeService =
-    filter.search !== undefined && searchTextSearchable(filter.search) && filter.scope === undefined && filter.createdBy === undefined;
+  const wholeService = readsEveryKey(filter) && filter.scope === undefined && filter.createdBy === undefined;
   if (read === 'walk' || !wholeService || !isSqlite(db)) return table;
   const name = table === 'activeKeys' ? 'active_keys' : 'generated_keys';
   // Kysely has no INDEXED BY: the FROM item is written out, named as the table so that its columns keep their names.
