@@ -91,6 +91,15 @@ const ROUTES: Record<string, Probe> = {
         expect(found.status, JSON.stringify(query)).toBe(200);
         expect(found.body.users, JSON.stringify(query)).toEqual([]);
       }
+      for (const search of [f.key.slice(0, 1), f.note.slice(0, 2)]) {
+        const found = await luarmor().getUsers(project(), { search });
+        expect(found.status, search).toBe(200);
+        const keys = (found.body.users as { user_key: string }[]).map((u) => u.user_key);
+        expect(
+          keys.filter((k) => k !== w.ownKey),
+          `search=${search}`,
+        ).toEqual([]);
+      }
     }
   },
   // Routes the reseller's role may not use at all.
@@ -143,6 +152,28 @@ const ROUTES: Record<string, Probe> = {
       }
     }
     expect((await reseller('GET', `/keys/api/keys?createdBy=${w.s.account.id}`)).body.data.items).toEqual([]);
+    // A 1–2 character term takes another path (search_text, and on SQLite its own index): the scope still decides
+    // the page and its count. Each term finds a foreign key for the owner, so an answer without scope would show it.
+    const shortTerms = new Set(w.foreignActive.flatMap((f) => [f.key.slice(0, 1), f.key.slice(-2), f.note.slice(0, 2), f.hwid.slice(-2)]));
+    for (const search of shortTerms) {
+      const q = encodeURIComponent(search);
+      const owners = await call(t().app, 'GET', `/api/v1/keys/api/keys?search=${q}&limit=100`, { key: w.s.serviceKey });
+      const ownerKeys = owners.body.data.items.map((k: { key: string }) => k.key);
+      expect(
+        ownerKeys.some((k: string) => k !== w.ownKey),
+        `the owner finds no foreign key by ${search}`,
+      ).toBe(true);
+      for (const type of ['all', 'active', 'generated']) {
+        const found = await reseller('GET', `/keys/api/keys?type=${type}&search=${q}&limit=100`);
+        expect(found.status).toBe(200);
+        const keys = found.body.data.items.map((k: { key: string }) => k.key);
+        expect(
+          keys.filter((k: string) => k !== w.ownKey),
+          `${type} search=${search}`,
+        ).toEqual([]);
+        expect(found.body.data.total, `${type} search=${search}`).toBe(keys.length);
+      }
+    }
   },
   'GET /api/v1/keys/api/sessions': async () => {
     const listed = await reseller('GET', '/keys/api/sessions');
