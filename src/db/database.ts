@@ -22,7 +22,7 @@ import {
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { WriteObserver } from './write-observer.ts';
-import { checkpointInBackground } from './sqlite-checkpointer.ts';
+import { checkpointInBackground, type StatisticsRefresh } from './sqlite-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -37,6 +37,8 @@ export interface DbHandle {
   close(): Promise<void>;
   /** PostgreSQL: how the connection pool is used right now (SQLite has one connection and no pool). */
   poolUse?: () => PoolUse;
+  /** SQLite with background checkpoints: refresh the planner's statistics now (sqlite-statistics.ts). */
+  refreshStatistics?: () => Promise<StatisticsRefresh>;
 }
 
 export interface PoolUse {
@@ -55,7 +57,7 @@ export interface DbOptions {
   /** For tests: an explicit SQLite file instead of DATA_DIR/keyward.db. */
   sqliteFile?: string;
   poolSize?: number;
-  /** SQLite: checkpoint the WAL from a worker thread, not in the commits of this connection (the server's). */
+  /** SQLite: checkpoint the WAL, and keep the planner's statistics, from a worker thread (the server's connection). */
   backgroundCheckpoints?: boolean;
 }
 
@@ -104,7 +106,7 @@ export function openDatabase(options: DbOptions): DbHandle {
   // read their pages again through the kernel (23 µs a lookup of 50,000 keys, 16 µs with 16 MB; 32 or 64 MB gained
   // nothing more, and kept a 40 MB script upload's pages in memory: peak RSS growth 2.6× the script against 1.9×).
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
-  const stopCheckpoints = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file) : async () => {};
+  const background = options.backgroundCheckpoints ? checkpointInBackground(sqlite, file) : undefined;
   const cached = withStatementCache(sqlite);
   const db = observe(new Kysely<Database>({ dialect: new WritingSqliteDialect({ database: cached }), plugins }));
   // Kysely shares one connection: while one of its transactions is open, a direct read would see (and
@@ -121,10 +123,16 @@ export function openDatabase(options: DbOptions): DbHandle {
     runNow: (query, parameters) => (sqlite.inTransaction ? undefined : run(query, parameters)),
   });
   const close = async () => {
-    await stopCheckpoints();
+    await background?.stop();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', source: { sqliteFile: file }, close };
+  return {
+    db,
+    dialect: 'sqlite',
+    source: { sqliteFile: file },
+    close,
+    ...(background && { refreshStatistics: () => background.refreshStatistics() }),
+  };
 }
 
 /**

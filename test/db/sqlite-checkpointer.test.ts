@@ -32,7 +32,7 @@ const MB = 1024 * 1024;
 describe('WAL checkpoints in a worker thread', () => {
   it('leaves the copy into the database file out of the commit, and the worker makes it soon after', async () => {
     const { sqlite, file } = open();
-    const stop = checkpointInBackground(sqlite, file);
+    const { stop } = checkpointInBackground(sqlite, file);
     writeMany(sqlite);
     // Right after the commit, the pages are in the WAL only (by default the commit would have copied them itself).
     expect(statSync(file).size).toBeLessThan(MB);
@@ -44,7 +44,7 @@ describe('WAL checkpoints in a worker thread', () => {
 
   it('gives checkpoints back to the connection when the worker cannot run', async () => {
     const { sqlite } = open();
-    const stop = checkpointInBackground(sqlite, join(tmpdir(), 'no-such-dir-kw', 'missing.db'));
+    const { stop } = checkpointInBackground(sqlite, join(tmpdir(), 'no-such-dir-kw', 'missing.db'));
     expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     await expect.poll(() => sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     await stop();
@@ -53,7 +53,7 @@ describe('WAL checkpoints in a worker thread', () => {
 
   it('gives checkpoints back to the connection when stopped', async () => {
     const { sqlite, file } = open();
-    const stop = checkpointInBackground(sqlite, file);
+    const { stop } = checkpointInBackground(sqlite, file);
     await stop();
     expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     writeMany(sqlite);
